@@ -1,0 +1,68 @@
+//! A finding: which hazard, where, how bad, and how to fix it.
+
+use std::fmt;
+
+use ruff_text_size::TextRange;
+
+use crate::fix::Fix;
+use crate::rules::Rule;
+
+/// How much the hazard costs on the hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    /// A graph break inside a loop body: Dynamo then runs the whole frame eagerly.
+    Critical,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub rule: &'static Rule,
+    pub range: TextRange,
+    pub message: String,
+    pub severity: Severity,
+    pub fix: Option<Fix>,
+    /// Why a fixable-looking hazard has no fix ("the buffer has no known maximum length").
+    pub no_fix_reason: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(rule: &'static Rule, range: TextRange, message: impl Into<String>) -> Self {
+        Self {
+            rule,
+            range,
+            message: message.into(),
+            severity: Severity::High,
+            fix: None,
+            no_fix_reason: None,
+        }
+    }
+
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
+    }
+
+    pub fn without_fix(mut self, reason: impl Into<String>) -> Self {
+        self.no_fix_reason = Some(reason.into());
+        self
+    }
+}

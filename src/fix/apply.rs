@@ -1,0 +1,157 @@
+//! Applying fixes: sorted, non-conflicting edits per pass, re-analysed until nothing is left to
+//! fix (with a cap); a fix whose result would not parse is dropped and reported, never written.
+
+use std::collections::HashSet;
+
+use ruff_python_parser::parse_module;
+
+use crate::diagnostic::Diagnostic;
+use crate::fix::edit::{Edit, apply_edits};
+use crate::rules::Rule;
+
+/// More passes than any real file needs: fixes that keep re-creating each other stop here.
+pub const MAX_PASSES: usize = 10;
+
+#[derive(Debug, Clone)]
+pub struct AppliedFix {
+    pub rule: &'static Rule,
+    pub title: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct DroppedFix {
+    pub rule: &'static Rule,
+    pub title: String,
+    /// One-based line of the hazard in the text the fix was made for.
+    pub line: usize,
+}
+
+pub struct FixOutcome {
+    pub text: String,
+    pub applied: Vec<AppliedFix>,
+    pub dropped: Vec<DroppedFix>,
+    /// What is left to report in the final text.
+    pub remaining: Vec<Diagnostic>,
+}
+
+/// Fix `text` to a fixpoint. `analyse` finds the hazards of a text (it fails only when the
+/// text does not parse, which for the input is the caller's error to report).
+pub fn fix_to_fixpoint<E>(
+    text: String,
+    unsafe_fixes: bool,
+    analyse: impl Fn(&str) -> Result<Vec<Diagnostic>, E>,
+) -> Result<FixOutcome, E> {
+    let mut outcome = FixOutcome {
+        text,
+        applied: Vec::new(),
+        dropped: Vec::new(),
+        remaining: Vec::new(),
+    };
+    let mut refused: HashSet<String> = HashSet::new();
+    for _ in 0..MAX_PASSES {
+        let diagnostics = analyse(&outcome.text)?;
+        let candidates: Vec<&Diagnostic> = diagnostics
+            .iter()
+            .filter(|d| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|fix| fix.is_applicable(unsafe_fixes))
+            })
+            .filter(|d| !refused.contains(&fix_key(d, &outcome.text)))
+            .collect();
+        if candidates.is_empty() {
+            outcome.remaining = diagnostics;
+            return Ok(outcome);
+        }
+        let chosen = without_conflicts(candidates);
+        let accepted = keep_parsing(&outcome.text, chosen, &mut outcome.dropped, &mut refused);
+        if !accepted.is_empty() {
+            let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
+            outcome.text = apply_edits(&outcome.text, &edits);
+            outcome.applied.extend(accepted.iter().map(|d| {
+                AppliedFix {
+                    rule: d.rule,
+                    title: d
+                        .fix
+                        .as_ref()
+                        .map(|fix| fix.title.clone())
+                        .unwrap_or_default(),
+                }
+            }));
+        }
+    }
+    outcome.remaining = analyse(&outcome.text)?;
+    Ok(outcome)
+}
+
+fn fix_edits(diagnostic: &Diagnostic) -> &[Edit] {
+    diagnostic
+        .fix
+        .as_ref()
+        .map_or(&[], |fix| fix.edits.as_slice())
+}
+
+/// Identifies a fix across passes (ranges move as other fixes land; the hazard's text does not).
+fn fix_key(diagnostic: &Diagnostic, text: &str) -> String {
+    format!(
+        "{}|{}|{}",
+        diagnostic.rule.code, diagnostic.message, &text[diagnostic.range]
+    )
+}
+
+/// In source order, every fix whose edits do not conflict with those already taken.
+fn without_conflicts(mut candidates: Vec<&Diagnostic>) -> Vec<&Diagnostic> {
+    candidates.sort_by_key(|d| (d.range.start(), d.range.end()));
+    let mut taken: Vec<&Edit> = Vec::new();
+    let mut chosen = Vec::new();
+    for diagnostic in candidates {
+        let edits = fix_edits(diagnostic);
+        if edits
+            .iter()
+            .any(|edit| taken.iter().any(|other| edit.conflicts_with(other)))
+        {
+            continue;
+        }
+        taken.extend(edits);
+        chosen.push(diagnostic);
+    }
+    chosen
+}
+
+/// The chosen fixes whose combined result parses. If all of them together break the syntax,
+/// they are tried one by one and each one that breaks it is dropped.
+fn keep_parsing<'d>(
+    text: &str,
+    chosen: Vec<&'d Diagnostic>,
+    dropped: &mut Vec<DroppedFix>,
+    refused: &mut HashSet<String>,
+) -> Vec<&'d Diagnostic> {
+    let parses = |fixes: &[&Diagnostic]| {
+        let edits: Vec<&Edit> = fixes.iter().flat_map(|d| fix_edits(d)).collect();
+        parse_module(&apply_edits(text, &edits)).is_ok()
+    };
+    if parses(&chosen) {
+        return chosen;
+    }
+    let mut accepted: Vec<&Diagnostic> = Vec::new();
+    for diagnostic in chosen {
+        accepted.push(diagnostic);
+        if !parses(&accepted) {
+            accepted.pop();
+            refused.insert(fix_key(diagnostic, text));
+            dropped.push(DroppedFix {
+                rule: diagnostic.rule,
+                title: diagnostic
+                    .fix
+                    .as_ref()
+                    .map(|fix| fix.title.clone())
+                    .unwrap_or_default(),
+                line: text[..diagnostic.range.start().to_usize()]
+                    .matches('\n')
+                    .count()
+                    + 1,
+            });
+        }
+    }
+    accepted
+}

@@ -1,0 +1,101 @@
+//! What a fix is: byte-range replacements on the original text, plus how safe they are.
+
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+/// Replace `range` of the original text with `content` (an empty range inserts).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Edit {
+    pub range: TextRange,
+    pub content: String,
+}
+
+impl Edit {
+    pub fn replace(range: TextRange, content: impl Into<String>) -> Self {
+        Self {
+            range,
+            content: content.into(),
+        }
+    }
+
+    pub fn insert(at: TextSize, content: impl Into<String>) -> Self {
+        Self::replace(TextRange::empty(at), content)
+    }
+
+    /// Two edits conflict when applying both would be ambiguous: their ranges overlap, or both
+    /// insert at the same point. Identical edits never conflict (two fixes may share an
+    /// `import torch`).
+    pub fn conflicts_with(&self, other: &Edit) -> bool {
+        if self == other {
+            return false;
+        }
+        let (a, b) = (self.range, other.range);
+        if a.is_empty() && b.is_empty() {
+            return a.start() == b.start();
+        }
+        a.start() < b.end() && b.start() < a.end()
+            || (a.is_empty() && a.start() > b.start() && a.start() < b.end())
+            || (b.is_empty() && b.start() > a.start() && b.start() < a.end())
+    }
+}
+
+impl Ranged for Edit {
+    fn range(&self) -> TextRange {
+        self.range
+    }
+}
+
+/// How much a fix may change what the user's model computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Safety {
+    /// Shown in the diff as a suggestion, never written.
+    DisplayOnly,
+    /// May change behaviour: written only with `--unsafe-fixes`.
+    Unsafe,
+    /// Same results in eager and compiled mode: written by `--apply`.
+    Safe,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, in the imperative ("Guard the print with ...").
+    pub title: String,
+    pub edits: Vec<Edit>,
+    pub safety: Safety,
+}
+
+impl Fix {
+    pub fn new(title: impl Into<String>, safety: Safety, mut edits: Vec<Edit>) -> Self {
+        edits.sort_by_key(|edit| (edit.range.start(), edit.range.end()));
+        edits.dedup();
+        Self {
+            title: title.into(),
+            edits,
+            safety,
+        }
+    }
+
+    pub fn is_applicable(&self, unsafe_fixes: bool) -> bool {
+        match self.safety {
+            Safety::Safe => true,
+            Safety::Unsafe => unsafe_fixes,
+            Safety::DisplayOnly => false,
+        }
+    }
+}
+
+/// Apply non-conflicting, sorted edits to `text`.
+pub fn apply_edits(text: &str, edits: &[&Edit]) -> String {
+    let mut sorted: Vec<&Edit> = edits.to_vec();
+    sorted.sort_by_key(|edit| (edit.range.start(), edit.range.end()));
+    sorted.dedup();
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut cursor = 0usize;
+    for edit in sorted {
+        let (start, end) = (edit.range.start().to_usize(), edit.range.end().to_usize());
+        out.push_str(&text[cursor..start]);
+        out.push_str(&edit.content);
+        cursor = end;
+    }
+    out.push_str(&text[cursor..]);
+    out
+}

@@ -1,0 +1,7 @@
+//! Fixes as byte-range edits on the original text, and their application.
+
+pub mod apply;
+pub mod edit;
+pub mod text;
+
+pub use edit::{Edit, Fix, Safety};

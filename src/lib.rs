@@ -1,0 +1,86 @@
+//! tcfix: find the code that makes torch.compile graph-break or recompile, and rewrite it.
+//!
+//! The pipeline: paths -> discover -> SourceFile -> FileModel (what runs under compile) ->
+//! rules -> Diagnostics with Fixes -> fixer -> new text -> report, diff or apply.
+
+pub mod diagnostic;
+pub mod diff;
+pub mod discover;
+pub mod fix;
+pub mod model;
+pub mod output;
+pub mod project;
+pub mod rules;
+pub mod source;
+pub mod write;
+
+use std::path::Path;
+
+use crate::diagnostic::Diagnostic;
+use crate::fix::apply::{FixOutcome, fix_to_fixpoint};
+use crate::model::file::FileModel;
+use crate::model::index::{Facts, FileSummary, ProjectIndex, module_name};
+use crate::model::reach::mark_region;
+use crate::rules::Settings;
+use crate::source::{SourceError, SourceFile};
+
+/// Pass one: what a file contributes to the project index.
+pub fn summarise(path: &Path, text: String) -> Result<FileSummary, SourceError> {
+    let source = SourceFile::parse(path, text)?;
+    Ok(FileSummary::of(&FileModel::build(
+        &source,
+        &module_name(path),
+    )))
+}
+
+/// Pass two: a file's hazards, given what the project index found about it.
+pub fn analyse(
+    path: &Path,
+    text: &str,
+    facts: &Facts,
+    settings: &Settings,
+) -> Result<Vec<Diagnostic>, SourceError> {
+    let source = SourceFile::parse(path, text.to_string())?;
+    let mut model = FileModel::build(&source, &module_name(path));
+    mark_region(&mut model, facts);
+    Ok(rules::check(&model, settings))
+}
+
+/// Fix a file to a fixpoint (safe fixes, and unsafe ones if asked).
+pub fn fix(
+    path: &Path,
+    text: String,
+    facts: &Facts,
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> Result<FixOutcome, SourceError> {
+    fix_to_fixpoint(text, unsafe_fixes, |current| {
+        analyse(path, current, facts, settings)
+    })
+}
+
+/// What the index says about a file checked on its own.
+pub fn facts_of_single_file(path: &Path, text: &str) -> Result<Facts, SourceError> {
+    let summary = summarise(path, text.to_string())?;
+    Ok(ProjectIndex::new(vec![summary]).facts().remove(0))
+}
+
+/// Check one file's text on its own (no other files to learn from).
+pub fn check_source(
+    path: &Path,
+    text: &str,
+    settings: &Settings,
+) -> Result<Vec<Diagnostic>, SourceError> {
+    analyse(path, text, &facts_of_single_file(path, text)?, settings)
+}
+
+/// Fix one file's text on its own.
+pub fn fix_source(
+    path: &Path,
+    text: &str,
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> Result<FixOutcome, SourceError> {
+    let facts = facts_of_single_file(path, text)?;
+    fix(path, text.to_string(), &facts, settings, unsafe_fixes)
+}

@@ -1,0 +1,184 @@
+//! Walks the code of a function that Dynamo traces, skipping what the user already keeps out
+//! of the compiled region: `if not torch.compiler.is_compiling():` bodies, the `else` of
+//! `if torch.compiler.is_compiling():`, everything after `if torch.compiler.is_compiling(): return`,
+//! and nested `def`/`class` bodies (they are functions of their own).
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::model::imports::last_segment;
+
+/// Where in the compiled code a node sits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Site {
+    /// Inside a `for`/`while` body: a graph break here makes Dynamo run the whole frame eagerly.
+    pub in_loop: bool,
+}
+
+pub trait CompiledCodeVisitor<'a> {
+    fn stmt(&mut self, _stmt: &'a Stmt, _site: Site) {}
+    /// Return `false` to skip the expression's children.
+    fn expr(&mut self, _expr: &'a Expr, _site: Site) -> bool {
+        true
+    }
+}
+
+/// The body a function runs: statements for a `def`, one expression for a `lambda`.
+#[derive(Clone, Copy)]
+pub enum Body<'a> {
+    Stmts(&'a [Stmt]),
+    Expr(&'a Expr),
+}
+
+pub fn visit_compiled<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>) {
+    let mut walker = Walker {
+        inner: visitor,
+        loop_depth: 0,
+    };
+    match body {
+        Body::Stmts(stmts) => walker.visit_body(stmts),
+        Body::Expr(expr) => walker.visit_expr(expr),
+    }
+}
+
+/// What an `if` test says about where its branches run.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Guard {
+    /// `if not is_compiling():` (or `... and not is_compiling()`): the body is eager only.
+    EagerBody,
+    /// `if is_compiling():`: the body is compiled only, the `else` eager only.
+    CompiledBody,
+}
+
+/// `torch.compiler.is_compiling()`, `torch._dynamo.is_compiling()`, and the
+/// `is_torchdynamo_compiling()` helpers that transformers and others define.
+pub fn is_compiling_call(expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else { return false };
+    call.arguments.is_empty()
+        && matches!(
+            last_segment(&call.func),
+            Some("is_compiling" | "is_dynamo_compiling" | "is_torchdynamo_compiling")
+        )
+}
+
+fn is_not_compiling(expr: &Expr) -> bool {
+    matches!(expr, Expr::UnaryOp(op) if op.op == ast::UnaryOp::Not && is_compiling_call(&op.operand))
+}
+
+fn guard(test: &Expr) -> Option<Guard> {
+    if is_compiling_call(test) {
+        return Some(Guard::CompiledBody);
+    }
+    if is_not_compiling(test) {
+        return Some(Guard::EagerBody);
+    }
+    match test {
+        Expr::BoolOp(op) if op.op == ast::BoolOp::And && op.values.iter().any(is_not_compiling) => {
+            Some(Guard::EagerBody)
+        }
+        _ => None,
+    }
+}
+
+/// `if torch.compiler.is_compiling(): return ...`: what follows runs only in eager mode.
+fn leaves_when_compiling(stmt: &Stmt) -> bool {
+    let Stmt::If(if_stmt) = stmt else {
+        return false;
+    };
+    guard(&if_stmt.test) == Some(Guard::CompiledBody)
+        && if_stmt.elif_else_clauses.is_empty()
+        && matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+}
+
+struct Walker<'v, V> {
+    inner: &'v mut V,
+    loop_depth: usize,
+}
+
+impl<V> Walker<'_, V> {
+    fn site(&self) -> Site {
+        Site {
+            in_loop: self.loop_depth > 0,
+        }
+    }
+}
+
+impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        for stmt in body {
+            self.visit_stmt(stmt);
+            if leaves_when_compiling(stmt) {
+                break;
+            }
+        }
+    }
+
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let site = self.site();
+        match stmt {
+            // A nested def or class runs only when called: reach decides that, not this walk.
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => self.inner.stmt(stmt, site),
+            Stmt::If(if_stmt) => {
+                self.inner.stmt(stmt, site);
+                self.visit_if(if_stmt);
+            }
+            Stmt::For(for_stmt) => {
+                self.inner.stmt(stmt, site);
+                self.visit_expr(&for_stmt.iter);
+                self.visit_expr(&for_stmt.target);
+                self.visit_loop_body(&for_stmt.body);
+                self.visit_body(&for_stmt.orelse);
+            }
+            Stmt::While(while_stmt) => {
+                self.inner.stmt(stmt, site);
+                self.loop_depth += 1;
+                self.visit_expr(&while_stmt.test);
+                self.loop_depth -= 1;
+                self.visit_loop_body(&while_stmt.body);
+                self.visit_body(&while_stmt.orelse);
+            }
+            _ => {
+                self.inner.stmt(stmt, site);
+                walk_stmt(self, stmt);
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.inner.expr(expr, self.site()) {
+            walk_expr(self, expr);
+        }
+    }
+}
+
+impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
+    fn visit_loop_body(&mut self, body: &'a [Stmt]) {
+        self.loop_depth += 1;
+        self.visit_body(body);
+        self.loop_depth -= 1;
+    }
+
+    fn visit_if(&mut self, if_stmt: &'a ast::StmtIf) {
+        self.visit_expr(&if_stmt.test);
+        match guard(&if_stmt.test) {
+            Some(Guard::EagerBody) => {
+                for clause in &if_stmt.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        self.visit_expr(test);
+                    }
+                    self.visit_body(&clause.body);
+                }
+            }
+            Some(Guard::CompiledBody) => self.visit_body(&if_stmt.body),
+            None => {
+                self.visit_body(&if_stmt.body);
+                for clause in &if_stmt.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        self.visit_expr(test);
+                    }
+                    self.visit_body(&clause.body);
+                }
+            }
+        }
+    }
+}

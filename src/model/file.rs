@@ -1,0 +1,276 @@
+//! One file's structure for torch.compile: its functions (with qualified names and scopes),
+//! its classes, its hook registrations, and which functions run in the compiled region.
+
+use std::collections::HashMap;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::compiled_code::Body;
+use crate::model::hooks::{Hook, PendingCall};
+use crate::model::imports::Imports;
+use crate::model::reach::Reason;
+use crate::source::SourceFile;
+
+pub struct FileModel<'a> {
+    pub source: &'a SourceFile,
+    /// Dotted module name from the path (`models/vlm.py` -> `models.vlm`).
+    pub module_name: String,
+    pub imports: Imports,
+    pub functions: Vec<Function<'a>>,
+    pub classes: Vec<Class<'a>>,
+    pub hooks: Vec<Hook<'a>>,
+    /// Functions that run under torch.compile, and why. Filled by `reach`.
+    pub region: HashMap<usize, Reason>,
+}
+
+#[derive(Clone, Copy)]
+pub enum FunctionNode<'a> {
+    Def(&'a ast::StmtFunctionDef),
+    Lambda(&'a ast::ExprLambda),
+}
+
+pub struct Function<'a> {
+    /// `VLM.forward`, `setup.<locals>.hook`, `setup.<locals>.<lambda#0>`.
+    pub qualname: String,
+    pub name: String,
+    pub node: FunctionNode<'a>,
+    /// The class this is a method of.
+    pub class: Option<usize>,
+    /// The function this is nested in.
+    pub parent: Option<usize>,
+    /// Decorated `@torch.compiler.disable` / `@torch._dynamo.disable`: never traced.
+    pub disabled: bool,
+    /// Decorated `@torch.compile` or passed to `torch.compile(...)`.
+    pub compiled: bool,
+}
+
+pub struct Class<'a> {
+    pub qualname: String,
+    pub node: &'a ast::StmtClassDef,
+    /// Qualified names of the bases (`torch.nn.Module`, `models.base.Block`, `Block`).
+    pub bases: Vec<String>,
+    /// An `nn.Module` subclass, directly or through project classes. Filled by the index.
+    pub is_module: bool,
+}
+
+impl<'a> FunctionNode<'a> {
+    pub fn body(self) -> Body<'a> {
+        match self {
+            FunctionNode::Def(def) => Body::Stmts(&def.body),
+            FunctionNode::Lambda(lambda) => Body::Expr(&lambda.body),
+        }
+    }
+
+    pub fn parameters(self) -> Option<&'a ast::Parameters> {
+        match self {
+            FunctionNode::Def(def) => Some(&def.parameters),
+            FunctionNode::Lambda(lambda) => lambda.parameters.as_deref(),
+        }
+    }
+
+    pub fn range(self) -> TextRange {
+        match self {
+            FunctionNode::Def(def) => def.range(),
+            FunctionNode::Lambda(lambda) => lambda.range(),
+        }
+    }
+}
+
+impl<'a> FileModel<'a> {
+    /// The structure of a file; `region` stays empty until `reach::mark_region`.
+    pub fn build(source: &'a SourceFile, module_name: &str) -> Self {
+        let suite = source.parsed.suite();
+        let is_package = source
+            .path
+            .file_stem()
+            .is_some_and(|stem| stem == "__init__");
+        let mut model = FileModel {
+            source,
+            module_name: module_name.to_string(),
+            imports: Imports::collect(suite, module_name, is_package),
+            functions: Vec::new(),
+            classes: Vec::new(),
+            hooks: Vec::new(),
+            region: HashMap::new(),
+        };
+        let mut collector = ScopeCollector {
+            model: &mut model,
+            scope: Scope::default(),
+            pending: Vec::new(),
+        };
+        collector.visit_body(suite);
+        let pending = std::mem::take(&mut collector.pending);
+        for call in pending {
+            crate::model::hooks::resolve(&mut model, call);
+        }
+        model
+    }
+
+    pub fn function(&self, index: usize) -> &Function<'a> {
+        &self.functions[index]
+    }
+
+    /// The class whose `self` a function sees: its own, or that of the method it is nested in.
+    pub fn self_class(&self, mut function: usize) -> Option<usize> {
+        loop {
+            let f = &self.functions[function];
+            if f.class.is_some() {
+                return f.class;
+            }
+            function = f.parent?;
+        }
+    }
+
+    /// The method `name` defined directly in `class`.
+    pub fn method(&self, class: usize, name: &str) -> Option<usize> {
+        self.functions
+            .iter()
+            .position(|f| f.class == Some(class) && f.name == name)
+    }
+
+    /// A function visible as `name` from inside `from`: nested defs of `from` and of the
+    /// functions around it, then module-level defs.
+    pub fn resolve_name(&self, name: &str, from: Option<usize>) -> Option<usize> {
+        let mut scope = from;
+        loop {
+            let found = self
+                .functions
+                .iter()
+                .position(|f| f.name == name && f.parent == scope && f.class.is_none());
+            if found.is_some() || scope.is_none() {
+                return found;
+            }
+            scope = self.functions[scope?].parent;
+        }
+    }
+
+    pub fn class_named(&self, qualname: &str) -> Option<usize> {
+        self.classes.iter().position(|c| c.qualname == qualname)
+    }
+
+    pub fn in_region(&self, function: usize) -> bool {
+        self.region.contains_key(&function)
+    }
+
+    /// Region functions in source order.
+    pub fn region_functions(&self) -> Vec<usize> {
+        let mut functions: Vec<usize> = self.region.keys().copied().collect();
+        functions.sort_by_key(|&f| self.functions[f].node.range().start());
+        functions
+    }
+
+    pub fn add_function(&mut self, function: Function<'a>) -> usize {
+        self.functions.push(function);
+        self.functions.len() - 1
+    }
+}
+
+#[derive(Default, Clone)]
+struct Scope {
+    class: Option<usize>,
+    function: Option<usize>,
+    prefix: String,
+}
+
+struct ScopeCollector<'m, 'a> {
+    model: &'m mut FileModel<'a>,
+    scope: Scope,
+    pending: Vec<PendingCall<'a>>,
+}
+
+impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(def) => self.enter_function(def),
+            Stmt::ClassDef(class) => self.enter_class(class),
+            _ => walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            if let Some(pending) =
+                PendingCall::classify(call, self.scope.function, &self.model.imports)
+            {
+                self.pending.push(pending);
+            }
+        }
+        walk_expr(self, expr);
+    }
+}
+
+impl<'a> ScopeCollector<'_, 'a> {
+    fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
+        let qualname = format!("{}{}", self.scope.prefix, def.name.id);
+        let decorators: Vec<Option<String>> = def
+            .decorator_list
+            .iter()
+            .map(|d| decorator_name(&d.expression, &self.model.imports))
+            .collect();
+        let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
+        let index = self.model.add_function(Function {
+            qualname: qualname.clone(),
+            name: def.name.id.to_string(),
+            node: FunctionNode::Def(def),
+            class: self.scope.class,
+            parent: self.scope.function,
+            disabled: has(is_disable_decorator),
+            compiled: has(|name| name == "torch.compile"),
+        });
+        for decorator in &def.decorator_list {
+            self.visit_expr(&decorator.expression);
+        }
+        let outer = std::mem::replace(
+            &mut self.scope,
+            Scope {
+                class: None,
+                function: Some(index),
+                prefix: format!("{qualname}.<locals>."),
+            },
+        );
+        self.visit_body(&def.body);
+        self.scope = outer;
+    }
+
+    fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
+        let qualname = format!("{}{}", self.scope.prefix, class.name.id);
+        let bases = class
+            .bases()
+            .iter()
+            .filter_map(|base| self.model.imports.qualified_name(base))
+            .collect();
+        self.model.classes.push(Class {
+            qualname: qualname.clone(),
+            node: class,
+            bases,
+            is_module: false,
+        });
+        let index = self.model.classes.len() - 1;
+        let function = self.scope.function;
+        let outer = std::mem::replace(
+            &mut self.scope,
+            Scope {
+                class: Some(index),
+                function,
+                prefix: format!("{qualname}."),
+            },
+        );
+        self.visit_body(&class.body);
+        self.scope = outer;
+    }
+}
+
+/// The qualified name of a decorator, looking through a call (`@torch.compile(mode=...)`).
+fn decorator_name(expr: &Expr, imports: &Imports) -> Option<String> {
+    match expr {
+        Expr::Call(call) => imports.qualified_name(&call.func),
+        _ => imports.qualified_name(expr),
+    }
+}
+
+/// `torch.compiler.disable`, `torch._dynamo.disable` and their re-exports.
+pub fn is_disable_decorator(name: &str) -> bool {
+    name.starts_with("torch.") && name.ends_with(".disable")
+}

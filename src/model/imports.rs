@@ -1,0 +1,148 @@
+//! Which names a file imports, so `nn.Module`, `Module` and `torch.nn.Module` all read as
+//! `torch.nn.Module`, and `from .utils import helper` points at the project's own module.
+
+use std::collections::HashMap;
+
+use ruff_python_ast::{self as ast, Expr, Stmt, visitor::Visitor};
+
+#[derive(Default, Debug, Clone)]
+pub struct Imports {
+    /// Local name -> fully qualified name it is bound to ("nn" -> "torch.nn").
+    bound: HashMap<String, String>,
+}
+
+impl Imports {
+    /// Collect the imports anywhere in the file (function-local imports included: the
+    /// approximation errs towards knowing more names).
+    pub fn collect(suite: &[Stmt], module_name: &str, is_package: bool) -> Self {
+        let mut collector = ImportCollector {
+            imports: Imports::default(),
+            module_name,
+            is_package,
+        };
+        collector.visit_body(suite);
+        collector.imports
+    }
+
+    pub fn get(&self, local: &str) -> Option<&str> {
+        self.bound.get(local).map(String::as_str)
+    }
+
+    /// The dotted name an expression refers to, with its head resolved through the imports:
+    /// `nn.Module` -> `torch.nn.Module`. `None` for anything but names and attribute chains.
+    pub fn qualified_name(&self, expr: &Expr) -> Option<String> {
+        let dotted = dotted_name(expr)?;
+        let (head, rest) = dotted
+            .split_once('.')
+            .map_or((dotted.as_str(), None), |(h, r)| (h, Some(r)));
+        let resolved = self.get(head).unwrap_or(head);
+        Some(match rest {
+            Some(rest) => format!("{resolved}.{rest}"),
+            None => resolved.to_string(),
+        })
+    }
+
+    /// The local name under which the `torch` package itself is bound, if any.
+    pub fn torch_alias(&self) -> Option<&str> {
+        let mut names: Vec<&String> = self
+            .bound
+            .iter()
+            .filter(|(_, target)| *target == "torch")
+            .map(|(local, _)| local)
+            .collect();
+        names.sort();
+        names.first().map(|name| name.as_str())
+    }
+}
+
+/// `a.b.c` for a chain of attribute accesses on a name.
+pub fn dotted_name(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Name(name) => Some(name.id.to_string()),
+        Expr::Attribute(attr) => Some(format!("{}.{}", dotted_name(&attr.value)?, attr.attr.id)),
+        _ => None,
+    }
+}
+
+/// The last segment of a name or attribute chain (`torch.compiler.disable` -> `disable`).
+pub fn last_segment(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attr) => Some(attr.attr.id.as_str()),
+        _ => None,
+    }
+}
+
+struct ImportCollector<'m> {
+    imports: Imports,
+    module_name: &'m str,
+    is_package: bool,
+}
+
+impl<'a> Visitor<'a> for ImportCollector<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    let full = alias.name.id.to_string();
+                    match &alias.asname {
+                        Some(asname) => self.bind(asname.id.as_str(), full),
+                        // `import torch.nn` binds `torch`.
+                        None => {
+                            let head = full.split('.').next().unwrap_or(&full).to_string();
+                            self.bind(&head.clone(), head);
+                        }
+                    }
+                }
+            }
+            Stmt::ImportFrom(import) => {
+                let module = self.absolute_module(import);
+                for alias in &import.names {
+                    let local = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                    let full = if module.is_empty() {
+                        alias.name.id.to_string()
+                    } else {
+                        format!("{module}.{}", alias.name.id)
+                    };
+                    self.bind(&local, full);
+                }
+            }
+            _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+}
+
+impl ImportCollector<'_> {
+    fn bind(&mut self, local: &str, full: String) {
+        self.imports.bound.insert(local.to_string(), full);
+    }
+
+    /// `from ..utils import f` in `pkg.models.vlm` -> `pkg.utils`.
+    fn absolute_module(&self, import: &ast::StmtImportFrom) -> String {
+        let named = import
+            .module
+            .as_ref()
+            .map(|m| m.id.to_string())
+            .unwrap_or_default();
+        if import.level == 0 {
+            return named;
+        }
+        let mut package: Vec<&str> = self
+            .module_name
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .collect();
+        if !self.is_package {
+            package.pop();
+        }
+        for _ in 1..import.level {
+            package.pop();
+        }
+        if !named.is_empty() {
+            package.push(&named);
+        }
+        package.join(".")
+    }
+}

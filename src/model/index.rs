@@ -1,0 +1,307 @@
+//! The project index: names and edges from every checked file (classes and their bases,
+//! functions and what they call), so that a subclass of a project-local `nn.Module` and a helper
+//! imported from `models/utils.py` are known for what they are. It holds no syntax trees.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+
+use crate::model::file::FileModel;
+use crate::model::reach::{Reason, Target, root_reason, targets};
+
+/// What one file contributes to the index.
+#[derive(Debug, Clone)]
+pub struct FileSummary {
+    pub module_name: String,
+    pub classes: Vec<ClassSummary>,
+    pub functions: Vec<FunctionSummary>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClassSummary {
+    pub qualname: String,
+    pub bases: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FunctionSummary {
+    pub qualname: String,
+    pub name: String,
+    /// Qualname of the class this is a method of.
+    pub class: Option<String>,
+    pub disabled: bool,
+    /// Compiled or registered as a hook: a root whatever its class.
+    pub root: Option<Reason>,
+    pub targets: Vec<Target>,
+}
+
+/// What the index tells one file about itself.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// Qualnames of the file's classes that are `nn.Module` subclasses.
+    pub module_classes: HashSet<String>,
+    /// Qualnames of the file's functions in the compiled region, with the reason.
+    pub reached: HashMap<String, Reason>,
+}
+
+/// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
+pub fn module_name(path: &Path) -> String {
+    let mut parts: Vec<String> = path
+        .with_extension("")
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.last().is_some_and(|last| last == "__init__") {
+        parts.pop();
+    }
+    parts.join(".")
+}
+
+impl FileSummary {
+    pub fn of(model: &FileModel) -> Self {
+        let classes = model
+            .classes
+            .iter()
+            .map(|c| ClassSummary {
+                qualname: c.qualname.clone(),
+                bases: c.bases.clone(),
+            })
+            .collect();
+        let functions = (0..model.functions.len())
+            .map(|index| {
+                let f = model.function(index);
+                FunctionSummary {
+                    qualname: f.qualname.clone(),
+                    name: f.name.clone(),
+                    class: f.class.map(|c| model.classes[c].qualname.clone()),
+                    disabled: f.disabled,
+                    root: root_reason(model, index),
+                    targets: if f.disabled {
+                        Vec::new()
+                    } else {
+                        targets(model, index)
+                    },
+                }
+            })
+            .collect();
+        Self {
+            module_name: model.module_name.clone(),
+            classes,
+            functions,
+        }
+    }
+}
+
+type FunctionId = (usize, usize);
+
+pub struct ProjectIndex {
+    files: Vec<FileSummary>,
+    module_classes: HashSet<(usize, usize)>,
+}
+
+impl ProjectIndex {
+    pub fn new(files: Vec<FileSummary>) -> Self {
+        let mut index = Self {
+            files,
+            module_classes: HashSet::new(),
+        };
+        index.module_classes = index.find_module_classes();
+        index
+    }
+
+    /// The facts for each file, in the order the summaries were given.
+    pub fn facts(&self) -> Vec<Facts> {
+        let mut facts: Vec<Facts> = vec![Facts::default(); self.files.len()];
+        for &(file, class) in &self.module_classes {
+            facts[file]
+                .module_classes
+                .insert(self.files[file].classes[class].qualname.clone());
+        }
+        for ((file, function), reason) in self.reach() {
+            facts[file].reached.insert(
+                self.files[file].functions[function].qualname.clone(),
+                reason,
+            );
+        }
+        facts
+    }
+
+    fn find_module_classes(&self) -> HashSet<(usize, usize)> {
+        let mut found = HashSet::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for class in 0..summary.classes.len() {
+                if self.is_module(file, class, 0) {
+                    found.insert((file, class));
+                }
+            }
+        }
+        found
+    }
+
+    fn is_module(&self, file: usize, class: usize, depth: usize) -> bool {
+        if depth > 32 {
+            return false;
+        }
+        self.files[file].classes[class].bases.iter().any(|base| {
+            is_torch_module_base(base)
+                || self
+                    .find_class(file, base)
+                    .is_some_and(|(f, c)| self.is_module(f, c, depth + 1))
+        })
+    }
+
+    /// Breadth-first from the roots over call edges: every function Dynamo would trace.
+    fn reach(&self) -> HashMap<FunctionId, Reason> {
+        let mut reached: HashMap<FunctionId, Reason> = HashMap::new();
+        let mut queue: VecDeque<FunctionId> = VecDeque::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (index, function) in summary.functions.iter().enumerate() {
+                if let Some(reason) = self.root_reason(file, function) {
+                    reached.insert((file, index), reason);
+                    queue.push_back((file, index));
+                }
+            }
+        }
+        while let Some((file, index)) = queue.pop_front() {
+            let caller = &self.files[file].functions[index];
+            for target in &caller.targets {
+                for callee in self.resolve(file, target) {
+                    let function = &self.files[callee.0].functions[callee.1];
+                    if function.disabled || reached.contains_key(&callee) {
+                        continue;
+                    }
+                    reached.insert(callee, Reason::CalledFrom(caller.qualname.clone()));
+                    queue.push_back(callee);
+                }
+            }
+        }
+        reached
+    }
+
+    fn root_reason(&self, file: usize, function: &FunctionSummary) -> Option<Reason> {
+        if function.disabled {
+            return None;
+        }
+        if function.root.is_some() {
+            return function.root.clone();
+        }
+        let class = function.class.as_ref()?;
+        let class = self.files[file]
+            .classes
+            .iter()
+            .position(|c| &c.qualname == class)?;
+        (function.name == "forward" && self.module_classes.contains(&(file, class)))
+            .then_some(Reason::Forward)
+    }
+
+    fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
+        match target {
+            Target::Local(qualname) => self.function_in(file, qualname).into_iter().collect(),
+            Target::Imported(qualified) => self.find_functions(qualified),
+            Target::InheritedMethod { class, name } => {
+                let Some(class) = self.files[file]
+                    .classes
+                    .iter()
+                    .position(|c| &c.qualname == class)
+                else {
+                    return Vec::new();
+                };
+                self.inherited_method(file, class, name, 0)
+                    .into_iter()
+                    .collect()
+            }
+        }
+    }
+
+    fn inherited_method(
+        &self,
+        file: usize,
+        class: usize,
+        name: &str,
+        depth: usize,
+    ) -> Option<FunctionId> {
+        if depth > 32 {
+            return None;
+        }
+        for base in &self.files[file].classes[class].bases {
+            let Some((base_file, base_class)) = self.find_class(file, base) else {
+                continue;
+            };
+            let qualname = &self.files[base_file].classes[base_class].qualname;
+            let method = self.files[base_file]
+                .functions
+                .iter()
+                .position(|f| f.class.as_ref() == Some(qualname) && f.name == name);
+            if let Some(method) = method {
+                return Some((base_file, method));
+            }
+            if let Some(found) = self.inherited_method(base_file, base_class, name, depth + 1) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    fn function_in(&self, file: usize, qualname: &str) -> Option<FunctionId> {
+        self.files[file]
+            .functions
+            .iter()
+            .position(|f| f.qualname == qualname)
+            .map(|index| (file, index))
+    }
+
+    /// A class named by a base expression: one of the file's own, or one imported from a
+    /// project module.
+    fn find_class(&self, file: usize, qualified: &str) -> Option<(usize, usize)> {
+        if let Some(local) = self.files[file]
+            .classes
+            .iter()
+            .position(|c| c.qualname == qualified)
+        {
+            return Some((file, local));
+        }
+        let (module, name) = qualified.rsplit_once('.')?;
+        self.files.iter().enumerate().find_map(|(other, summary)| {
+            if !module_matches(&summary.module_name, module) {
+                return None;
+            }
+            summary
+                .classes
+                .iter()
+                .position(|c| c.qualname == name)
+                .map(|class| (other, class))
+        })
+    }
+
+    fn find_functions(&self, qualified: &str) -> Vec<FunctionId> {
+        let Some((module, name)) = qualified.rsplit_once('.') else {
+            return Vec::new();
+        };
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(_, summary)| module_matches(&summary.module_name, module))
+            .filter_map(|(file, _)| self.function_in(file, name))
+            .collect()
+    }
+}
+
+/// `torch.nn.Module` and the module classes of `torch.nn` (`nn.Linear`, `nn.Sequential`...),
+/// also when `nn` could not be resolved to torch.
+fn is_torch_module_base(base: &str) -> bool {
+    let last_is_class = base
+        .rsplit('.')
+        .next()
+        .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()));
+    last_is_class && (base.starts_with("torch.nn.") || base.starts_with("nn."))
+}
+
+/// Whether a file's module name is what an import names: the names may differ by the
+/// directory tcfix was pointed at (`src.models.vlm` is `models.vlm`).
+fn module_matches(file_module: &str, imported: &str) -> bool {
+    file_module == imported
+        || file_module.ends_with(&format!(".{imported}"))
+        || imported.ends_with(&format!(".{file_module}"))
+}

@@ -1,0 +1,10 @@
+//! What the code means for torch.compile: the project index across files, and per file the
+//! functions that run in the compiled region.
+
+pub mod compiled_code;
+pub mod file;
+pub mod hooks;
+pub mod imports;
+pub mod index;
+pub mod module;
+pub mod reach;

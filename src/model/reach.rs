@@ -1,0 +1,143 @@
+//! Which functions run under torch.compile. Dynamo traces `forward` of every `nn.Module`,
+//! registered forward hooks and `torch.compile`d functions, and inlines every project function
+//! they reach: `self.method()`, functions of the same module, functions imported from the
+//! project's own modules. Disabled functions are not traced, and nothing is reached through them.
+
+use std::fmt;
+
+use ruff_python_ast::{Expr, ExprContext};
+
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::FileModel;
+use crate::model::index::Facts;
+
+/// Why a function is in the compiled region (shown in messages).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Forward,
+    Hook,
+    Compiled,
+    CalledFrom(String),
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Forward => f.write_str("forward"),
+            Reason::Hook => f.write_str("a forward hook"),
+            Reason::Compiled => f.write_str("a torch.compile'd function"),
+            Reason::CalledFrom(caller) => write!(f, "called from `{caller}`"),
+        }
+    }
+}
+
+/// What a function refers to in its compiled code, resolved as far as one file allows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A function of the same file, by qualified name.
+    Local(String),
+    /// `self.name` not defined in the class itself: look in its bases (`class` is a qualname).
+    InheritedMethod { class: String, name: String },
+    /// A name imported from elsewhere (`models.utils.helper`).
+    Imported(String),
+}
+
+/// The functions `function` may call from its compiled code.
+pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
+    let mut collector = ReferenceCollector::default();
+    visit_compiled(model.function(function).node.body(), &mut collector);
+    let mut targets = Vec::new();
+    for reference in collector.self_attributes {
+        let Some(class) = model.self_class(function) else {
+            continue;
+        };
+        match model.method(class, &reference) {
+            Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
+            None => targets.push(Target::InheritedMethod {
+                class: model.classes[class].qualname.clone(),
+                name: reference,
+            }),
+        }
+    }
+    for name in collector.names {
+        if let Some(local) = model.resolve_name(&name, Some(function)) {
+            targets.push(Target::Local(model.function(local).qualname.clone()));
+        } else if let Some(imported) = model.imports.get(&name) {
+            targets.push(Target::Imported(imported.to_string()));
+        }
+    }
+    targets.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    targets.dedup();
+    targets
+}
+
+/// Why each of the file's functions starts a compiled region on its own (before reachability).
+pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
+    let f = model.function(function);
+    if f.compiled {
+        return Some(Reason::Compiled);
+    }
+    if model.hooks.iter().any(|hook| hook.function == function) {
+        return Some(Reason::Hook);
+    }
+    let is_module_method = f.class.is_some_and(|class| model.classes[class].is_module);
+    (is_module_method && f.name == "forward").then_some(Reason::Forward)
+}
+
+/// Fill `model.region` from what the project index found reachable, minus the functions the
+/// user disabled (their decorators are re-read from the current text).
+pub fn mark_region(model: &mut FileModel, facts: &Facts) {
+    for class in &mut model.classes {
+        class.is_module = facts.module_classes.contains(&class.qualname);
+    }
+    for index in 0..model.functions.len() {
+        let function = model.function(index);
+        if function.disabled {
+            continue;
+        }
+        let reason = facts
+            .reached
+            .get(&function.qualname)
+            .cloned()
+            .or_else(|| root_reason(model, index));
+        if let Some(reason) = reason {
+            model.region.insert(index, reason);
+        }
+    }
+}
+
+#[derive(Default)]
+struct ReferenceCollector {
+    self_attributes: Vec<String>,
+    names: Vec<String>,
+}
+
+impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector {
+    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        match expr {
+            Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
+                if let Expr::Name(value) = attr.value.as_ref() {
+                    if value.id.as_str() == "self" {
+                        self.self_attributes.push(attr.attr.id.to_string());
+                    }
+                }
+            }
+            Expr::Name(name) if name.ctx == ExprContext::Load => {
+                self.names.push(name.id.to_string())
+            }
+            _ => {}
+        }
+        true
+    }
+}
+
+/// How a message names where a hazard sits: "`VLM.forward`", "`VLM._merge` (called from
+/// `VLM.forward`)", "hook `setup.<locals>.hook`".
+pub fn describe(model: &FileModel, function: usize) -> String {
+    let qualname = &model.function(function).qualname;
+    match model.region.get(&function) {
+        Some(Reason::Hook) => format!("forward hook `{qualname}`"),
+        Some(Reason::CalledFrom(caller)) => format!("`{qualname}` (called from `{caller}`)"),
+        _ => format!("`{qualname}`"),
+    }
+}

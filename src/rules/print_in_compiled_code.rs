@@ -1,0 +1,165 @@
+//! TCF101 print-in-compiled-code: `print`, `logging`, `logger.<level>()` and `warnings.warn`
+//! in the compiled region break the graph (GB0059, GB0291, GB0007). The fix guards the
+//! statement with `if not torch.compiler.is_compiling():`, so eager runs still print.
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::text::{torch_name, wrap_in_if};
+use crate::fix::{Fix, Safety};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::imports::{Imports, dotted_name, last_segment};
+use crate::model::reach::describe;
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF101",
+    name: "print-in-compiled-code",
+    category: Category::GraphBreak,
+    check,
+};
+
+const LOG_METHODS: [&str; 9] = [
+    "debug",
+    "info",
+    "warning",
+    "warn",
+    "error",
+    "exception",
+    "critical",
+    "fatal",
+    "log",
+];
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for function in model.region_functions() {
+        let mut finder = OutputFinder {
+            imports: &model.imports,
+            found: Vec::new(),
+        };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        for output in finder.found {
+            let message = format!(
+                "`{}` in {} breaks the graph",
+                output.name,
+                describe(model, function)
+            );
+            let severity = if output.site.in_loop {
+                Severity::Critical
+            } else {
+                Severity::High
+            };
+            let diagnostic = Diagnostic::new(&RULE, output.call, message).with_severity(severity);
+            diagnostics.push(match output.statement {
+                Some(statement) => with_guard_fix(checker, diagnostic, statement),
+                None => diagnostic.without_fix(
+                    "the call is inside an expression: move it to a statement of its own",
+                ),
+            });
+        }
+    }
+    diagnostics
+}
+
+fn with_guard_fix(checker: &Checker, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
+    let (torch, import) = torch_name(checker.model);
+    let condition = format!("not {torch}.compiler.is_compiling()");
+    match wrap_in_if(checker.model.source, statement, &condition) {
+        Some(mut edits) => {
+            edits.extend(import);
+            let title = format!("Guard with `if {condition}:`");
+            diagnostic.with_fix(Fix::new(title, Safety::Safe, edits))
+        }
+        None => diagnostic.without_fix(
+            "the statement shares its line with other code: put it on a line of its own",
+        ),
+    }
+}
+
+struct Output {
+    name: String,
+    call: TextRange,
+    /// The statement the call makes up, when it is one (only then can it be guarded).
+    statement: Option<TextRange>,
+    site: Site,
+}
+
+struct OutputFinder<'i> {
+    imports: &'i Imports,
+    found: Vec<Output>,
+}
+
+impl<'a> CompiledCodeVisitor<'a> for OutputFinder<'_> {
+    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        let Stmt::Expr(ast::StmtExpr { value, range, .. }) = stmt else {
+            return;
+        };
+        let Expr::Call(call) = value.as_ref() else {
+            return;
+        };
+        if let Some(name) = output_call(call, self.imports) {
+            self.found.push(Output {
+                name,
+                call: call.range(),
+                statement: Some(*range),
+                site,
+            });
+        }
+    }
+
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        if let Expr::Call(call) = expr {
+            let already_found = self.found.iter().any(|output| output.call == call.range());
+            if !already_found {
+                if let Some(name) = output_call(call, self.imports) {
+                    self.found.push(Output {
+                        name,
+                        call: call.range(),
+                        statement: None,
+                        site,
+                    });
+                }
+            }
+        }
+        true
+    }
+}
+
+/// How to name a call that writes output (`print()`, `logger.info()`), if it is one.
+fn output_call(call: &ast::ExprCall, imports: &Imports) -> Option<String> {
+    let qualified = imports.qualified_name(&call.func);
+    match qualified.as_deref() {
+        Some("print" | "warnings.warn") => return Some(format!("{}()", qualified?)),
+        Some(name) if name.starts_with("logging.") && is_log_method(last_segment(&call.func)) => {
+            return Some(format!("{}()", dotted_name(&call.func)?));
+        }
+        _ => {}
+    }
+    let Expr::Attribute(method) = call.func.as_ref() else {
+        return None;
+    };
+    (is_log_method(Some(method.attr.id.as_str())) && is_logger(&method.value)).then(|| {
+        format!(
+            "{}()",
+            dotted_name(&call.func).unwrap_or_else(|| format!("….{}", method.attr.id))
+        )
+    })
+}
+
+fn is_log_method(name: Option<&str>) -> bool {
+    name.is_some_and(|name| LOG_METHODS.contains(&name))
+}
+
+/// `logger`, `log`, `_LOGGER`, `self.logger`, `logging.getLogger(__name__)`.
+fn is_logger(expr: &Expr) -> bool {
+    match expr {
+        Expr::Call(call) => last_segment(&call.func) == Some("getLogger"),
+        _ => last_segment(expr).is_some_and(|name| {
+            let name = name.trim_start_matches('_').to_ascii_lowercase();
+            name == "log" || name == "logger" || name.ends_with("_logger")
+        }),
+    }
+}

@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""The tcfix oracle: proves each tcfix fix under real torch.compile.
+
+Snapshots prove that tcfix changed the text the way we meant; this proves that the change matters.
+For every fixture `codemods/<rule>/<name>.py` that defines a module-level `oracle_cases()`:
+
+  1. copy it to a temp dir and run `tcfix --apply [--unsafe-fixes]` on the copy;
+  2. import the original and the fixed file as two separate modules;
+  3. for each case, compile the case's target on each side with a counting backend, run its inputs, and
+     measure graph breaks, recompiles (with the failed guard text), graphs compiled and frames that
+     Dynamo gave up on (they run eagerly);
+  4. check the case's expectation, and that every output (and gradient, for `train=True`) of the fixed,
+     compiled side equals the eager output of the original.
+
+Fixture contract — `oracle_cases()` returns a list of dicts:
+
+  name          str, unique within the fixture.
+  factory       () -> nn.Module or function: the thing to compile. Called right after
+                torch.manual_seed(0), once per run (before/compiled, after/compiled, reference/eager).
+  inputs        list of steps; a step is a tuple of positional args, or a callable
+                `step(target) -> tuple` that may first mutate state (flip a flag, grow a length).
+                `target` is the uncompiled object the factory returned.
+  expect        {key: (before, after)}. A key is a measure — graph_breaks, recompiles, graphs,
+                eager_frames — optionally followed by " matching REGEX" to count only the events whose
+                reason matches (re.search): "recompiles matching \\['pe'\\]" counts only recompiles
+                whose failed guard names the `pe` buffer, since a new input length legitimately
+                recompiles once for dynamic shapes. Each bound is an int (exactly that many), a string
+                "==N", ">=N", "<=N", ">N", "<N", or None (not checked).
+                Reasons: graph_breaks — Dynamo's break message; recompiles — the failed guard
+                expressions (source comments stripped) of every cache entry, joined by "; "; eager_frames —
+                frames Dynamo gave up on and ran eagerly (a graph break in a loop, GB7000, is counted
+                here and not in graph_breaks), with the unsupported constructs Dynamo met as reason.
+  train         optional bool: also compare parameter gradients after `output.sum().backward()`.
+  observe       optional `observe(target) -> any pytree` read after every step and compared like
+                outputs: state a fix must keep (the norms a hook recorded, a counter).
+  atol, rtol    optional floats for torch.allclose (defaults 1e-6, 1e-5).
+  unsafe_fixes  optional bool: run tcfix with --unsafe-fixes for this case.
+
+oracle_cases() is called after torch.manual_seed(0), once per run, so inputs it builds are fresh and
+identical on every side.
+
+Usage: python tests/oracle/run.py --tcfix PATH [--filter SUBSTR] [-v] [FIXTURE_DIRS...]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import difflib
+import importlib.util
+import io
+import itertools
+import logging
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch._dynamo
+from torch._dynamo.utils import counters
+from torch.utils._pytree import tree_flatten
+
+REPO = Path(__file__).resolve().parents[2]
+MEASURES = ("graph_breaks", "recompiles", "graphs", "eager_frames")
+# Dynamo logs "Recompiling function ..." on this artifact logger (torch/_dynamo/guards.py,
+# getArtifactLogger(__name__, "recompiles")); it only emits once `recompiles` logging is enabled.
+RECOMPILE_LOGGER = "torch._dynamo.guards.__recompiles"
+# A failed guard line in that message: "- 0/1: <guard expression>   # <source line>  # <file:line>".
+GUARD_LINE = re.compile(r"^\s*- (\d+/\d+: .*)$")
+BOUND = re.compile(r"^\s*(==|>=|<=|>|<)?\s*(\d+)\s*$")
+_module_ids = itertools.count()
+
+
+# ---------------------------------------------------------------------------------------------------
+# What one run of one case on one side saw.
+
+
+@dataclass
+class Run:
+    graph_breaks: list[str] = field(default_factory=list)  # one reason per break
+    recompiles: list[str] = field(default_factory=list)  # failed guard text, one per recompile
+    eager_frames: list[str] = field(default_factory=list)  # frames Dynamo gave up on
+    graphs: int = 0  # backend calls
+    outputs: list = field(default_factory=list)  # per step: (leaves, treespec) of the output
+    observed: list = field(default_factory=list)  # per step: (leaves, treespec) of case["observe"]
+    grads: list = field(default_factory=list)  # per step: {param name: grad}
+
+    def events(self, measure: str, pattern: str | None) -> list[str] | int:
+        if measure == "graphs":
+            return self.graphs
+        events = getattr(self, measure)
+        return [e for e in events if re.search(pattern, e)] if pattern else events
+
+    def count(self, measure: str, pattern: str | None) -> int:
+        found = self.events(measure, pattern)
+        return found if isinstance(found, int) else len(found)
+
+
+@dataclass
+class Result:
+    rule: str
+    fixture: str
+    case: str
+    before: Run | None = None
+    after: Run | None = None
+    expect: dict = field(default_factory=dict)
+    outputs: str = "-"  # "equal", "equal+grads", "DIFFER"
+    failures: list[str] = field(default_factory=list)
+    diff: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+# ---------------------------------------------------------------------------------------------------
+# Finding fixtures, applying tcfix, importing.
+
+
+def find_fixtures(dirs: list[Path]) -> list[Path]:
+    """Fixtures are the .py files that define oracle_cases() at module level (found without importing)."""
+    found = []
+    for folder in dirs:
+        for path in sorted(folder.glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            if any(isinstance(n, ast.FunctionDef) and n.name == "oracle_cases" for n in tree.body):
+                found.append(path)
+    return found
+
+
+def apply_tcfix(tcfix: Path, fixture: Path, workdir: Path, unsafe: bool) -> Path:
+    """Runs tcfix --apply on a copy; returns the fixed copy. Raises with tcfix's own words on error."""
+    workdir.mkdir(parents=True)
+    copy = workdir / fixture.name
+    shutil.copyfile(fixture, copy)
+    cmd = [str(tcfix), "--apply", *(["--unsafe-fixes"] if unsafe else []), str(copy)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    # 0: nothing left to report, 1: findings remain (both fine); anything else is a tcfix error.
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(
+            f"`{' '.join(cmd)}` exited {proc.returncode}\n--- stderr ---\n{proc.stderr}"
+            f"--- stdout ---\n{proc.stdout}"
+        )
+    if copy.read_bytes() == fixture.read_bytes():
+        raise RuntimeError(f"tcfix changed nothing (`{' '.join(cmd)}` exited {proc.returncode})\n"
+                           f"--- stdout ---\n{proc.stdout}--- stderr ---\n{proc.stderr}")
+    return copy
+
+
+def import_fresh(path: Path, side: str):
+    """Imports a file under a unique module name, so the original and the fixed file never share code
+    objects (Dynamo caches per code object) nor a sys.modules entry."""
+    name = f"tcfix_oracle_{next(_module_ids)}_{side}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses, pickling and logging.getLogger(__name__) want it there
+    spec.loader.exec_module(module)
+    return module
+
+
+def unified_diff(a: Path, b: Path) -> str:
+    return "".join(difflib.unified_diff(
+        a.read_text(encoding="utf-8").splitlines(keepends=True),
+        b.read_text(encoding="utf-8").splitlines(keepends=True),
+        fromfile=f"original/{a.name}", tofile=f"fixed/{b.name}"))
+
+
+def fresh_case(module, name: str) -> dict:
+    """oracle_cases() is rebuilt for every run, so each side gets fresh, identically seeded inputs."""
+    torch.manual_seed(0)
+    for case in module.oracle_cases():
+        if case["name"] == name:
+            return case
+    raise KeyError(f"the fixed file has no oracle case named {name!r}")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running one side.
+
+
+class _RecompileCollector(logging.Handler):
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.reasons: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        guards = [m.group(1) for line in record.getMessage().splitlines()
+                  if (m := GUARD_LINE.match(line)) and "User stack trace" not in line]
+        self.reasons.append("; ".join(guard_expression(g) for g in guards) or record.getMessage())
+
+
+def guard_expression(guard: str) -> str:
+    """'0/0: G['c'].flag == False     # if c.flag: ...  # x.py:16 in hook' -> the guard without the
+    source comment, so a "matching" regex cannot hit the quoted source line by accident."""
+    return re.split(r"\s{2,}#", guard, maxsplit=1)[0].strip()
+
+
+@contextlib.contextmanager
+def recompiles_captured():
+    handler = _RecompileCollector()
+    logger = logging.getLogger(RECOMPILE_LOGGER)
+    logger.addHandler(handler)
+    try:
+        yield handler.reasons
+    finally:
+        logger.removeHandler(handler)
+
+
+def quiet_dynamo_logs() -> None:
+    """Turns on the recompile log (we read it) and keeps Dynamo's own stderr chatter out of the table."""
+    torch._logging.set_logs(dynamo=logging.ERROR, recompiles=True)
+    # set_logs makes the artifact propagate to torch's stderr handler; our handler sits on the logger
+    # itself, so stop the propagation.
+    logging.getLogger(RECOMPILE_LOGGER).propagate = False
+
+
+def run_side(module, case_name: str, compiled: bool) -> Run:
+    torch._dynamo.reset()  # drop every cache entry of earlier runs
+    counters.clear()
+    case = fresh_case(module, case_name)
+    torch.manual_seed(0)
+    target = case["factory"]()
+    run = Run()
+
+    def counting_backend(gm: torch.fx.GraphModule, example_inputs):
+        run.graphs += 1
+        return gm.forward
+
+    runnable = torch.compile(target, backend=counting_backend) if compiled else target
+    # Models that print would flood the table; their output is not what we measure.
+    with recompiles_captured() as recompiles, contextlib.redirect_stdout(io.StringIO()):
+        for step in case["inputs"]:
+            args = step(target) if callable(step) else step
+            out = runnable(*args)
+            if case.get("train"):
+                run.grads.append(backward_grads(target, out))
+            run.outputs.append(flatten(out))
+            if "observe" in case:
+                run.observed.append(flatten(case["observe"](target)))
+    run.recompiles = list(recompiles)
+    run.graph_breaks = [reason for reason, n in counters["graph_break"].items() for _ in range(n)]
+    run.eager_frames = eager_frame_reasons()
+    return run
+
+
+def eager_frame_reasons() -> list[str]:
+    """Frames Dynamo started to convert and gave up on run eagerly: a graph break in a loop (GB7000)
+    lands here and NOT in counters["graph_break"], which is why we count it separately. Dynamo does not
+    link the cause to the frame, so the reason is every unsupported construct it met in this run."""
+    skipped = counters["frames"]["total"] - counters["frames"]["ok"]
+    causes = "; ".join(dict.fromkeys(first_line(r) for r in counters["unimplemented"]))
+    return [causes or "unknown cause"] * skipped
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def flatten(tree) -> tuple[list, object]:
+    """Leaves copied now, so later in-place updates (BatchNorm stats, a growing list) cannot alter them."""
+    flat, spec = tree_flatten(tree)
+    return [x.detach().clone() if isinstance(x, torch.Tensor) else copy.deepcopy(x) for x in flat], spec
+
+
+def backward_grads(target, out) -> dict[str, torch.Tensor | None]:
+    target.zero_grad(set_to_none=True)
+    loss = sum(x.sum() for x in tree_flatten(out)[0] if isinstance(x, torch.Tensor) and x.requires_grad)
+    loss.backward()
+    return {n: None if p.grad is None else p.grad.clone() for n, p in target.named_parameters()}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Checking.
+
+
+def bound_ok(value: int, bound) -> bool:
+    if bound is None:
+        return True
+    if isinstance(bound, int):
+        return value == bound
+    m = BOUND.match(bound)
+    if not m:
+        raise ValueError(f"bad bound {bound!r}: use an int or '==N', '>=N', '<=N', '>N', '<N'")
+    op, n = m.group(1) or "==", int(m.group(2))
+    return {"==": value == n, ">=": value >= n, "<=": value <= n, ">": value > n, "<": value < n}[op]
+
+
+def parse_key(key: str) -> tuple[str, str | None]:
+    """'recompiles matching \\['pe'\\]' -> ('recompiles', "\\['pe'\\]"); 'graphs' -> ('graphs', None)."""
+    measure, _, pattern = key.partition(" matching ")
+    if measure not in MEASURES or (pattern and measure == "graphs"):
+        raise ValueError(f"bad expect key {key!r}: use one of {MEASURES}, "
+                         "optionally followed by ' matching REGEX' (not for graphs)")
+    return measure, pattern or None
+
+
+def check_expectation(case: dict, before: Run, after: Run) -> list[str]:
+    failures = []
+    for key, (want_before, want_after) in case["expect"].items():
+        measure, pattern = parse_key(key)
+        for side, run, want in (("before", before, want_before), ("after", after, want_after)):
+            got = run.count(measure, pattern)
+            if not bound_ok(got, want):
+                events = run.events(measure, None)  # all of them: the reader needs to see what came
+                listing = "" if isinstance(events, int) else "".join(f"\n      - {e}" for e in events)
+                failures.append(f"{key} {side}: expected {want}, got {got}{listing}")
+    return failures
+
+
+def compare_outputs(case: dict, reference: Run, fixed: Run) -> list[str]:
+    """The fixed, compiled side must compute what the original computes eagerly."""
+    atol, rtol = case.get("atol", 1e-6), case.get("rtol", 1e-5)
+    failures = []
+    for what, want_steps, got_steps in (("output", reference.outputs, fixed.outputs),
+                                        ("observed state", reference.observed, fixed.observed)):
+        for i, ((want, want_spec), (got, got_spec)) in enumerate(zip(want_steps, got_steps, strict=True)):
+            if want_spec != got_spec:
+                failures.append(f"step {i} {what}: structure {got_spec} vs eager {want_spec}")
+            else:
+                failures += [f"step {i} {what}: {d}" for d in diff_leaves(want, got, atol, rtol)]
+    for i, (want, got) in enumerate(zip(reference.grads, fixed.grads, strict=True)):
+        for name in want.keys() | got.keys():
+            for d in diff_leaves([want.get(name)], [got.get(name)], atol, rtol):
+                failures.append(f"step {i} grad of {name}: {d}")
+    return failures
+
+
+def diff_leaves(want: list, got: list, atol: float, rtol: float) -> list[str]:
+    if len(want) != len(got):
+        return [f"{len(got)} output leaves, eager original has {len(want)}"]
+    out = []
+    for j, (w, g) in enumerate(zip(want, got)):
+        if isinstance(w, torch.Tensor) and isinstance(g, torch.Tensor):
+            if w.shape != g.shape or w.dtype != g.dtype:
+                out.append(f"leaf {j}: {tuple(g.shape)} {g.dtype} vs eager {tuple(w.shape)} {w.dtype}")
+            elif not torch.allclose(w, g, atol=atol, rtol=rtol, equal_nan=True):
+                out.append(f"leaf {j}: max abs diff {(w - g).abs().max().item():.3g}")
+        elif isinstance(w, float) and isinstance(g, float):
+            if not math.isclose(w, g, rel_tol=rtol, abs_tol=atol):
+                out.append(f"leaf {j}: {g!r} vs eager {w!r}")
+        elif w != g:
+            out.append(f"leaf {j}: {g!r} vs eager {w!r}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# One fixture: tcfix once per fix level, then every case.
+
+
+def run_fixture(fixture: Path, tcfix: Path, name_filter: str | None) -> list[Result]:
+    rule = fixture.parent.name
+    with tempfile.TemporaryDirectory(prefix="tcfix-oracle-") as tmp:
+        tmp = Path(tmp)
+        original = tmp / "original" / fixture.name
+        original.parent.mkdir()
+        shutil.copyfile(fixture, original)
+        try:
+            before_module = import_fresh(original, "before")
+            torch.manual_seed(0)
+            cases = [c for c in before_module.oracle_cases()
+                     if not name_filter or name_filter in f"{rule}/{fixture.name}::{c['name']}"]
+        except Exception:
+            return [Result(rule, fixture.name, "<import>", failures=[traceback.format_exc()])]
+
+        fixed_by_level: dict[bool, object] = {}  # unsafe_fixes -> fixed module, or the error text
+        results = []
+        for case in cases:
+            result = Result(rule, fixture.name, case["name"], expect=case["expect"])
+            results.append(result)
+            unsafe = bool(case.get("unsafe_fixes"))
+            if unsafe not in fixed_by_level:
+                fixed_by_level[unsafe] = fix_and_import(tcfix, fixture, tmp / f"fixed-{int(unsafe)}", unsafe)
+            fixed_module, diff = fixed_by_level[unsafe]
+            result.diff = diff
+            if isinstance(fixed_module, str):
+                result.failures.append(fixed_module)
+                continue
+            try:
+                run_case(result, case, before_module, fixed_module)
+            except Exception:
+                result.failures.append(traceback.format_exc())
+        return results
+
+
+def fix_and_import(tcfix: Path, fixture: Path, workdir: Path, unsafe: bool):
+    try:
+        fixed = apply_tcfix(tcfix, fixture, workdir, unsafe)
+    except Exception as e:
+        return str(e), ""
+    diff = unified_diff(fixture, fixed)
+    try:
+        return import_fresh(fixed, "after"), diff
+    except Exception:
+        return f"the fixed file does not import:\n{traceback.format_exc()}", diff
+
+
+def run_case(result: Result, case: dict, before_module, fixed_module) -> None:
+    result.before = run_side(before_module, case["name"], compiled=True)
+    result.after = run_side(fixed_module, case["name"], compiled=True)
+    reference = run_side(before_module, case["name"], compiled=False)
+    result.failures += check_expectation(case, result.before, result.after)
+    output_failures = compare_outputs(case, reference, result.after)
+    result.failures += output_failures
+    grads = "+grads" if case.get("train") else ""
+    result.outputs = "DIFFER" if output_failures else f"equal{grads}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Report.
+
+
+def cell(result: Result, measure: str) -> str:
+    if result.before is None or result.after is None:
+        return "-"
+    b, a = result.before, result.after
+    text = f"{b.count(measure, None)} → {a.count(measure, None)}"
+    for key in result.expect:  # the filtered counts the expectation is about, after the totals
+        m, pattern = parse_key(key)
+        if m == measure and pattern:
+            text += f" (/{pattern}/: {b.count(measure, pattern)} → {a.count(measure, pattern)})"
+    return text
+
+
+def print_report(results: list[Result], verbose: bool) -> None:
+    header = ["rule", "fixture", "case", "breaks", "recompiles", "graphs", "eager frames", "outputs",
+              "result"]
+    rows = [[r.rule, r.fixture, r.case, cell(r, "graph_breaks"), cell(r, "recompiles"),
+             cell(r, "graphs"), cell(r, "eager_frames"), r.outputs, "ok" if r.passed else "FAIL"]
+            for r in results]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, ["-" * w for w in widths], *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+
+    for r in results:
+        if r.passed and not verbose:
+            continue
+        print(f"\n== {r.rule}/{r.fixture}::{r.case}: {'ok' if r.passed else 'FAILED'}")
+        for failure in r.failures:
+            print("  " + failure.rstrip().replace("\n", "\n  "))
+        for side, run in (("before", r.before), ("after", r.after)):
+            if run is None:
+                continue
+            for measure in ("graph_breaks", "recompiles", "eager_frames"):
+                for reason in dict.fromkeys(run.events(measure, None)):
+                    n = run.events(measure, None).count(reason)
+                    print(f"  {side} {measure} x{n}: {first_line(reason)[:300]}")
+        if r.diff and (verbose or not r.passed):
+            print("  tcfix diff:\n    " + r.diff.rstrip().replace("\n", "\n    "))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tcfix", required=True, type=Path, help="path to the tcfix binary")
+    parser.add_argument("--filter", help="run only cases whose 'rule/fixture.py::case' contains this")
+    parser.add_argument("-v", "--verbose", action="store_true", help="reasons and diffs for every case")
+    parser.add_argument("dirs", nargs="*", type=Path, help="fixture folders (default: codemods/*/)")
+    args = parser.parse_args(argv)
+
+    tcfix = args.tcfix.resolve()
+    if not tcfix.is_file():
+        parser.error(f"no tcfix binary at {tcfix}")
+    dirs = args.dirs or sorted(p for p in (REPO / "codemods").iterdir() if p.is_dir())
+    quiet_dynamo_logs()
+
+    results = []
+    for fixture in find_fixtures(dirs):
+        results += run_fixture(fixture, tcfix, args.filter)  # tcfix runs only if a case is selected
+
+    print_report(results, args.verbose)
+    passed = sum(r.passed for r in results)
+    failed = len(results) - passed
+    if not results:
+        print("\nno oracle case ran", file=sys.stderr)
+    print(f"\n{passed} passed, {failed} failed")
+    return 0 if results and not failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
