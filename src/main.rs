@@ -20,6 +20,8 @@ enum Status {
 }
 
 fn main() -> ExitCode {
+    // A panic on one file is reported with that file's name (see `project::run`), not as a trace.
+    std::panic::set_hook(Box::new(|_| {}));
     let cli = cli::Cli::parse();
     let settings = Settings {
         selection: Selection {

@@ -43,7 +43,9 @@ impl Checked {
 pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
     let summaries: Vec<_> = files
         .par_iter()
-        .map(|path| SourceFile::read(path).and_then(|text| crate::summarise(path, text)))
+        .map(|path| {
+            isolated(|| SourceFile::read(path).and_then(|text| crate::summarise(path, text)))
+        })
         .collect();
     let (indexed, failures): (Vec<_>, Vec<_>) = summaries
         .into_iter()
@@ -72,6 +74,19 @@ pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileRep
     }));
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     reports
+}
+
+/// Runs one file's work so that a panic (a tcfix bug) becomes that file's error and the run
+/// goes on with the other files.
+fn isolated<T>(work: impl FnOnce() -> Result<T, SourceError>) -> Result<T, SourceError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        Err(SourceError::Internal(message))
+    })
 }
 
 fn check_file(

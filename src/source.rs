@@ -40,6 +40,12 @@ impl fmt::Display for SourceError {
                 )
             }
             SourceError::Syntax { message, .. } => write!(f, "{message}"),
+            SourceError::Internal(panic) => {
+                write!(
+                    f,
+                    "tcfix crashed on this file ({panic}); the file was left as it was. Please report this bug"
+                )
+            }
         }
     }
 }

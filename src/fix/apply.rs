@@ -155,3 +155,74 @@ fn keep_parsing<'d>(
     }
     accepted
 }
+
+#[cfg(test)]
+mod tests {
+    use ruff_text_size::{TextRange, TextSize};
+
+    use super::*;
+    use crate::fix::{Fix, Safety};
+    use crate::rules::RULES;
+
+    /// A stand-in analysis: one finding per `hazard` on the text, each with the given edits.
+    fn findings(text: &str, make: &dyn Fn(TextSize) -> Vec<Edit>) -> Vec<Diagnostic> {
+        text.match_indices("hazard")
+            .map(|(at, word)| {
+                let range = TextRange::at(TextSize::try_from(at).unwrap(), TextSize::of(word));
+                Diagnostic::new(RULES[0], range, "test").with_fix(Fix::new(
+                    "test",
+                    Safety::Safe,
+                    make(range.start()),
+                ))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_fix_that_breaks_the_syntax_is_dropped_and_the_others_applied() {
+        let text = "x = hazard\ny = 2\n".to_string();
+        // Replaces the first hazard with valid code, and inserts an unclosed paren elsewhere.
+        let analyse = |current: &str| -> Result<_, ()> {
+            Ok(findings(current, &|at| {
+                if at == TextSize::new(4) {
+                    vec![Edit::replace(TextRange::at(at, TextSize::new(6)), "1")]
+                } else {
+                    vec![]
+                }
+            })
+            .into_iter()
+            .chain(
+                findings(current, &|_| vec![Edit::insert(TextSize::new(0), "(")])
+                    .into_iter()
+                    .take(1),
+            )
+            .collect())
+        };
+        let outcome = fix_to_fixpoint(text, false, analyse).unwrap();
+        assert_eq!(outcome.text, "x = 1\ny = 2\n");
+        assert_eq!(outcome.applied.len(), 1);
+        assert_eq!(
+            outcome.dropped.len(),
+            1,
+            "the paren insertion is dropped, not written"
+        );
+    }
+
+    #[test]
+    fn fixes_that_keep_recreating_hazards_stop_at_the_cap() {
+        let analyse = |current: &str| -> Result<_, ()> {
+            Ok(findings(current, &|at| {
+                vec![Edit::replace(
+                    TextRange::at(at, TextSize::new(6)),
+                    "hazard + 1",
+                )]
+            })
+            .into_iter()
+            .take(1)
+            .collect())
+        };
+        let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, analyse).unwrap();
+        assert_eq!(outcome.applied.len(), MAX_PASSES);
+        assert_eq!(outcome.remaining.len(), 1);
+    }
+}

@@ -99,3 +99,42 @@ pub fn apply_edits(text: &str, edits: &[&Edit]) -> String {
     out.push_str(&text[cursor..]);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: u32, end: u32, content: &str) -> Edit {
+        Edit::replace(TextRange::new(start.into(), end.into()), content)
+    }
+
+    #[test]
+    fn overlapping_ranges_conflict_touching_ones_do_not() {
+        assert!(edit(0, 5, "a").conflicts_with(&edit(4, 8, "b")));
+        assert!(!edit(0, 5, "a").conflicts_with(&edit(5, 8, "b")));
+        assert!(
+            edit(3, 3, "a").conflicts_with(&edit(3, 3, "b")),
+            "two insertions at one point"
+        );
+        assert!(
+            !edit(3, 3, "a").conflicts_with(&edit(3, 3, "a")),
+            "identical edits are shared"
+        );
+        assert!(
+            edit(4, 4, "a").conflicts_with(&edit(2, 6, "b")),
+            "an insertion inside a replacement"
+        );
+        assert!(
+            !edit(2, 2, "a").conflicts_with(&edit(2, 6, "b")),
+            "an insertion before a replacement"
+        );
+    }
+
+    #[test]
+    fn edits_change_only_their_ranges() {
+        let text = "a = 1\r\n\tb = 2\r\n";
+        let edits = [edit(4, 5, "10"), edit(8, 8, "# x\r\n\t")];
+        let out = apply_edits(text, &edits.iter().collect::<Vec<_>>());
+        assert_eq!(out, "a = 10\r\n\t# x\r\n\tb = 2\r\n");
+    }
+}

@@ -154,3 +154,48 @@ fn is_docstring_or_future(stmt: &ruff_python_ast::Stmt) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::fix::edit::apply_edits;
+    use crate::source::SourceFile;
+
+    fn wrap(text: &str, statement: &str) -> String {
+        let source = SourceFile::parse(Path::new("t.py"), text.to_string()).unwrap();
+        let start = text.find(statement).unwrap();
+        let range =
+            ruff_text_size::TextRange::at((start as u32).into(), (statement.len() as u32).into());
+        let edits = super::wrap_in_if(&source, range, "c").expect("the statement stands alone");
+        apply_edits(text, &edits.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn wrapping_keeps_crlf_tabs_and_bom() {
+        let text = "\u{feff}def f(x):\r\n\tprint(x)  # keep\r\n\treturn x\r\n";
+        assert_eq!(
+            wrap(text, "print(x)"),
+            "\u{feff}def f(x):\r\n\tif c:\r\n\t\tprint(x)  # keep\r\n\treturn x\r\n"
+        );
+    }
+
+    #[test]
+    fn wrapping_indents_continuation_lines_but_not_string_contents() {
+        let text = "def f(x):\n    print(\"\"\"a\nb\"\"\",\n          x)\n";
+        let statement = "print(\"\"\"a\nb\"\"\",\n          x)";
+        assert_eq!(
+            wrap(text, statement),
+            "def f(x):\n    if c:\n        print(\"\"\"a\nb\"\"\",\n              x)\n"
+        );
+    }
+
+    #[test]
+    fn a_statement_sharing_its_line_is_not_wrapped() {
+        let text = "def f(x): print(x); return x\n";
+        let source = SourceFile::parse(Path::new("t.py"), text.to_string()).unwrap();
+        let start = text.find("print").unwrap() as u32;
+        let range = ruff_text_size::TextRange::at(start.into(), 8.into());
+        assert!(super::wrap_in_if(&source, range, "c").is_none());
+    }
+}

@@ -1,0 +1,122 @@
+//! Every fixture under `codemods/<rule-name>/` is checked and fixed, and the report and the
+//! diff are snapshotted into `snapshots/`. Beyond the snapshots, each fixture must keep its
+//! promise: `positive_*` files have a finding of their folder's rule, `negative_*` files have
+//! none, every fixed file parses, and fixing the fixed file changes nothing.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use tcfix::diagnostic::Diagnostic;
+use tcfix::rules::{RULES, Settings};
+
+fn settings() -> Settings {
+    Settings::default()
+}
+
+fn rule_of_folder(path: &Path) -> &'static str {
+    let folder = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .and_then(|n| n.to_str())
+        .expect("codemods/<rule>/");
+    RULES
+        .iter()
+        .find(|rule| rule.name == folder)
+        .unwrap_or_else(|| panic!("no rule named {folder}"))
+        .code
+}
+
+fn display(path: &Path) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn report(path: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for (line, diagnostic) in tcfix::output::text::diagnostics(path, text, diagnostics, false)
+        .lines()
+        .zip(diagnostics)
+    {
+        let _ = writeln!(out, "{line}");
+        match (&diagnostic.fix, &diagnostic.no_fix_reason) {
+            (Some(fix), _) => {
+                let _ = writeln!(out, "    fix ({:?}): {}", fix.safety, fix.title);
+            }
+            (None, Some(reason)) => {
+                let _ = writeln!(out, "    no fix: {reason}");
+            }
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// Fix `text`, and check the result parses and is a fixpoint.
+fn fixed(path: &Path, text: &str, unsafe_fixes: bool) -> String {
+    let outcome = tcfix::fix_source(path, text, &settings(), unsafe_fixes).expect("fixture parses");
+    assert!(
+        outcome.dropped.is_empty(),
+        "{}: a fix was dropped: {:?}",
+        path.display(),
+        outcome.dropped
+    );
+    ruff_python_parser::parse_module(&outcome.text)
+        .unwrap_or_else(|err| panic!("{}: fixed text does not parse: {err}", path.display()));
+    let again = tcfix::fix_source(path, &outcome.text, &settings(), unsafe_fixes)
+        .expect("fixed text parses");
+    assert_eq!(
+        again.text,
+        outcome.text,
+        "{}: a second fix changed the file again",
+        path.display()
+    );
+    outcome.text
+}
+
+#[test]
+fn codemod_fixtures() {
+    insta::glob!("../codemods", "*/*.py", |path| {
+        let text = std::fs::read_to_string(path).expect("fixture is UTF-8");
+        let shown = display(path);
+        let diagnostics = tcfix::check_source(path, &text, &settings()).expect("fixture parses");
+        let code = rule_of_folder(path);
+        let of_rule = diagnostics.iter().filter(|d| d.rule.code == code).count();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if name.starts_with("negative_") {
+            assert_eq!(
+                of_rule,
+                0,
+                "{shown}: a false alarm of {code}:\n{}",
+                report(&shown, &text, &diagnostics)
+            );
+        }
+        if name.starts_with("positive_") {
+            assert!(of_rule > 0, "{shown}: {code} missed the hazard");
+        }
+
+        let mut snapshot = format!("# tcfix {shown}\n{}", report(&shown, &text, &diagnostics));
+        let safe = fixed(path, &text, false);
+        let _ = write!(
+            snapshot,
+            "\n# tcfix --diff\n{}",
+            tcfix::diff::unified_diff(&shown, &text, &safe)
+        );
+        let unsafe_fixed = fixed(path, &text, true);
+        if unsafe_fixed != safe {
+            let _ = write!(
+                snapshot,
+                "\n# tcfix --diff --unsafe-fixes\n{}",
+                tcfix::diff::unified_diff(&shown, &text, &unsafe_fixed)
+            );
+        }
+        insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(snapshot);
+        });
+    });
+}
