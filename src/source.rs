@@ -27,6 +27,8 @@ pub enum SourceError {
         column: usize,
         message: String,
     },
+    /// tcfix itself failed on this file: a bug.
+    Internal(String),
 }
 
 impl fmt::Display for SourceError {
