@@ -41,14 +41,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(rule: &'static Rule, range: TextRange, message: impl Into<String>) -> Self {
-        Self {
-            rule,
-            range,
-            message: message.into(),
-            severity: Severity::High,
-            fix: None,
-            no_fix_reason: None,
-        }
+        Self { rule, range, message: message.into(), severity: Severity::High, fix: None, no_fix_reason: None }
     }
 
     pub fn with_severity(mut self, severity: Severity) -> Self {

@@ -9,10 +9,6 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
         return String::new();
     }
     let diff = TextDiff::from_lines(old, new);
-    let body = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string();
+    let body = diff.unified_diff().context_radius(3).header(&format!("a/{path}"), &format!("b/{path}")).to_string();
     format!("diff --git a/{path} b/{path}\n{body}")
 }

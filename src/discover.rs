@@ -12,20 +12,14 @@ pub struct Discovered {
 }
 
 pub fn is_python(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|ext| ext == "py" || ext == "pyi")
+    path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
 }
 
 pub fn discover(paths: &[PathBuf]) -> Discovered {
-    let mut found = Discovered {
-        files: Vec::new(),
-        errors: Vec::new(),
-    };
+    let mut found = Discovered { files: Vec::new(), errors: Vec::new() };
     for path in paths {
         if !path.exists() {
-            found
-                .errors
-                .push((path.clone(), "no such file or directory".to_string()));
+            found.errors.push((path.clone(), "no such file or directory".to_string()));
             continue;
         }
         // A file named explicitly is checked whatever its name or ignore status.
@@ -35,10 +29,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
         }
         for entry in WalkBuilder::new(path).require_git(false).build() {
             match entry {
-                Ok(entry)
-                    if entry.file_type().is_some_and(|t| t.is_file())
-                        && is_python(entry.path()) =>
-                {
+                Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) && is_python(entry.path()) => {
                     found.files.push(clean(entry.path()));
                 }
                 Ok(_) => {}
@@ -53,7 +44,5 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
 
 /// `./models/x.py` -> `models/x.py`.
 fn clean(path: &Path) -> PathBuf {
-    path.strip_prefix(".")
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf())
+    path.strip_prefix(".").map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
 }

@@ -27,19 +27,11 @@ use crate::source::{SourceError, SourceFile};
 /// Pass one: what a file contributes to the project index.
 pub fn summarise(path: &Path, text: String) -> Result<FileSummary, SourceError> {
     let source = SourceFile::parse(path, text)?;
-    Ok(FileSummary::of(&FileModel::build(
-        &source,
-        &module_name(path),
-    )))
+    Ok(FileSummary::of(&FileModel::build(&source, &module_name(path))))
 }
 
 /// Pass two: a file's hazards, given what the project index found about it.
-pub fn analyse(
-    path: &Path,
-    text: &str,
-    facts: &Facts,
-    settings: &Settings,
-) -> Result<Vec<Diagnostic>, SourceError> {
+pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> Result<Vec<Diagnostic>, SourceError> {
     let source = SourceFile::parse(path, text.to_string())?;
     let mut model = FileModel::build(&source, &module_name(path));
     mark_region(&mut model, facts);
@@ -54,9 +46,7 @@ pub fn fix(
     settings: &Settings,
     unsafe_fixes: bool,
 ) -> Result<FixOutcome, SourceError> {
-    fix_to_fixpoint(text, unsafe_fixes, |current| {
-        analyse(path, current, facts, settings)
-    })
+    fix_to_fixpoint(text, unsafe_fixes, |current| analyse(path, current, facts, settings))
 }
 
 /// What the index says about a file checked on its own.
@@ -66,21 +56,12 @@ pub fn facts_of_single_file(path: &Path, text: &str) -> Result<Facts, SourceErro
 }
 
 /// Check one file's text on its own (no other files to learn from).
-pub fn check_source(
-    path: &Path,
-    text: &str,
-    settings: &Settings,
-) -> Result<Vec<Diagnostic>, SourceError> {
+pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Result<Vec<Diagnostic>, SourceError> {
     analyse(path, text, &facts_of_single_file(path, text)?, settings)
 }
 
 /// Fix one file's text on its own.
-pub fn fix_source(
-    path: &Path,
-    text: &str,
-    settings: &Settings,
-    unsafe_fixes: bool,
-) -> Result<FixOutcome, SourceError> {
+pub fn fix_source(path: &Path, text: &str, settings: &Settings, unsafe_fixes: bool) -> Result<FixOutcome, SourceError> {
     let facts = facts_of_single_file(path, text)?;
     fix(path, text.to_string(), &facts, settings, unsafe_fixes)
 }

@@ -24,18 +24,12 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
     let cli = cli::Cli::parse();
     let settings = Settings {
-        selection: Selection {
-            select: cli.select.clone(),
-            ignore: cli.ignore.clone(),
-        },
+        selection: Selection { select: cli.select.clone(), ignore: cli.ignore.clone() },
         ..Settings::default()
     };
     let unknown = settings.selection.unknown_selectors();
     if !unknown.is_empty() {
-        eprintln!(
-            "error: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name",
-            unknown.join(", ")
-        );
+        eprintln!("error: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name", unknown.join(", "));
         return ExitCode::from(Status::Error as u8);
     }
     let discovered = discover(&cli.paths);
@@ -44,13 +38,7 @@ fn main() -> ExitCode {
         eprintln!("{}: error: {reason}", display_path(path));
         status = Status::Error;
     }
-    let mode = if cli.diff || cli.apply {
-        FixMode::Fix {
-            unsafe_fixes: cli.unsafe_fixes,
-        }
-    } else {
-        FixMode::Report
-    };
+    let mode = if cli.diff || cli.apply { FixMode::Fix { unsafe_fixes: cli.unsafe_fixes } } else { FixMode::Report };
     let reports = run(&discovered.files, &settings, mode);
     for report in &reports {
         if let Err(error) = &report.outcome {
@@ -71,11 +59,7 @@ fn main() -> ExitCode {
 fn print_error(report: &FileReport, error: &SourceError) {
     let path = display_path(&report.path);
     match error {
-        SourceError::Syntax {
-            line,
-            column,
-            message,
-        } => eprintln!("{path}:{line}:{column}: error: {message}"),
+        SourceError::Syntax { line, column, message } => eprintln!("{path}:{line}:{column}: error: {message}"),
         _ => eprintln!("{path}: error: {error}"),
     }
 }
@@ -88,20 +72,14 @@ fn report(reports: &[FileReport], cli: &cli::Cli) -> Status {
             continue;
         };
         let path = display_path(&report.path);
-        let _ = out.write_all(
-            text::diagnostics(&path, &checked.text, &checked.diagnostics, cli.unsafe_fixes)
-                .as_bytes(),
-        );
+        let _ =
+            out.write_all(text::diagnostics(&path, &checked.text, &checked.diagnostics, cli.unsafe_fixes).as_bytes());
         tally.add(&checked.diagnostics);
     }
     if !cli.quiet {
         let _ = writeln!(out, "{}", text::summary(tally, cli.unsafe_fixes));
     }
-    if tally.found > 0 {
-        Status::Findings
-    } else {
-        Status::Clean
-    }
+    if tally.found > 0 { Status::Findings } else { Status::Clean }
 }
 
 fn show_diff(reports: &[FileReport]) -> Status {
@@ -114,9 +92,7 @@ fn show_diff(reports: &[FileReport]) -> Status {
         warn_dropped(report);
         if checked.changed() {
             let path = display_path(&report.path);
-            let _ = out.write_all(
-                tcfix::diff::unified_diff(&path, &checked.original, &checked.text).as_bytes(),
-            );
+            let _ = out.write_all(tcfix::diff::unified_diff(&path, &checked.original, &checked.text).as_bytes());
             fixes += checked.applied.len();
             files += 1;
         }
@@ -125,11 +101,7 @@ fn show_diff(reports: &[FileReport]) -> Status {
         eprintln!("No fixes to show.");
         return Status::Clean;
     }
-    eprintln!(
-        "Would fix {fixes} {} in {files} {}.",
-        plural(fixes, "hazard"),
-        plural(files, "file")
-    );
+    eprintln!("Would fix {fixes} {} in {files} {}.", plural(fixes, "hazard"), plural(files, "file"));
     Status::Findings
 }
 
@@ -149,20 +121,13 @@ fn apply(reports: &[FileReport], cli: &cli::Cli) -> Status {
                 files += 1;
             }
             Err(err) => {
-                eprintln!(
-                    "{}: error: could not write the fixes: {err}",
-                    display_path(&report.path)
-                );
+                eprintln!("{}: error: could not write the fixes: {err}", display_path(&report.path));
                 status = Status::Error;
             }
         }
     }
     if files > 0 && !cli.quiet {
-        eprintln!(
-            "Fixed {fixes} {} in {files} {}.",
-            plural(fixes, "hazard"),
-            plural(files, "file")
-        );
+        eprintln!("Fixed {fixes} {} in {files} {}.", plural(fixes, "hazard"), plural(files, "file"));
     }
     status.max(report(reports, cli))
 }
@@ -181,9 +146,5 @@ fn warn_dropped(report: &FileReport) {
 }
 
 fn plural(count: usize, noun: &str) -> String {
-    if count == 1 {
-        noun.to_string()
-    } else {
-        format!("{noun}s")
-    }
+    if count == 1 { noun.to_string() } else { format!("{noun}s") }
 }

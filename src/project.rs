@@ -43,35 +43,23 @@ impl Checked {
 pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
     let summaries: Vec<_> = files
         .par_iter()
-        .map(|path| {
-            isolated(|| SourceFile::read(path).and_then(|text| crate::summarise(path, text)))
-        })
+        .map(|path| isolated(|| SourceFile::read(path).and_then(|text| crate::summarise(path, text))))
         .collect();
-    let (indexed, failures): (Vec<_>, Vec<_>) = summaries
-        .into_iter()
-        .enumerate()
-        .partition(|(_, s)| s.is_ok());
+    let (indexed, failures): (Vec<_>, Vec<_>) = summaries.into_iter().enumerate().partition(|(_, s)| s.is_ok());
     let positions: Vec<usize> = indexed.iter().map(|(i, _)| *i).collect();
-    let index = ProjectIndex::new(
-        indexed
-            .into_iter()
-            .map(|(_, s)| s.expect("partitioned"))
-            .collect(),
-    );
+    let index = ProjectIndex::new(indexed.into_iter().map(|(_, s)| s.expect("partitioned")).collect());
     let facts = index.facts();
 
     let mut reports: Vec<FileReport> = positions
         .par_iter()
         .zip(facts.par_iter())
-        .map(|(&i, facts)| FileReport {
-            path: files[i].clone(),
-            outcome: check_file(&files[i], facts, settings, mode),
-        })
+        .map(|(&i, facts)| FileReport { path: files[i].clone(), outcome: check_file(&files[i], facts, settings, mode) })
         .collect();
-    reports.extend(failures.into_iter().map(|(i, failure)| FileReport {
-        path: files[i].clone(),
-        outcome: Err(failure.expect_err("partitioned")),
-    }));
+    reports.extend(
+        failures
+            .into_iter()
+            .map(|(i, failure)| FileReport { path: files[i].clone(), outcome: Err(failure.expect_err("partitioned")) }),
+    );
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     reports
 }
@@ -99,13 +87,7 @@ fn check_file(
     match mode {
         FixMode::Report => {
             let diagnostics = crate::analyse(path, &original, facts, settings)?;
-            Ok(Checked {
-                text: original.clone(),
-                original,
-                diagnostics,
-                applied: Vec::new(),
-                dropped: Vec::new(),
-            })
+            Ok(Checked { text: original.clone(), original, diagnostics, applied: Vec::new(), dropped: Vec::new() })
         }
         FixMode::Fix { unsafe_fixes } => {
             let outcome = crate::fix(path, original.clone(), facts, settings, unsafe_fixes)?;

@@ -36,17 +36,11 @@ impl fmt::Display for SourceError {
         match self {
             SourceError::Io(reason) => write!(f, "{reason}"),
             SourceError::NotUtf8 { line } => {
-                write!(
-                    f,
-                    "not valid UTF-8 (line {line}); Python sources must be UTF-8"
-                )
+                write!(f, "not valid UTF-8 (line {line}); Python sources must be UTF-8")
             }
             SourceError::Syntax { message, .. } => write!(f, "{message}"),
             SourceError::Internal(panic) => {
-                write!(
-                    f,
-                    "tcfix crashed on this file ({panic}); the file was left as it was. Please report this bug"
-                )
+                write!(f, "tcfix crashed on this file ({panic}); the file was left as it was. Please report this bug")
             }
         }
     }
@@ -57,21 +51,14 @@ impl SourceFile {
         let bytes = std::fs::read(path).map_err(|err| SourceError::Io(io_reason(&err)))?;
         String::from_utf8(bytes).map_err(|err| {
             let valid = &err.as_bytes()[..err.utf8_error().valid_up_to()];
-            SourceError::NotUtf8 {
-                line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
-            }
+            SourceError::NotUtf8 { line: valid.iter().filter(|&&b| b == b'\n').count() + 1 }
         })
     }
 
     pub fn parse(path: &Path, text: String) -> Result<Self, SourceError> {
         let lines = LineIndex::from_source_text(&text);
         match parse_module(&text) {
-            Ok(parsed) => Ok(Self {
-                path: path.to_path_buf(),
-                text,
-                parsed,
-                lines,
-            }),
+            Ok(parsed) => Ok(Self { path: path.to_path_buf(), text, parsed, lines }),
             Err(err) => {
                 let location = lines.line_column(err.location.start(), &text);
                 Err(SourceError::Syntax {

@@ -28,11 +28,7 @@ class Model(nn.Module):
 ";
 
 fn tcfix(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tcfix"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("tcfix runs")
+    Command::new(env!("CARGO_BIN_EXE_tcfix")).args(args).current_dir(dir).output().expect("tcfix runs")
 }
 
 fn stdout(output: &Output) -> String {
@@ -67,15 +63,9 @@ fn findings_exit_one_with_path_line_col_code() {
     let output = tcfix(dir.path(), &["models"]);
     assert_eq!(output.status.code(), Some(1));
     let out = stdout(&output);
-    assert!(
-        out.starts_with("models/model.py:11:9: TCF101 high "),
-        "{out}"
-    );
+    assert!(out.starts_with("models/model.py:11:9: TCF101 high "), "{out}");
     assert!(out.lines().next().unwrap().ends_with("[*]"), "{out}");
-    assert!(
-        out.ends_with("Found 1 hazard (1 fixable with `--apply`).\n"),
-        "{out}"
-    );
+    assert!(out.ends_with("Found 1 hazard (1 fixable with `--apply`).\n"), "{out}");
 }
 
 #[test]
@@ -99,40 +89,22 @@ fn diff_writes_nothing_and_git_apply_accepts_it() {
     let dir = project(&[("models/model.py", PRINT_IN_FORWARD)]);
     let output = tcfix(dir.path(), &["--diff", "models"]);
     assert_eq!(output.status.code(), Some(1), "a printed diff exits 1");
-    assert_eq!(
-        fs::read_to_string(dir.path().join("models/model.py")).unwrap(),
-        PRINT_IN_FORWARD
-    );
+    assert_eq!(fs::read_to_string(dir.path().join("models/model.py")).unwrap(), PRINT_IN_FORWARD);
     let diff = stdout(&output);
-    assert!(diff.starts_with("diff --git a/models/model.py b/models/model.py\n--- a/models/model.py\n+++ b/models/model.py\n"));
-    assert!(diff.contains(
-        "+        if not torch.compiler.is_compiling():\n+            print(\"x\", x.shape)\n"
-    ));
+    assert!(
+        diff.starts_with(
+            "diff --git a/models/model.py b/models/model.py\n--- a/models/model.py\n+++ b/models/model.py\n"
+        )
+    );
+    assert!(diff.contains("+        if not torch.compiler.is_compiling():\n+            print(\"x\", x.shape)\n"));
 
     fs::write(dir.path().join("fix.patch"), &diff).unwrap();
-    let check = Command::new("git")
-        .args(["apply", "--check", "fix.patch"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        check.status.success(),
-        "git apply --check: {}",
-        String::from_utf8_lossy(&check.stderr)
-    );
-    let apply = Command::new("git")
-        .args(["apply", "fix.patch"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let check = Command::new("git").args(["apply", "--check", "fix.patch"]).current_dir(dir.path()).output().unwrap();
+    assert!(check.status.success(), "git apply --check: {}", String::from_utf8_lossy(&check.stderr));
+    let apply = Command::new("git").args(["apply", "fix.patch"]).current_dir(dir.path()).output().unwrap();
     assert!(apply.status.success());
     let again = tcfix(dir.path(), &["models"]);
-    assert_eq!(
-        again.status.code(),
-        Some(0),
-        "after git apply nothing is left: {}",
-        stdout(&again)
-    );
+    assert_eq!(again.status.code(), Some(0), "after git apply nothing is left: {}", stdout(&again));
 }
 
 #[test]
@@ -147,24 +119,14 @@ fn diff_with_nothing_to_fix_exits_zero() {
 fn apply_fixes_then_a_second_apply_changes_nothing() {
     let dir = project(&[("model.py", PRINT_IN_FORWARD)]);
     let first = tcfix(dir.path(), &["--apply", "."]);
-    assert_eq!(
-        first.status.code(),
-        Some(0),
-        "nothing left after the fix: {}",
-        stdout(&first)
-    );
+    assert_eq!(first.status.code(), Some(0), "nothing left after the fix: {}", stdout(&first));
     assert!(stderr(&first).contains("Fixed 1 hazard in 1 file."));
     let fixed = fs::read_to_string(dir.path().join("model.py")).unwrap();
-    assert!(fixed.contains(
-        "        if not torch.compiler.is_compiling():\n            print(\"x\", x.shape)\n"
-    ));
+    assert!(fixed.contains("        if not torch.compiler.is_compiling():\n            print(\"x\", x.shape)\n"));
 
     let second = tcfix(dir.path(), &["--apply", "."]);
     assert_eq!(second.status.code(), Some(0));
-    assert_eq!(
-        fs::read_to_string(dir.path().join("model.py")).unwrap(),
-        fixed
-    );
+    assert_eq!(fs::read_to_string(dir.path().join("model.py")).unwrap(), fixed);
 }
 
 #[cfg(unix)]
@@ -176,10 +138,7 @@ fn apply_keeps_file_permissions() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o754)).unwrap();
     let output = tcfix(dir.path(), &["--apply", "model.py"]);
     assert_eq!(output.status.code(), Some(0));
-    assert_eq!(
-        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-        0o754
-    );
+    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o754);
 }
 
 #[test]
@@ -203,53 +162,28 @@ class PE(nn.Module):
 ";
     let dir = project(&[("pe.py", model)]);
     let safe = tcfix(dir.path(), &["--apply", "pe.py"]);
-    assert_eq!(
-        safe.status.code(),
-        Some(1),
-        "the persistent buffer's fix is unsafe"
-    );
-    assert!(
-        stdout(&safe).contains("Found 1 hazard (1 more with `--unsafe-fixes`)."),
-        "{}",
-        stdout(&safe)
-    );
+    assert_eq!(safe.status.code(), Some(1), "the persistent buffer's fix is unsafe");
+    assert!(stdout(&safe).contains("Found 1 hazard (1 with `--unsafe-fixes`)."), "{}", stdout(&safe));
     assert_eq!(fs::read_to_string(dir.path().join("pe.py")).unwrap(), model);
 
     let unsafe_run = tcfix(dir.path(), &["--apply", "--unsafe-fixes", "pe.py"]);
     assert_eq!(unsafe_run.status.code(), Some(0), "{}", stdout(&unsafe_run));
-    assert!(
-        fs::read_to_string(dir.path().join("pe.py"))
-            .unwrap()
-            .contains("        self.grow(max_len)\n")
-    );
+    assert!(fs::read_to_string(dir.path().join("pe.py")).unwrap().contains("        self.grow(max_len)\n"));
 }
 
 #[test]
 fn a_file_that_does_not_parse_is_reported_and_the_others_still_checked() {
-    let dir = project(&[
-        ("bad.py", "def forward(self, x:\n    return x\n"),
-        ("model.py", PRINT_IN_FORWARD),
-    ]);
+    let dir = project(&[("bad.py", "def forward(self, x:\n    return x\n"), ("model.py", PRINT_IN_FORWARD)]);
     let output = tcfix(dir.path(), &["."]);
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
-    assert!(
-        err.starts_with("bad.py:2:5: error: Expected an expression"),
-        "{err}"
-    );
+    assert!(err.starts_with("bad.py:2:5: error: Expected an expression"), "{err}");
     assert!(stdout(&output).contains("model.py:11:9: TCF101"));
 
     let apply = tcfix(dir.path(), &["--apply", "."]);
     assert_eq!(apply.status.code(), Some(2));
-    assert_eq!(
-        fs::read_to_string(dir.path().join("bad.py")).unwrap(),
-        "def forward(self, x:\n    return x\n"
-    );
-    assert!(
-        fs::read_to_string(dir.path().join("model.py"))
-            .unwrap()
-            .contains("is_compiling")
-    );
+    assert_eq!(fs::read_to_string(dir.path().join("bad.py")).unwrap(), "def forward(self, x:\n    return x\n");
+    assert!(fs::read_to_string(dir.path().join("model.py")).unwrap().contains("is_compiling"));
 }
 
 #[test]
@@ -258,11 +192,7 @@ fn a_file_that_is_not_utf8_is_named_with_the_reason() {
     fs::write(dir.path().join("latin1.py"), b"# caf\xe9\nx = 1\n").unwrap();
     let output = tcfix(dir.path(), &["."]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("latin1.py: error: not valid UTF-8 (line 1)"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(stderr(&output).contains("latin1.py: error: not valid UTF-8 (line 1)"), "{}", stderr(&output));
     assert!(stdout(&output).contains("model.py:11:9: TCF101"));
 }
 
@@ -277,22 +207,9 @@ fn a_missing_path_is_an_error() {
 #[test]
 fn select_and_ignore_by_code_prefix_or_name() {
     let dir = project(&[("model.py", PRINT_IN_FORWARD)]);
-    assert_eq!(
-        tcfix(dir.path(), &["--select", "TCF2", "."]).status.code(),
-        Some(0)
-    );
-    assert_eq!(
-        tcfix(dir.path(), &["--ignore", "print-in-compiled-code", "."])
-            .status
-            .code(),
-        Some(0)
-    );
-    assert_eq!(
-        tcfix(dir.path(), &["--select", "TCF101", "."])
-            .status
-            .code(),
-        Some(1)
-    );
+    assert_eq!(tcfix(dir.path(), &["--select", "TCF2", "."]).status.code(), Some(0));
+    assert_eq!(tcfix(dir.path(), &["--ignore", "print-in-compiled-code", "."]).status.code(), Some(0));
+    assert_eq!(tcfix(dir.path(), &["--select", "TCF101", "."]).status.code(), Some(1));
     let typo = tcfix(dir.path(), &["--select", "TCF999", "."]);
     assert_eq!(typo.status.code(), Some(2));
     assert!(stderr(&typo).contains("no rule matches TCF999"));
@@ -301,27 +218,15 @@ fn select_and_ignore_by_code_prefix_or_name() {
 #[test]
 fn bad_arguments_exit_two() {
     let dir = project(&[]);
-    assert_eq!(
-        tcfix(dir.path(), &["--diff", "--apply"]).status.code(),
-        Some(2)
-    );
-    assert_eq!(
-        tcfix(dir.path(), &["--no-such-flag"]).status.code(),
-        Some(2)
-    );
+    assert_eq!(tcfix(dir.path(), &["--diff", "--apply"]).status.code(), Some(2));
+    assert_eq!(tcfix(dir.path(), &["--no-such-flag"]).status.code(), Some(2));
 }
 
 #[test]
 fn gitignored_files_are_skipped_but_named_files_are_not() {
-    let dir = project(&[
-        (".gitignore", "generated/\n"),
-        ("generated/model.py", PRINT_IN_FORWARD),
-    ]);
+    let dir = project(&[(".gitignore", "generated/\n"), ("generated/model.py", PRINT_IN_FORWARD)]);
     assert_eq!(tcfix(dir.path(), &["."]).status.code(), Some(0));
-    assert_eq!(
-        tcfix(dir.path(), &["generated/model.py"]).status.code(),
-        Some(1)
-    );
+    assert_eq!(tcfix(dir.path(), &["generated/model.py"]).status.code(), Some(1));
 }
 
 #[test]
@@ -337,15 +242,14 @@ class Model(nn.Module):
     def forward(self, x):
         return log_shapes(x)
 ";
-    let dir = project(&[
-        ("models/__init__.py", ""),
-        ("models/debug.py", helper),
-        ("models/model.py", model),
-    ]);
+    let dir = project(&[("models/__init__.py", ""), ("models/debug.py", helper), ("models/model.py", model)]);
     let output = tcfix(dir.path(), &["models"]);
     assert_eq!(output.status.code(), Some(1));
     let out = stdout(&output);
-    assert!(out.starts_with("models/debug.py:2:5: TCF101 high `print()` in `log_shapes` (called from `Model.forward`)"), "{out}");
+    assert!(
+        out.starts_with("models/debug.py:2:5: TCF101 high `print()` in `log_shapes` (called from `Model.forward`)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -359,21 +263,10 @@ class Decoder(Block):
         print(x)
         return x
 ";
-    let dir = project(&[
-        ("pkg/__init__.py", ""),
-        ("pkg/base.py", base),
-        ("pkg/decoder.py", model),
-    ]);
+    let dir = project(&[("pkg/__init__.py", ""), ("pkg/base.py", base), ("pkg/decoder.py", model)]);
     let output = tcfix(dir.path(), &["pkg"]);
-    assert!(
-        stdout(&output).starts_with("pkg/decoder.py:6:9: TCF101"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(stdout(&output).starts_with("pkg/decoder.py:6:9: TCF101"), "{}", stdout(&output));
     // This file never imports torch: the fix must add the import.
     let diff = stdout(&tcfix(dir.path(), &["--diff", "pkg"]));
-    assert!(
-        diff.contains("+import torch\n from .base import Block\n"),
-        "{diff}"
-    );
+    assert!(diff.contains("+import torch\n from .base import Block\n"), "{diff}");
 }

@@ -14,41 +14,21 @@ fn settings() -> Settings {
 }
 
 fn rule_of_folder(path: &Path) -> &'static str {
-    let folder = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .and_then(|n| n.to_str())
-        .expect("codemods/<rule>/");
-    RULES
-        .iter()
-        .find(|rule| rule.name == folder)
-        .unwrap_or_else(|| panic!("no rule named {folder}"))
-        .code
+    let folder = path.parent().and_then(|p| p.file_name()).and_then(|n| n.to_str()).expect("codemods/<rule>/");
+    RULES.iter().find(|rule| rule.name == folder).unwrap_or_else(|| panic!("no rule named {folder}")).code
 }
 
 fn display(path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
+    path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/")
 }
 
 fn report(path: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
-    for (line, diagnostic) in tcfix::output::text::diagnostics(path, text, diagnostics, false)
-        .lines()
-        .zip(diagnostics)
-    {
-        let _ = writeln!(out, "{line}");
-        match (&diagnostic.fix, &diagnostic.no_fix_reason) {
-            (Some(fix), _) => {
-                let _ = writeln!(out, "    fix ({:?}): {}", fix.safety, fix.title);
-            }
-            (None, Some(reason)) => {
-                let _ = writeln!(out, "    no fix: {reason}");
-            }
-            (None, None) => {}
+    for diagnostic in diagnostics {
+        out.push_str(&tcfix::output::text::diagnostics(path, text, std::slice::from_ref(diagnostic), false));
+        if let Some(fix) = &diagnostic.fix {
+            let _ = writeln!(out, "    fix ({:?}): {}", fix.safety, fix.title);
         }
     }
     out
@@ -57,22 +37,11 @@ fn report(path: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
 /// Fix `text`, and check the result parses and is a fixpoint.
 fn fixed(path: &Path, text: &str, unsafe_fixes: bool) -> String {
     let outcome = tcfix::fix_source(path, text, &settings(), unsafe_fixes).expect("fixture parses");
-    assert!(
-        outcome.dropped.is_empty(),
-        "{}: a fix was dropped: {:?}",
-        path.display(),
-        outcome.dropped
-    );
+    assert!(outcome.dropped.is_empty(), "{}: a fix was dropped: {:?}", path.display(), outcome.dropped);
     ruff_python_parser::parse_module(&outcome.text)
         .unwrap_or_else(|err| panic!("{}: fixed text does not parse: {err}", path.display()));
-    let again = tcfix::fix_source(path, &outcome.text, &settings(), unsafe_fixes)
-        .expect("fixed text parses");
-    assert_eq!(
-        again.text,
-        outcome.text,
-        "{}: a second fix changed the file again",
-        path.display()
-    );
+    let again = tcfix::fix_source(path, &outcome.text, &settings(), unsafe_fixes).expect("fixed text parses");
+    assert_eq!(again.text, outcome.text, "{}: a second fix changed the file again", path.display());
     outcome.text
 }
 
@@ -84,17 +53,9 @@ fn codemod_fixtures() {
         let diagnostics = tcfix::check_source(path, &text, &settings()).expect("fixture parses");
         let code = rule_of_folder(path);
         let of_rule = diagnostics.iter().filter(|d| d.rule.code == code).count();
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         if name.starts_with("negative_") {
-            assert_eq!(
-                of_rule,
-                0,
-                "{shown}: a false alarm of {code}:\n{}",
-                report(&shown, &text, &diagnostics)
-            );
+            assert_eq!(of_rule, 0, "{shown}: a false alarm of {code}:\n{}", report(&shown, &text, &diagnostics));
         }
         if name.starts_with("positive_") {
             assert!(of_rule > 0, "{shown}: {code} missed the hazard");
@@ -102,11 +63,7 @@ fn codemod_fixtures() {
 
         let mut snapshot = format!("# tcfix {shown}\n{}", report(&shown, &text, &diagnostics));
         let safe = fixed(path, &text, false);
-        let _ = write!(
-            snapshot,
-            "\n# tcfix --diff\n{}",
-            tcfix::diff::unified_diff(&shown, &text, &safe)
-        );
+        let _ = write!(snapshot, "\n# tcfix --diff\n{}", tcfix::diff::unified_diff(&shown, &text, &safe));
         let unsafe_fixed = fixed(path, &text, true);
         if unsafe_fixed != safe {
             let _ = write!(

@@ -96,7 +96,7 @@ def oracle_cases():
         },
         {
             "name": "training",
-            "factory": lambda: TokenTagger(dropout=0.0),
+            "factory": TokenTagger,
             "inputs": batches,
             "train": True,
             "atol": 1e-5,

@@ -41,22 +41,13 @@ pub fn fix_to_fixpoint<E>(
     unsafe_fixes: bool,
     analyse: impl Fn(&str) -> Result<Vec<Diagnostic>, E>,
 ) -> Result<FixOutcome, E> {
-    let mut outcome = FixOutcome {
-        text,
-        applied: Vec::new(),
-        dropped: Vec::new(),
-        remaining: Vec::new(),
-    };
+    let mut outcome = FixOutcome { text, applied: Vec::new(), dropped: Vec::new(), remaining: Vec::new() };
     let mut refused: HashSet<String> = HashSet::new();
     for _ in 0..MAX_PASSES {
         let diagnostics = analyse(&outcome.text)?;
         let candidates: Vec<&Diagnostic> = diagnostics
             .iter()
-            .filter(|d| {
-                d.fix
-                    .as_ref()
-                    .is_some_and(|fix| fix.is_applicable(unsafe_fixes))
-            })
+            .filter(|d| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes)))
             .filter(|d| !refused.contains(&fix_key(d, &outcome.text)))
             .collect();
         if candidates.is_empty() {
@@ -68,15 +59,9 @@ pub fn fix_to_fixpoint<E>(
         if !accepted.is_empty() {
             let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
             outcome.text = apply_edits(&outcome.text, &edits);
-            outcome.applied.extend(accepted.iter().map(|d| {
-                AppliedFix {
-                    rule: d.rule,
-                    title: d
-                        .fix
-                        .as_ref()
-                        .map(|fix| fix.title.clone())
-                        .unwrap_or_default(),
-                }
+            outcome.applied.extend(accepted.iter().map(|d| AppliedFix {
+                rule: d.rule,
+                title: d.fix.as_ref().map(|fix| fix.title.clone()).unwrap_or_default(),
             }));
         }
     }
@@ -85,18 +70,12 @@ pub fn fix_to_fixpoint<E>(
 }
 
 fn fix_edits(diagnostic: &Diagnostic) -> &[Edit] {
-    diagnostic
-        .fix
-        .as_ref()
-        .map_or(&[], |fix| fix.edits.as_slice())
+    diagnostic.fix.as_ref().map_or(&[], |fix| fix.edits.as_slice())
 }
 
 /// Identifies a fix across passes (ranges move as other fixes land; the hazard's text does not).
 fn fix_key(diagnostic: &Diagnostic, text: &str) -> String {
-    format!(
-        "{}|{}|{}",
-        diagnostic.rule.code, diagnostic.message, &text[diagnostic.range]
-    )
+    format!("{}|{}|{}", diagnostic.rule.code, diagnostic.message, &text[diagnostic.range])
 }
 
 /// In source order, every fix whose edits do not conflict with those already taken.
@@ -106,10 +85,7 @@ fn without_conflicts(mut candidates: Vec<&Diagnostic>) -> Vec<&Diagnostic> {
     let mut chosen = Vec::new();
     for diagnostic in candidates {
         let edits = fix_edits(diagnostic);
-        if edits
-            .iter()
-            .any(|edit| taken.iter().any(|other| edit.conflicts_with(other)))
-        {
+        if edits.iter().any(|edit| taken.iter().any(|other| edit.conflicts_with(other))) {
             continue;
         }
         taken.extend(edits);
@@ -141,15 +117,8 @@ fn keep_parsing<'d>(
             refused.insert(fix_key(diagnostic, text));
             dropped.push(DroppedFix {
                 rule: diagnostic.rule,
-                title: diagnostic
-                    .fix
-                    .as_ref()
-                    .map(|fix| fix.title.clone())
-                    .unwrap_or_default(),
-                line: text[..diagnostic.range.start().to_usize()]
-                    .matches('\n')
-                    .count()
-                    + 1,
+                title: diagnostic.fix.as_ref().map(|fix| fix.title.clone()).unwrap_or_default(),
+                line: text[..diagnostic.range.start().to_usize()].matches('\n').count() + 1,
             });
         }
     }
@@ -169,11 +138,7 @@ mod tests {
         text.match_indices("hazard")
             .map(|(at, word)| {
                 let range = TextRange::at(TextSize::try_from(at).unwrap(), TextSize::of(word));
-                Diagnostic::new(RULES[0], range, "test").with_fix(Fix::new(
-                    "test",
-                    Safety::Safe,
-                    make(range.start()),
-                ))
+                Diagnostic::new(RULES[0], range, "test").with_fix(Fix::new("test", Safety::Safe, make(range.start())))
             })
             .collect()
     }
@@ -191,35 +156,22 @@ mod tests {
                 }
             })
             .into_iter()
-            .chain(
-                findings(current, &|_| vec![Edit::insert(TextSize::new(0), "(")])
-                    .into_iter()
-                    .take(1),
-            )
+            .chain(findings(current, &|_| vec![Edit::insert(TextSize::new(0), "(")]).into_iter().take(1))
             .collect())
         };
         let outcome = fix_to_fixpoint(text, false, analyse).unwrap();
         assert_eq!(outcome.text, "x = 1\ny = 2\n");
         assert_eq!(outcome.applied.len(), 1);
-        assert_eq!(
-            outcome.dropped.len(),
-            1,
-            "the paren insertion is dropped, not written"
-        );
+        assert_eq!(outcome.dropped.len(), 1, "the paren insertion is dropped, not written");
     }
 
     #[test]
     fn fixes_that_keep_recreating_hazards_stop_at_the_cap() {
         let analyse = |current: &str| -> Result<_, ()> {
-            Ok(findings(current, &|at| {
-                vec![Edit::replace(
-                    TextRange::at(at, TextSize::new(6)),
-                    "hazard + 1",
-                )]
-            })
-            .into_iter()
-            .take(1)
-            .collect())
+            Ok(findings(current, &|at| vec![Edit::replace(TextRange::at(at, TextSize::new(6)), "hazard + 1")])
+                .into_iter()
+                .take(1)
+                .collect())
         };
         let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, analyse).unwrap();
         assert_eq!(outcome.applied.len(), MAX_PASSES);

@@ -11,10 +11,7 @@ pub struct Edit {
 
 impl Edit {
     pub fn replace(range: TextRange, content: impl Into<String>) -> Self {
-        Self {
-            range,
-            content: content.into(),
-        }
+        Self { range, content: content.into() }
     }
 
     pub fn insert(at: TextSize, content: impl Into<String>) -> Self {
@@ -67,11 +64,7 @@ impl Fix {
     pub fn new(title: impl Into<String>, safety: Safety, mut edits: Vec<Edit>) -> Self {
         edits.sort_by_key(|edit| (edit.range.start(), edit.range.end()));
         edits.dedup();
-        Self {
-            title: title.into(),
-            edits,
-            safety,
-        }
+        Self { title: title.into(), edits, safety }
     }
 
     pub fn is_applicable(&self, unsafe_fixes: bool) -> bool {
@@ -112,22 +105,10 @@ mod tests {
     fn overlapping_ranges_conflict_touching_ones_do_not() {
         assert!(edit(0, 5, "a").conflicts_with(&edit(4, 8, "b")));
         assert!(!edit(0, 5, "a").conflicts_with(&edit(5, 8, "b")));
-        assert!(
-            edit(3, 3, "a").conflicts_with(&edit(3, 3, "b")),
-            "two insertions at one point"
-        );
-        assert!(
-            !edit(3, 3, "a").conflicts_with(&edit(3, 3, "a")),
-            "identical edits are shared"
-        );
-        assert!(
-            edit(4, 4, "a").conflicts_with(&edit(2, 6, "b")),
-            "an insertion inside a replacement"
-        );
-        assert!(
-            !edit(2, 2, "a").conflicts_with(&edit(2, 6, "b")),
-            "an insertion before a replacement"
-        );
+        assert!(edit(3, 3, "a").conflicts_with(&edit(3, 3, "b")), "two insertions at one point");
+        assert!(!edit(3, 3, "a").conflicts_with(&edit(3, 3, "a")), "identical edits are shared");
+        assert!(edit(4, 4, "a").conflicts_with(&edit(2, 6, "b")), "an insertion inside a replacement");
+        assert!(!edit(2, 2, "a").conflicts_with(&edit(2, 6, "b")), "an insertion before a replacement");
     }
 
     #[test]

@@ -29,15 +29,22 @@ pub fn line_ending(text: &str, offset: TextSize) -> &'static str {
 
 /// One level of indentation as this file writes it (four spaces, two, a tab...).
 pub fn indent_unit(source: &SourceFile) -> String {
-    let first_indent = source
-        .parsed
-        .tokens()
-        .iter()
-        .find(|token| token.kind() == TokenKind::Indent);
+    let first_indent = source.parsed.tokens().iter().find(|token| token.kind() == TokenKind::Indent);
     first_indent
         .map(|token| source.text[token.range()].to_string())
         .filter(|unit| !unit.is_empty() && unit.chars().all(|c| c == ' ' || c == '\t'))
         .unwrap_or_else(|| "    ".to_string())
+}
+
+/// The indentation one block adds, as the block at `body` (opened by the header at `header`)
+/// writes it; otherwise the file's.
+pub fn block_indent_unit(source: &SourceFile, header: TextSize, body: TextSize) -> String {
+    let outer = indentation(&source.text, header);
+    let inner = indentation(&source.text, body);
+    match inner.strip_prefix(outer) {
+        Some(unit) if !unit.is_empty() => unit.to_string(),
+        _ => indent_unit(source),
+    }
 }
 
 /// The whitespace before the first character of the line holding `offset`.
@@ -57,22 +64,18 @@ pub fn stands_alone(text: &str, range: TextRange) -> bool {
 
 /// Edits that put the statement at `range` under `if {condition}:`, indenting its continuation
 /// lines too — except lines inside a multi-line string, whose text must not change.
-pub fn wrap_in_if(source: &SourceFile, range: TextRange, condition: &str) -> Option<Vec<Edit>> {
+pub fn wrap_in_if(source: &SourceFile, range: TextRange, condition: &str, unit: &str) -> Option<Vec<Edit>> {
     let text = &source.text;
     if !stands_alone(text, range) {
         return None;
     }
-    let unit = indent_unit(source);
     let indent = indentation(text, range.start());
     let newline = line_ending(text, range.start());
-    let mut edits = vec![Edit::insert(
-        range.start(),
-        format!("if {condition}:{newline}{indent}{unit}"),
-    )];
+    let mut edits = vec![Edit::insert(range.start(), format!("if {condition}:{newline}{indent}{unit}"))];
     let mut offset = text.full_line_end(range.start());
     while offset < range.end() {
         if !inside_string(source, offset) {
-            edits.push(Edit::insert(offset, unit.clone()));
+            edits.push(Edit::insert(offset, unit));
         }
         offset = text.full_line_end(offset);
     }
@@ -84,30 +87,21 @@ fn inside_string(source: &SourceFile, offset: TextSize) -> bool {
     let after = tokens.partition_point(|token| token.end() <= offset);
     tokens.get(after).is_some_and(|token| {
         token.start() < offset
-            && matches!(
-                token.kind(),
-                TokenKind::String | TokenKind::FStringMiddle | TokenKind::TStringMiddle
-            )
+            && matches!(token.kind(), TokenKind::String | TokenKind::FStringMiddle | TokenKind::TStringMiddle)
     })
 }
 
 /// An edit adding `code` as a new line after the statement at `after`, indented like `indent`.
 pub fn insert_line_after(text: &str, after: TextRange, indent: &str, code: &str) -> Edit {
     let newline = line_ending(text, after.end());
-    Edit::insert(
-        text.line_end(after.end()),
-        format!("{newline}{indent}{code}"),
-    )
+    Edit::insert(text.line_end(after.end()), format!("{newline}{indent}{code}"))
 }
 
 /// An edit adding `@{decorator}` above a def (and above its existing decorators).
 pub fn insert_decorator(text: &str, def_start: TextSize, decorator: &str) -> Edit {
     let indent = indentation(text, def_start);
     let newline = line_ending(text, def_start);
-    Edit::insert(
-        text.line_start(def_start),
-        format!("{indent}@{decorator}{newline}"),
-    )
+    Edit::insert(text.line_start(def_start), format!("{indent}@{decorator}{newline}"))
 }
 
 /// The name to write for the `torch` package, plus the `import torch` edit a file that lacks one
@@ -118,26 +112,17 @@ pub fn torch_name(model: &FileModel) -> (String, Option<Edit>) {
     }
     let text = &model.source.text;
     let suite = model.source.parsed.suite();
-    let first_code = suite
-        .iter()
-        .position(|stmt| !is_docstring_or_future(stmt))
-        .unwrap_or(suite.len());
+    let first_code = suite.iter().position(|stmt| !is_docstring_or_future(stmt)).unwrap_or(suite.len());
     let edit = match suite.get(first_code) {
         Some(stmt) => {
             let newline = line_ending(text, stmt.start());
-            Edit::insert(
-                text.line_start(stmt.start()),
-                format!("import torch{newline}"),
-            )
+            Edit::insert(text.line_start(stmt.start()), format!("import torch{newline}"))
         }
         None => {
             let newline = line_ending(text, TextSize::of(text.as_str()));
             let needs_break = !text.is_empty() && !text.ends_with(['\n', '\r']);
             let prefix = if needs_break { newline } else { "" };
-            Edit::insert(
-                TextSize::of(text.as_str()),
-                format!("{prefix}import torch{newline}"),
-            )
+            Edit::insert(TextSize::of(text.as_str()), format!("{prefix}import torch{newline}"))
         }
     };
     ("torch".to_string(), Some(edit))
@@ -147,10 +132,7 @@ fn is_docstring_or_future(stmt: &ruff_python_ast::Stmt) -> bool {
     use ruff_python_ast::{Expr, Stmt};
     match stmt {
         Stmt::Expr(expr) => matches!(expr.value.as_ref(), Expr::StringLiteral(_)),
-        Stmt::ImportFrom(import) => import
-            .module
-            .as_ref()
-            .is_some_and(|m| m.id.as_str() == "__future__"),
+        Stmt::ImportFrom(import) => import.module.as_ref().is_some_and(|m| m.id.as_str() == "__future__"),
         _ => false,
     }
 }
@@ -165,29 +147,23 @@ mod tests {
     fn wrap(text: &str, statement: &str) -> String {
         let source = SourceFile::parse(Path::new("t.py"), text.to_string()).unwrap();
         let start = text.find(statement).unwrap();
-        let range =
-            ruff_text_size::TextRange::at((start as u32).into(), (statement.len() as u32).into());
-        let edits = super::wrap_in_if(&source, range, "c").expect("the statement stands alone");
+        let range = ruff_text_size::TextRange::at((start as u32).into(), (statement.len() as u32).into());
+        let unit = super::indent_unit(&source);
+        let edits = super::wrap_in_if(&source, range, "c", &unit).expect("the statement stands alone");
         apply_edits(text, &edits.iter().collect::<Vec<_>>())
     }
 
     #[test]
     fn wrapping_keeps_crlf_tabs_and_bom() {
         let text = "\u{feff}def f(x):\r\n\tprint(x)  # keep\r\n\treturn x\r\n";
-        assert_eq!(
-            wrap(text, "print(x)"),
-            "\u{feff}def f(x):\r\n\tif c:\r\n\t\tprint(x)  # keep\r\n\treturn x\r\n"
-        );
+        assert_eq!(wrap(text, "print(x)"), "\u{feff}def f(x):\r\n\tif c:\r\n\t\tprint(x)  # keep\r\n\treturn x\r\n");
     }
 
     #[test]
     fn wrapping_indents_continuation_lines_but_not_string_contents() {
         let text = "def f(x):\n    print(\"\"\"a\nb\"\"\",\n          x)\n";
         let statement = "print(\"\"\"a\nb\"\"\",\n          x)";
-        assert_eq!(
-            wrap(text, statement),
-            "def f(x):\n    if c:\n        print(\"\"\"a\nb\"\"\",\n              x)\n"
-        );
+        assert_eq!(wrap(text, statement), "def f(x):\n    if c:\n        print(\"\"\"a\nb\"\"\",\n              x)\n");
     }
 
     #[test]
@@ -196,6 +172,6 @@ mod tests {
         let source = SourceFile::parse(Path::new("t.py"), text.to_string()).unwrap();
         let start = text.find("print").unwrap() as u32;
         let range = ruff_text_size::TextRange::at(start.into(), 8.into());
-        assert!(super::wrap_in_if(&source, range, "c").is_none());
+        assert!(super::wrap_in_if(&source, range, "c", "    ").is_none());
     }
 }

@@ -3,6 +3,8 @@
 //! `if torch.compiler.is_compiling():`, everything after `if torch.compiler.is_compiling(): return`,
 //! and nested `def`/`class` bodies (they are functions of their own).
 
+use std::collections::HashSet;
+
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -13,6 +15,8 @@ use crate::model::imports::last_segment;
 pub struct Site {
     /// Inside a `for`/`while` body: a graph break here makes Dynamo run the whole frame eagerly.
     pub in_loop: bool,
+    /// Inside an `if` branch: it runs only when its condition holds.
+    pub in_branch: bool,
 }
 
 pub trait CompiledCodeVisitor<'a> {
@@ -31,10 +35,7 @@ pub enum Body<'a> {
 }
 
 pub fn visit_compiled<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>) {
-    let mut walker = Walker {
-        inner: visitor,
-        loop_depth: 0,
-    };
+    let mut walker = Walker { inner: visitor, loop_depth: 0, branch_depth: 0, compiling_flags: HashSet::new() };
     match body {
         Body::Stmts(stmts) => walker.visit_body(stmts),
         Body::Expr(expr) => walker.visit_expr(expr),
@@ -55,51 +56,65 @@ enum Guard {
 pub fn is_compiling_call(expr: &Expr) -> bool {
     let Expr::Call(call) = expr else { return false };
     call.arguments.is_empty()
-        && matches!(
-            last_segment(&call.func),
-            Some("is_compiling" | "is_dynamo_compiling" | "is_torchdynamo_compiling")
-        )
+        && matches!(last_segment(&call.func), Some("is_compiling" | "is_dynamo_compiling" | "is_torchdynamo_compiling"))
 }
 
-fn is_not_compiling(expr: &Expr) -> bool {
-    matches!(expr, Expr::UnaryOp(op) if op.op == ast::UnaryOp::Not && is_compiling_call(&op.operand))
+/// `compiling = torch.compiler.is_compiling()`: the name then stands for the call.
+fn compiling_flag(stmt: &Stmt) -> Option<&str> {
+    let Stmt::Assign(assign) = stmt else { return None };
+    let [Expr::Name(name)] = assign.targets.as_slice() else { return None };
+    is_compiling_call(&assign.value).then_some(name.id.as_str())
 }
 
-fn guard(test: &Expr) -> Option<Guard> {
-    if is_compiling_call(test) {
-        return Some(Guard::CompiledBody);
+/// Reads the `if` tests that say where code runs, knowing the names that hold `is_compiling()`.
+struct Guards<'f> {
+    flags: &'f HashSet<String>,
+}
+
+impl Guards<'_> {
+    fn is_compiling(&self, expr: &Expr) -> bool {
+        is_compiling_call(expr) || matches!(expr, Expr::Name(name) if self.flags.contains(name.id.as_str()))
     }
-    if is_not_compiling(test) {
-        return Some(Guard::EagerBody);
+
+    fn is_not_compiling(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::UnaryOp(op) if op.op == ast::UnaryOp::Not && self.is_compiling(&op.operand))
     }
-    match test {
-        Expr::BoolOp(op) if op.op == ast::BoolOp::And && op.values.iter().any(is_not_compiling) => {
-            Some(Guard::EagerBody)
+
+    fn guard(&self, test: &Expr) -> Option<Guard> {
+        if self.is_compiling(test) {
+            return Some(Guard::CompiledBody);
         }
-        _ => None,
+        if self.is_not_compiling(test) {
+            return Some(Guard::EagerBody);
+        }
+        match test {
+            Expr::BoolOp(op) if op.op == ast::BoolOp::And && op.values.iter().any(|v| self.is_not_compiling(v)) => {
+                Some(Guard::EagerBody)
+            }
+            _ => None,
+        }
     }
-}
 
-/// `if torch.compiler.is_compiling(): return ...`: what follows runs only in eager mode.
-fn leaves_when_compiling(stmt: &Stmt) -> bool {
-    let Stmt::If(if_stmt) = stmt else {
-        return false;
-    };
-    guard(&if_stmt.test) == Some(Guard::CompiledBody)
-        && if_stmt.elif_else_clauses.is_empty()
-        && matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+    /// `if torch.compiler.is_compiling(): return ...`: what follows runs only in eager mode.
+    fn leaves_when_compiling(&self, stmt: &Stmt) -> bool {
+        let Stmt::If(if_stmt) = stmt else { return false };
+        self.guard(&if_stmt.test) == Some(Guard::CompiledBody)
+            && if_stmt.elif_else_clauses.is_empty()
+            && matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)))
+    }
 }
 
 struct Walker<'v, V> {
     inner: &'v mut V,
     loop_depth: usize,
+    branch_depth: usize,
+    /// Local names assigned `is_compiling()` so far.
+    compiling_flags: HashSet<String>,
 }
 
 impl<V> Walker<'_, V> {
     fn site(&self) -> Site {
-        Site {
-            in_loop: self.loop_depth > 0,
-        }
+        Site { in_loop: self.loop_depth > 0, in_branch: self.branch_depth > 0 }
     }
 }
 
@@ -107,7 +122,10 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
     fn visit_body(&mut self, body: &'a [Stmt]) {
         for stmt in body {
             self.visit_stmt(stmt);
-            if leaves_when_compiling(stmt) {
+            if let Some(flag) = compiling_flag(stmt) {
+                self.compiling_flags.insert(flag.to_string());
+            }
+            if (Guards { flags: &self.compiling_flags }).leaves_when_compiling(stmt) {
                 break;
             }
         }
@@ -160,7 +178,13 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
 
     fn visit_if(&mut self, if_stmt: &'a ast::StmtIf) {
         self.visit_expr(&if_stmt.test);
-        match guard(&if_stmt.test) {
+        self.branch_depth += 1;
+        self.visit_if_branches(if_stmt);
+        self.branch_depth -= 1;
+    }
+
+    fn visit_if_branches(&mut self, if_stmt: &'a ast::StmtIf) {
+        match (Guards { flags: &self.compiling_flags }).guard(&if_stmt.test) {
             Some(Guard::EagerBody) => {
                 for clause in &if_stmt.elif_else_clauses {
                     if let Some(test) = &clause.test {

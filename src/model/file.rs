@@ -1,7 +1,8 @@
 //! One file's structure for torch.compile: its functions (with qualified names and scopes),
 //! its classes, its hook registrations, and which functions run in the compiled region.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -23,6 +24,10 @@ pub struct FileModel<'a> {
     pub hooks: Vec<Hook<'a>>,
     /// Functions that run under torch.compile, and why. Filled by `reach`.
     pub region: HashMap<usize, Reason>,
+    /// Imported names that are project `nn.Module` classes. Filled by `reach`.
+    pub imported_module_classes: HashSet<String>,
+    /// Attribute names that hold changing state in the project. Filled by `reach`.
+    pub state_attributes: Arc<HashSet<String>>,
 }
 
 #[derive(Clone, Copy)]
@@ -82,10 +87,7 @@ impl<'a> FileModel<'a> {
     /// The structure of a file; `region` stays empty until `reach::mark_region`.
     pub fn build(source: &'a SourceFile, module_name: &str) -> Self {
         let suite = source.parsed.suite();
-        let is_package = source
-            .path
-            .file_stem()
-            .is_some_and(|stem| stem == "__init__");
+        let is_package = source.path.file_stem().is_some_and(|stem| stem == "__init__");
         let mut model = FileModel {
             source,
             module_name: module_name.to_string(),
@@ -94,12 +96,10 @@ impl<'a> FileModel<'a> {
             classes: Vec::new(),
             hooks: Vec::new(),
             region: HashMap::new(),
+            imported_module_classes: HashSet::new(),
+            state_attributes: Arc::default(),
         };
-        let mut collector = ScopeCollector {
-            model: &mut model,
-            scope: Scope::default(),
-            pending: Vec::new(),
-        };
+        let mut collector = ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new() };
         collector.visit_body(suite);
         let pending = std::mem::take(&mut collector.pending);
         for call in pending {
@@ -125,9 +125,7 @@ impl<'a> FileModel<'a> {
 
     /// The method `name` defined directly in `class`.
     pub fn method(&self, class: usize, name: &str) -> Option<usize> {
-        self.functions
-            .iter()
-            .position(|f| f.class == Some(class) && f.name == name)
+        self.functions.iter().position(|f| f.class == Some(class) && f.name == name)
     }
 
     /// A function visible as `name` from inside `from`: nested defs of `from` and of the
@@ -135,10 +133,7 @@ impl<'a> FileModel<'a> {
     pub fn resolve_name(&self, name: &str, from: Option<usize>) -> Option<usize> {
         let mut scope = from;
         loop {
-            let found = self
-                .functions
-                .iter()
-                .position(|f| f.name == name && f.parent == scope && f.class.is_none());
+            let found = self.functions.iter().position(|f| f.name == name && f.parent == scope && f.class.is_none());
             if found.is_some() || scope.is_none() {
                 return found;
             }
@@ -148,6 +143,24 @@ impl<'a> FileModel<'a> {
 
     pub fn class_named(&self, qualname: &str) -> Option<usize> {
         self.classes.iter().position(|c| c.qualname == qualname)
+    }
+
+    /// Whether `func` names an `nn.Module` class: one of torch.nn's, one of the file's own, or a
+    /// project class imported from another file.
+    pub fn is_module_class(&self, func: &Expr) -> bool {
+        if let Some(qualified) = self.imports.qualified_name(func) {
+            if crate::model::index::is_torch_module_base(&qualified) {
+                return true;
+            }
+        }
+        match func {
+            Expr::Name(name) => {
+                let name = name.id.as_str();
+                self.imported_module_classes.contains(name)
+                    || self.classes.iter().any(|class| class.is_module && class.node.name.id.as_str() == name)
+            }
+            _ => false,
+        }
     }
 
     pub fn in_region(&self, function: usize) -> bool {
@@ -191,9 +204,7 @@ impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
-            if let Some(pending) =
-                PendingCall::classify(call, self.scope.function, &self.model.imports)
-            {
+            if let Some(pending) = PendingCall::classify(call, self.scope.function, &self.model.imports) {
                 self.pending.push(pending);
             }
         }
@@ -204,11 +215,8 @@ impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
 impl<'a> ScopeCollector<'_, 'a> {
     fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
         let qualname = format!("{}{}", self.scope.prefix, def.name.id);
-        let decorators: Vec<Option<String>> = def
-            .decorator_list
-            .iter()
-            .map(|d| decorator_name(&d.expression, &self.model.imports))
-            .collect();
+        let decorators: Vec<Option<String>> =
+            def.decorator_list.iter().map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
         let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
         let index = self.model.add_function(Function {
             qualname: qualname.clone(),
@@ -224,11 +232,7 @@ impl<'a> ScopeCollector<'_, 'a> {
         }
         let outer = std::mem::replace(
             &mut self.scope,
-            Scope {
-                class: None,
-                function: Some(index),
-                prefix: format!("{qualname}.<locals>."),
-            },
+            Scope { class: None, function: Some(index), prefix: format!("{qualname}.<locals>.") },
         );
         self.visit_body(&def.body);
         self.scope = outer;
@@ -236,27 +240,12 @@ impl<'a> ScopeCollector<'_, 'a> {
 
     fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
         let qualname = format!("{}{}", self.scope.prefix, class.name.id);
-        let bases = class
-            .bases()
-            .iter()
-            .filter_map(|base| self.model.imports.qualified_name(base))
-            .collect();
-        self.model.classes.push(Class {
-            qualname: qualname.clone(),
-            node: class,
-            bases,
-            is_module: false,
-        });
+        let bases = class.bases().iter().filter_map(|base| self.model.imports.qualified_name(base)).collect();
+        self.model.classes.push(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
         let index = self.model.classes.len() - 1;
         let function = self.scope.function;
-        let outer = std::mem::replace(
-            &mut self.scope,
-            Scope {
-                class: Some(index),
-                function,
-                prefix: format!("{qualname}."),
-            },
-        );
+        let outer =
+            std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });
         self.visit_body(&class.body);
         self.scope = outer;
     }

@@ -13,6 +13,8 @@ pub struct Hook<'a> {
     pub function: usize,
     /// Leading parameters bound by `functools.partial(hook, collector, ...)`.
     pub bound_args: usize,
+    /// Registered as a pre-hook (runs before forward).
+    pub pre: bool,
 }
 
 /// A call seen while collecting scopes, resolved once every function is known.
@@ -37,11 +39,7 @@ const HOOK_METHODS: [&str; 4] = [
 ];
 
 impl<'a> PendingCall<'a> {
-    pub fn classify(
-        call: &'a ast::ExprCall,
-        scope: Option<usize>,
-        imports: &Imports,
-    ) -> Option<Self> {
+    pub fn classify(call: &'a ast::ExprCall, scope: Option<usize>, imports: &Imports) -> Option<Self> {
         let kind = if last_segment(&call.func).is_some_and(|name| HOOK_METHODS.contains(&name)) {
             PendingKind::HookRegistration
         } else if imports.qualified_name(&call.func).as_deref() == Some("torch.compile") {
@@ -59,10 +57,7 @@ fn callable_argument<'a>(call: &'a ast::ExprCall, kind: PendingKind) -> Option<&
         PendingKind::HookRegistration => "hook",
         PendingKind::Compile => "model",
     };
-    call.arguments
-        .args
-        .first()
-        .or_else(|| call.arguments.find_keyword(keyword).map(|k| &k.value))
+    call.arguments.args.first().or_else(|| call.arguments.find_keyword(keyword).map(|k| &k.value))
 }
 
 pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
@@ -74,11 +69,8 @@ pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
     };
     match pending.kind {
         PendingKind::HookRegistration => {
-            model.hooks.push(Hook {
-                registration: pending.call,
-                function,
-                bound_args,
-            });
+            let pre = last_segment(&pending.call.func).is_some_and(|name| name.ends_with("pre_hook"));
+            model.hooks.push(Hook { registration: pending.call, function, bound_args, pre });
         }
         PendingKind::Compile => model.functions[function].compiled = true,
     }
@@ -86,11 +78,7 @@ pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
 
 /// Which of the file's functions `expr` evaluates to, and how many leading arguments
 /// `functools.partial` binds.
-fn resolve_callable<'a>(
-    model: &mut FileModel<'a>,
-    expr: &'a Expr,
-    scope: Option<usize>,
-) -> Option<(usize, usize)> {
+fn resolve_callable<'a>(model: &mut FileModel<'a>, expr: &'a Expr, scope: Option<usize>) -> Option<(usize, usize)> {
     match expr {
         Expr::Name(name) => Some((model.resolve_name(name.id.as_str(), scope)?, 0)),
         Expr::Lambda(lambda) => Some((add_lambda(model, lambda, scope), 0)),
@@ -124,19 +112,9 @@ fn is_partial(model: &FileModel, func: &Expr) -> bool {
     model.imports.qualified_name(func).as_deref() == Some("functools.partial")
 }
 
-fn add_lambda<'a>(
-    model: &mut FileModel<'a>,
-    lambda: &'a ast::ExprLambda,
-    scope: Option<usize>,
-) -> usize {
-    let prefix = scope
-        .map(|f| format!("{}.<locals>.", model.function(f).qualname))
-        .unwrap_or_default();
-    let ordinal = model
-        .functions
-        .iter()
-        .filter(|f| matches!(f.node, FunctionNode::Lambda(_)))
-        .count();
+fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope: Option<usize>) -> usize {
+    let prefix = scope.map(|f| format!("{}.<locals>.", model.function(f).qualname)).unwrap_or_default();
+    let ordinal = model.functions.iter().filter(|f| matches!(f.node, FunctionNode::Lambda(_))).count();
     model.add_function(Function {
         qualname: format!("{prefix}<lambda#{ordinal}>"),
         name: "<lambda>".to_string(),
@@ -154,9 +132,7 @@ fn returned_inner_def(model: &FileModel, factory: usize) -> Option<usize> {
         return None;
     };
     def.body.iter().rev().find_map(|stmt| match stmt {
-        Stmt::Return(ast::StmtReturn {
-            value: Some(value), ..
-        }) => match value.as_ref() {
+        Stmt::Return(ast::StmtReturn { value: Some(value), .. }) => match value.as_ref() {
             Expr::Name(name) => model.resolve_name(name.id.as_str(), Some(factory)),
             _ => None,
         },

@@ -1,7 +1,7 @@
 //! Which names a file imports, so `nn.Module`, `Module` and `torch.nn.Module` all read as
 //! `torch.nn.Module`, and `from .utils import helper` points at the project's own module.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ruff_python_ast::{self as ast, Expr, Stmt, visitor::Visitor};
 
@@ -9,17 +9,17 @@ use ruff_python_ast::{self as ast, Expr, Stmt, visitor::Visitor};
 pub struct Imports {
     /// Local name -> fully qualified name it is bound to ("nn" -> "torch.nn").
     bound: HashMap<String, String>,
+    /// Local names bound by imports that run whenever the module is imported: at module level,
+    /// not inside a function or under `if TYPE_CHECKING:`. Only these can be used in new code.
+    module_level: HashSet<String>,
 }
 
 impl Imports {
     /// Collect the imports anywhere in the file (function-local imports included: the
     /// approximation errs towards knowing more names).
     pub fn collect(suite: &[Stmt], module_name: &str, is_package: bool) -> Self {
-        let mut collector = ImportCollector {
-            imports: Imports::default(),
-            module_name,
-            is_package,
-        };
+        let mut collector =
+            ImportCollector { imports: Imports::default(), module_name, is_package, depth: 0, type_checking: false };
         collector.visit_body(suite);
         collector.imports
     }
@@ -32,9 +32,7 @@ impl Imports {
     /// `nn.Module` -> `torch.nn.Module`. `None` for anything but names and attribute chains.
     pub fn qualified_name(&self, expr: &Expr) -> Option<String> {
         let dotted = dotted_name(expr)?;
-        let (head, rest) = dotted
-            .split_once('.')
-            .map_or((dotted.as_str(), None), |(h, r)| (h, Some(r)));
+        let (head, rest) = dotted.split_once('.').map_or((dotted.as_str(), None), |(h, r)| (h, Some(r)));
         let resolved = self.get(head).unwrap_or(head);
         Some(match rest {
             Some(rest) => format!("{resolved}.{rest}"),
@@ -42,12 +40,17 @@ impl Imports {
         })
     }
 
-    /// The local name under which the `torch` package itself is bound, if any.
+    /// Local names bound to imported names, with what they are bound to.
+    pub fn bindings(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.bound.iter().map(|(local, full)| (local.as_str(), full.as_str()))
+    }
+
+    /// The module-level name under which the `torch` package itself is bound, if any.
     pub fn torch_alias(&self) -> Option<&str> {
         let mut names: Vec<&String> = self
             .bound
             .iter()
-            .filter(|(_, target)| *target == "torch")
+            .filter(|(local, target)| *target == "torch" && self.module_level.contains(*local))
             .map(|(local, _)| local)
             .collect();
         names.sort();
@@ -77,6 +80,9 @@ struct ImportCollector<'m> {
     imports: Imports,
     module_name: &'m str,
     is_package: bool,
+    /// How many functions deep the walk is.
+    depth: usize,
+    type_checking: bool,
 }
 
 impl<'a> Visitor<'a> for ImportCollector<'_> {
@@ -107,6 +113,19 @@ impl<'a> Visitor<'a> for ImportCollector<'_> {
                     self.bind(&local, full);
                 }
             }
+            Stmt::FunctionDef(_) => {
+                self.depth += 1;
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
+                self.depth -= 1;
+            }
+            Stmt::If(if_stmt) if is_type_checking(&if_stmt.test) => {
+                let outer = std::mem::replace(&mut self.type_checking, true);
+                self.visit_body(&if_stmt.body);
+                self.type_checking = outer;
+                for clause in &if_stmt.elif_else_clauses {
+                    self.visit_body(&clause.body);
+                }
+            }
             _ => ruff_python_ast::visitor::walk_stmt(self, stmt),
         }
     }
@@ -116,24 +135,19 @@ impl<'a> Visitor<'a> for ImportCollector<'_> {
 
 impl ImportCollector<'_> {
     fn bind(&mut self, local: &str, full: String) {
+        if self.depth == 0 && !self.type_checking {
+            self.imports.module_level.insert(local.to_string());
+        }
         self.imports.bound.insert(local.to_string(), full);
     }
 
     /// `from ..utils import f` in `pkg.models.vlm` -> `pkg.utils`.
     fn absolute_module(&self, import: &ast::StmtImportFrom) -> String {
-        let named = import
-            .module
-            .as_ref()
-            .map(|m| m.id.to_string())
-            .unwrap_or_default();
+        let named = import.module.as_ref().map(|m| m.id.to_string()).unwrap_or_default();
         if import.level == 0 {
             return named;
         }
-        let mut package: Vec<&str> = self
-            .module_name
-            .split('.')
-            .filter(|s| !s.is_empty())
-            .collect();
+        let mut package: Vec<&str> = self.module_name.split('.').filter(|s| !s.is_empty()).collect();
         if !self.is_package {
             package.pop();
         }
@@ -145,4 +159,9 @@ impl ImportCollector<'_> {
         }
         package.join(".")
     }
+}
+
+/// `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`: imports for type checkers only.
+fn is_type_checking(test: &Expr) -> bool {
+    last_segment(test) == Some("TYPE_CHECKING")
 }

@@ -4,14 +4,20 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::model::file::FileModel;
+use crate::model::mutation::state_attributes;
 use crate::model::reach::{Reason, Target, root_reason, targets};
 
 /// What one file contributes to the index.
 #[derive(Debug, Clone)]
 pub struct FileSummary {
     pub module_name: String,
+    /// Class-like names the file imports (`Block` -> `models.base.Block`).
+    pub imported_classes: Vec<(String, String)>,
+    /// Attribute names that hold changing state (see `mutation`).
+    pub state_attributes: Vec<String>,
     pub classes: Vec<ClassSummary>,
     pub functions: Vec<FunctionSummary>,
 }
@@ -41,6 +47,10 @@ pub struct Facts {
     pub module_classes: HashSet<String>,
     /// Qualnames of the file's functions in the compiled region, with the reason.
     pub reached: HashMap<String, Reason>,
+    /// Names the file imports that are project `nn.Module` classes.
+    pub imported_module_classes: HashSet<String>,
+    /// Attribute names that hold changing state anywhere in the project (shared by all files).
+    pub state_attributes: Arc<HashSet<String>>,
 }
 
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
@@ -64,10 +74,7 @@ impl FileSummary {
         let classes = model
             .classes
             .iter()
-            .map(|c| ClassSummary {
-                qualname: c.qualname.clone(),
-                bases: c.bases.clone(),
-            })
+            .map(|c| ClassSummary { qualname: c.qualname.clone(), bases: c.bases.clone() })
             .collect();
         let functions = (0..model.functions.len())
             .map(|index| {
@@ -78,16 +85,21 @@ impl FileSummary {
                     class: f.class.map(|c| model.classes[c].qualname.clone()),
                     disabled: f.disabled,
                     root: root_reason(model, index),
-                    targets: if f.disabled {
-                        Vec::new()
-                    } else {
-                        targets(model, index)
-                    },
+                    targets: if f.disabled { Vec::new() } else { targets(model, index) },
                 }
             })
             .collect();
+        let mut imported_classes: Vec<(String, String)> = model
+            .imports
+            .bindings()
+            .filter(|(local, _)| local.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(|(local, full)| (local.to_string(), full.to_string()))
+            .collect();
+        imported_classes.sort();
         Self {
             module_name: model.module_name.clone(),
+            imported_classes,
+            state_attributes: state_attributes(model.source.parsed.suite()),
             classes,
             functions,
         }
@@ -98,32 +110,40 @@ type FunctionId = (usize, usize);
 
 pub struct ProjectIndex {
     files: Vec<FileSummary>,
+    /// Files by the last segment of their module name: an import can only name a file whose
+    /// module name ends like the import does.
+    by_last_segment: HashMap<String, Vec<usize>>,
     module_classes: HashSet<(usize, usize)>,
 }
 
 impl ProjectIndex {
     pub fn new(files: Vec<FileSummary>) -> Self {
-        let mut index = Self {
-            files,
-            module_classes: HashSet::new(),
-        };
+        let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::new();
+        for (file, summary) in files.iter().enumerate() {
+            by_last_segment.entry(last_segment(&summary.module_name).to_string()).or_default().push(file);
+        }
+        let mut index = Self { files, by_last_segment, module_classes: HashSet::new() };
         index.module_classes = index.find_module_classes();
         index
     }
 
     /// The facts for each file, in the order the summaries were given.
     pub fn facts(&self) -> Vec<Facts> {
-        let mut facts: Vec<Facts> = vec![Facts::default(); self.files.len()];
+        let mutated: Arc<HashSet<String>> =
+            Arc::new(self.files.iter().flat_map(|f| f.state_attributes.iter().cloned()).collect());
+        let mut facts: Vec<Facts> = vec![Facts { state_attributes: mutated, ..Facts::default() }; self.files.len()];
         for &(file, class) in &self.module_classes {
-            facts[file]
-                .module_classes
-                .insert(self.files[file].classes[class].qualname.clone());
+            facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
+        }
+        for (file, summary) in self.files.iter().enumerate() {
+            for (local, full) in &summary.imported_classes {
+                if self.find_class(file, full).is_some_and(|class| self.module_classes.contains(&class)) {
+                    facts[file].imported_module_classes.insert(local.clone());
+                }
+            }
         }
         for ((file, function), reason) in self.reach() {
-            facts[file].reached.insert(
-                self.files[file].functions[function].qualname.clone(),
-                reason,
-            );
+            facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
         }
         facts
     }
@@ -146,9 +166,7 @@ impl ProjectIndex {
         }
         self.files[file].classes[class].bases.iter().any(|base| {
             is_torch_module_base(base)
-                || self
-                    .find_class(file, base)
-                    .is_some_and(|(f, c)| self.is_module(f, c, depth + 1))
+                || self.find_class(file, base).is_some_and(|(f, c)| self.is_module(f, c, depth + 1))
         })
     }
 
@@ -188,12 +206,8 @@ impl ProjectIndex {
             return function.root.clone();
         }
         let class = function.class.as_ref()?;
-        let class = self.files[file]
-            .classes
-            .iter()
-            .position(|c| &c.qualname == class)?;
-        (function.name == "forward" && self.module_classes.contains(&(file, class)))
-            .then_some(Reason::Forward)
+        let class = self.files[file].classes.iter().position(|c| &c.qualname == class)?;
+        (function.name == "forward" && self.module_classes.contains(&(file, class))).then_some(Reason::Forward)
     }
 
     fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
@@ -201,27 +215,15 @@ impl ProjectIndex {
             Target::Local(qualname) => self.function_in(file, qualname).into_iter().collect(),
             Target::Imported(qualified) => self.find_functions(qualified),
             Target::InheritedMethod { class, name } => {
-                let Some(class) = self.files[file]
-                    .classes
-                    .iter()
-                    .position(|c| &c.qualname == class)
-                else {
+                let Some(class) = self.files[file].classes.iter().position(|c| &c.qualname == class) else {
                     return Vec::new();
                 };
-                self.inherited_method(file, class, name, 0)
-                    .into_iter()
-                    .collect()
+                self.inherited_method(file, class, name, 0).into_iter().collect()
             }
         }
     }
 
-    fn inherited_method(
-        &self,
-        file: usize,
-        class: usize,
-        name: &str,
-        depth: usize,
-    ) -> Option<FunctionId> {
+    fn inherited_method(&self, file: usize, class: usize, name: &str, depth: usize) -> Option<FunctionId> {
         if depth > 32 {
             return None;
         }
@@ -245,63 +247,57 @@ impl ProjectIndex {
     }
 
     fn function_in(&self, file: usize, qualname: &str) -> Option<FunctionId> {
-        self.files[file]
-            .functions
-            .iter()
-            .position(|f| f.qualname == qualname)
-            .map(|index| (file, index))
+        self.files[file].functions.iter().position(|f| f.qualname == qualname).map(|index| (file, index))
     }
 
     /// A class named by a base expression: one of the file's own, or one imported from a
     /// project module.
     fn find_class(&self, file: usize, qualified: &str) -> Option<(usize, usize)> {
-        if let Some(local) = self.files[file]
-            .classes
-            .iter()
-            .position(|c| c.qualname == qualified)
-        {
+        if let Some(local) = self.files[file].classes.iter().position(|c| c.qualname == qualified) {
             return Some((file, local));
         }
         let (module, name) = qualified.rsplit_once('.')?;
-        self.files.iter().enumerate().find_map(|(other, summary)| {
-            if !module_matches(&summary.module_name, module) {
-                return None;
-            }
-            summary
-                .classes
-                .iter()
-                .position(|c| c.qualname == name)
-                .map(|class| (other, class))
+        self.modules_named(module).find_map(|other| {
+            self.files[other].classes.iter().position(|c| c.qualname == name).map(|class| (other, class))
         })
     }
 
     fn find_functions(&self, qualified: &str) -> Vec<FunctionId> {
-        let Some((module, name)) = qualified.rsplit_once('.') else {
-            return Vec::new();
-        };
-        self.files
-            .iter()
-            .enumerate()
-            .filter(|(_, summary)| module_matches(&summary.module_name, module))
-            .filter_map(|(file, _)| self.function_in(file, name))
-            .collect()
+        let Some((module, name)) = qualified.rsplit_once('.') else { return Vec::new() };
+        self.modules_named(module).filter_map(|file| self.function_in(file, name)).collect()
+    }
+
+    /// The project files an import of `module` may mean.
+    fn modules_named<'s>(&'s self, module: &'s str) -> impl Iterator<Item = usize> + 's {
+        let candidates = self.by_last_segment.get(last_segment(module)).map_or(&[][..], Vec::as_slice);
+        candidates.iter().copied().filter(move |&file| module_matches(&self.files[file].module_name, module))
     }
 }
 
 /// `torch.nn.Module` and the module classes of `torch.nn` (`nn.Linear`, `nn.Sequential`...),
 /// also when `nn` could not be resolved to torch.
-fn is_torch_module_base(base: &str) -> bool {
-    let last_is_class = base
-        .rsplit('.')
-        .next()
-        .is_some_and(|last| last.starts_with(|c: char| c.is_ascii_uppercase()));
-    last_is_class && (base.starts_with("torch.nn.") || base.starts_with("nn."))
+pub fn is_torch_module_base(base: &str) -> bool {
+    let last = last_segment(base);
+    let is_class = last.starts_with(|c: char| c.is_ascii_uppercase());
+    let from_torch_nn = base.starts_with("torch.nn.") || base.starts_with("nn.");
+    is_class && (from_torch_nn || WELL_KNOWN_MODULE_BASES.iter().any(|known| last.ends_with(known)))
+}
+
+/// Base classes of other libraries that are `nn.Module`s: transformers' `PreTrainedModel` (and
+/// its per-model `BertPreTrainedModel`...), Lightning's `LightningModule`, diffusers' `ModelMixin`.
+const WELL_KNOWN_MODULE_BASES: [&str; 3] = ["PreTrainedModel", "LightningModule", "ModelMixin"];
+
+fn last_segment(dotted: &str) -> &str {
+    dotted.rsplit('.').next().unwrap_or(dotted)
 }
 
 /// Whether a file's module name is what an import names: the names may differ by the
 /// directory tcfix was pointed at (`src.models.vlm` is `models.vlm`).
 fn module_matches(file_module: &str, imported: &str) -> bool {
-    file_module == imported
-        || file_module.ends_with(&format!(".{imported}"))
-        || imported.ends_with(&format!(".{file_module}"))
+    let ends_with_module = |longer: &str, shorter: &str| {
+        longer.len() > shorter.len()
+            && longer.ends_with(shorter)
+            && longer.as_bytes()[longer.len() - shorter.len() - 1] == b'.'
+    };
+    file_module == imported || ends_with_module(file_module, imported) || ends_with_module(imported, file_module)
 }

@@ -7,4 +7,5 @@ pub mod hooks;
 pub mod imports;
 pub mod index;
 pub mod module;
+pub mod mutation;
 pub mod reach;

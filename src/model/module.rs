@@ -32,11 +32,7 @@ pub fn self_assignments<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssi
     let mut found = Vec::new();
     for method in (0..model.functions.len()).filter(|&f| model.function(f).class == Some(class)) {
         let body = method_body(model, method);
-        let mut collector = AssignmentCollector {
-            method,
-            top_level: body,
-            found: &mut found,
-        };
+        let mut collector = AssignmentCollector { method, top_level: body, found: &mut found };
         collector.visit_body(body);
     }
     found
@@ -59,12 +55,7 @@ impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
         };
         for attr in targets.into_iter().flat_map(self_attributes) {
             let top_level = self.top_level.iter().any(|s| std::ptr::eq(s, stmt));
-            self.found.push(SelfAssignment {
-                attr,
-                method: self.method,
-                stmt,
-                top_level,
-            });
+            self.found.push(SelfAssignment { attr, method: self.method, stmt, top_level });
         }
         walk_stmt(self, stmt);
     }
@@ -75,8 +66,7 @@ impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
 /// The `self.<attr>` names an assignment target binds (through tuples and lists).
 fn self_attributes(target: &Expr) -> Vec<String> {
     match target {
-        Expr::Attribute(attr) if matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") =>
-        {
+        Expr::Attribute(attr) if matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
             vec![attr.attr.id.to_string()]
         }
         Expr::Tuple(tuple) => tuple.elts.iter().flat_map(self_attributes).collect(),

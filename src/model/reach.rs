@@ -4,6 +4,7 @@
 //! project's own modules. Disabled functions are not traced, and nothing is reached through them.
 
 use std::fmt;
+use std::sync::Arc;
 
 use ruff_python_ast::{Expr, ExprContext};
 
@@ -15,7 +16,10 @@ use crate::model::index::Facts;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
     Forward,
-    Hook,
+    /// A forward hook, or with `pre` a forward pre-hook.
+    Hook {
+        pre: bool,
+    },
     Compiled,
     CalledFrom(String),
 }
@@ -24,7 +28,8 @@ impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Reason::Forward => f.write_str("forward"),
-            Reason::Hook => f.write_str("a forward hook"),
+            Reason::Hook { pre: false } => f.write_str("a forward hook"),
+            Reason::Hook { pre: true } => f.write_str("a forward pre-hook"),
             Reason::Compiled => f.write_str("a torch.compile'd function"),
             Reason::CalledFrom(caller) => write!(f, "called from `{caller}`"),
         }
@@ -53,10 +58,9 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
         };
         match model.method(class, &reference) {
             Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
-            None => targets.push(Target::InheritedMethod {
-                class: model.classes[class].qualname.clone(),
-                name: reference,
-            }),
+            None => {
+                targets.push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: reference })
+            }
         }
     }
     for name in collector.names {
@@ -77,8 +81,8 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     if f.compiled {
         return Some(Reason::Compiled);
     }
-    if model.hooks.iter().any(|hook| hook.function == function) {
-        return Some(Reason::Hook);
+    if let Some(hook) = model.hooks.iter().find(|hook| hook.function == function) {
+        return Some(Reason::Hook { pre: hook.pre });
     }
     let is_module_method = f.class.is_some_and(|class| model.classes[class].is_module);
     (is_module_method && f.name == "forward").then_some(Reason::Forward)
@@ -90,16 +94,14 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     for class in &mut model.classes {
         class.is_module = facts.module_classes.contains(&class.qualname);
     }
+    model.imported_module_classes = facts.imported_module_classes.clone();
+    model.state_attributes = Arc::clone(&facts.state_attributes);
     for index in 0..model.functions.len() {
         let function = model.function(index);
         if function.disabled {
             continue;
         }
-        let reason = facts
-            .reached
-            .get(&function.qualname)
-            .cloned()
-            .or_else(|| root_reason(model, index));
+        let reason = facts.reached.get(&function.qualname).cloned().or_else(|| root_reason(model, index));
         if let Some(reason) = reason {
             model.region.insert(index, reason);
         }
@@ -122,9 +124,7 @@ impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector {
                     }
                 }
             }
-            Expr::Name(name) if name.ctx == ExprContext::Load => {
-                self.names.push(name.id.to_string())
-            }
+            Expr::Name(name) if name.ctx == ExprContext::Load => self.names.push(name.id.to_string()),
             _ => {}
         }
         true
@@ -136,7 +136,8 @@ impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector {
 pub fn describe(model: &FileModel, function: usize) -> String {
     let qualname = &model.function(function).qualname;
     match model.region.get(&function) {
-        Some(Reason::Hook) => format!("forward hook `{qualname}`"),
+        Some(Reason::Hook { pre: false }) => format!("forward hook `{qualname}`"),
+        Some(Reason::Hook { pre: true }) => format!("forward pre-hook `{qualname}`"),
         Some(Reason::CalledFrom(caller)) => format!("`{qualname}` (called from `{caller}`)"),
         _ => format!("`{qualname}`"),
     }

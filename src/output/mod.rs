@@ -11,8 +11,5 @@ pub fn display_path(path: &Path) -> String {
         .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
         .unwrap_or_else(|| path.to_path_buf());
     let shown = relative.to_string_lossy().replace('\\', "/");
-    shown
-        .strip_prefix("./")
-        .map(str::to_string)
-        .unwrap_or(shown)
+    shown.strip_prefix("./").map(str::to_string).unwrap_or(shown)
 }

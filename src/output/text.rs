@@ -1,5 +1,5 @@
-//! The default report: one line per finding, `path:line:col: CODE severity message [*]`, then
-//! a summary line.
+//! The default report: one line per finding, `path:line:col: CODE severity message [*]` (and,
+//! when it cannot be fixed, an indented line saying why), then a summary line.
 
 use std::fmt::Write;
 
@@ -9,20 +9,12 @@ use crate::diagnostic::Diagnostic;
 use crate::fix::Safety;
 
 /// The report lines of one file's findings.
-pub fn diagnostics(
-    path: &str,
-    text: &str,
-    diagnostics: &[Diagnostic],
-    unsafe_fixes: bool,
-) -> String {
+pub fn diagnostics(path: &str, text: &str, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> String {
     let lines = LineIndex::from_source_text(text);
     let mut out = String::new();
     for diagnostic in diagnostics {
         let location = lines.line_column(diagnostic.range.start(), text);
-        let fixable = diagnostic
-            .fix
-            .as_ref()
-            .is_some_and(|fix| fix.is_applicable(unsafe_fixes));
+        let fixable = diagnostic.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes));
         let _ = writeln!(
             out,
             "{path}:{}:{}: {} {} {}{}",
@@ -33,6 +25,9 @@ pub fn diagnostics(
             diagnostic.message,
             if fixable { " [*]" } else { "" }
         );
+        if let Some(reason) = &diagnostic.no_fix_reason {
+            let _ = writeln!(out, "    no fix: {reason}");
+        }
     }
     out
 }
@@ -63,22 +58,15 @@ pub fn summary(tally: Tally, unsafe_fixes: bool) -> String {
     if tally.found == 0 {
         return "All checks passed!".to_string();
     }
-    let noun = if tally.found == 1 {
-        "hazard"
-    } else {
-        "hazards"
-    };
+    let noun = if tally.found == 1 { "hazard" } else { "hazards" };
     let mut parts = Vec::new();
-    let safe = if unsafe_fixes {
-        tally.safe + tally.unsafe_only
-    } else {
-        tally.safe
-    };
+    let safe = if unsafe_fixes { tally.safe + tally.unsafe_only } else { tally.safe };
     if safe > 0 {
         parts.push(format!("{safe} fixable with `--apply`"));
     }
     if !unsafe_fixes && tally.unsafe_only > 0 {
-        parts.push(format!("{} more with `--unsafe-fixes`", tally.unsafe_only));
+        let more = if safe > 0 { " more" } else { "" };
+        parts.push(format!("{}{more} with `--unsafe-fixes`", tally.unsafe_only));
     }
     if parts.is_empty() {
         format!("Found {} {noun}.", tally.found)

@@ -1,14 +1,16 @@
 //! TCF201 lazily-grown-buffer: a buffer registered empty in `__init__` and reassigned in the
 //! compiled region (a positional table grown with `torch.cat`). Module tensors are static to
-//! Dynamo: every growth fails the size guard ("size mismatch at index 0. expected 0, actual 128")
+//! Dynamo: every growth fails the size guard ("size mismatch at index 0. expected 8, actual 16")
 //! and recompiles. The fix calls the existing growth routine once at the end of `__init__` with
 //! the maximum length known there, so in-range inputs never grow it.
+
+use std::collections::HashSet;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::text::{indentation, insert_line_after};
+use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
@@ -17,12 +19,7 @@ use crate::model::module::{init_method, method_body};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule {
-    code: "TCF201",
-    name: "lazily-grown-buffer",
-    category: Category::Recompile,
-    check,
-};
+pub static RULE: Rule = Rule { code: "TCF201", name: "lazily-grown-buffer", category: Category::Recompile, check };
 
 /// Names under which models keep their maximum sequence length.
 const MAX_LENGTH_NAMES: [&str; 9] = [
@@ -42,33 +39,36 @@ struct EmptyBuffer {
     persistent: bool,
 }
 
+/// Where the compiled code replaces a buffer: `self.pe = ...` or `self.register_buffer("pe", ...)`.
+struct Growth<'b> {
+    buffer: &'b EmptyBuffer,
+    range: TextRange,
+    site: Site,
+}
+
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
-        let Some(init) = init_method(model, class) else {
-            continue;
-        };
+        let Some(init) = init_method(model, class) else { continue };
         let buffers = empty_buffers(model, init);
         if buffers.is_empty() {
             continue;
         }
-        for function in model
-            .region_functions()
-            .into_iter()
-            .filter(|&f| model.self_class(f) == Some(class))
-        {
-            for (buffer, assignment) in reassignments(model, function, &buffers) {
-                if calls_method(model, init, &model.function(function).name) {
+        let run_by_init = methods_run_by(model, class, init);
+        for function in model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)) {
+            for growth in growths(model, function, &buffers) {
+                let guarded = growth_is_guarded(model, class, function, growth.site);
+                if guarded && run_by_init.contains(&model.function(function).name) {
                     continue; // pre-grown in `__init__` already
                 }
                 let message = format!(
                     "buffer `{}` is registered empty and grown in {}: each growth fails Dynamo's size guard and recompiles",
-                    buffer.name,
+                    growth.buffer.name,
                     describe(model, function)
                 );
-                let diagnostic = Diagnostic::new(&RULE, assignment, message);
-                diagnostics.push(match pre_grow_fix(model, init, function, buffer) {
+                let diagnostic = Diagnostic::new(&RULE, growth.range, message);
+                diagnostics.push(match pre_grow_fix(model, init, function, growth.buffer, guarded) {
                     Ok(fix) => diagnostic.with_fix(fix),
                     Err(reason) => diagnostic.without_fix(reason),
                 });
@@ -78,58 +78,57 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// The `self.register_buffer(name, tensor, persistent)` arguments, positional or by keyword.
+fn register_buffer_arguments(call: &ast::ExprCall) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
+    let Expr::Attribute(method) = call.func.as_ref() else { return None };
+    if method.attr.id.as_str() != "register_buffer" || !is_self(&method.value) {
+        return None;
+    }
+    let argument = |index: usize, keyword: &str| {
+        call.arguments.args.get(index).or_else(|| call.arguments.find_keyword(keyword).map(|k| &k.value))
+    };
+    Some((argument(0, "name")?, argument(1, "tensor"), argument(2, "persistent")))
+}
+
+fn is_self(expr: &Expr) -> bool {
+    matches!(expr, Expr::Name(n) if n.id.as_str() == "self")
+}
+
 /// `self.register_buffer("pe", torch.empty(0, d), persistent=False)` calls in `__init__`.
 fn empty_buffers(model: &FileModel, init: usize) -> Vec<EmptyBuffer> {
-    let mut finder = RegisterBufferFinder {
-        imports: &model.imports,
-        found: Vec::new(),
-    };
+    struct Finder<'i> {
+        imports: &'i Imports,
+        found: Vec<EmptyBuffer>,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            let Expr::Call(call) = expr else { return true };
+            let Some((Expr::StringLiteral(name), Some(tensor), persistent)) = register_buffer_arguments(call) else {
+                return true;
+            };
+            if is_empty_tensor(tensor, self.imports) {
+                let persistent = !matches!(persistent, Some(Expr::BooleanLiteral(b)) if !b.value);
+                self.found.push(EmptyBuffer { name: name.value.to_str().to_string(), persistent });
+            }
+            true
+        }
+    }
+    let mut finder = Finder { imports: &model.imports, found: Vec::new() };
     visit_compiled(model.function(init).node.body(), &mut finder);
     finder.found
 }
 
-struct RegisterBufferFinder<'i> {
-    imports: &'i Imports,
-    found: Vec<EmptyBuffer>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for RegisterBufferFinder<'_> {
-    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        let Expr::Call(call) = expr else { return true };
-        let is_register = matches!(call.func.as_ref(), Expr::Attribute(a) if a.attr.id.as_str() == "register_buffer");
-        let args = &call.arguments.args;
-        if let (true, Some(Expr::StringLiteral(name)), Some(tensor)) =
-            (is_register, args.first(), args.get(1))
-        {
-            if is_empty_tensor(tensor, self.imports) {
-                let persistent = call
-                    .arguments
-                    .find_keyword("persistent")
-                    .map(|k| &k.value)
-                    .or(args.get(2))
-                    .is_none_or(|value| !matches!(value, Expr::BooleanLiteral(b) if !b.value));
-                self.found.push(EmptyBuffer {
-                    name: name.value.to_str().to_string(),
-                    persistent,
-                });
-            }
-        }
-        true
-    }
-}
-
-/// `torch.empty(0, d)`, `torch.zeros((0, d))`, `torch.tensor([])`: no rows yet.
+/// `torch.empty(0, d)`, `torch.zeros((0, d))`, `torch.tensor([])`, `torch.Tensor()`: no rows yet.
 fn is_empty_tensor(expr: &Expr, imports: &Imports) -> bool {
     let Expr::Call(call) = expr else { return false };
-    let Some(function) = imports.qualified_name(&call.func) else {
-        return false;
-    };
-    let is_zero = |e: &Expr| matches!(e, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()) == Some(0));
+    let Some(function) = imports.qualified_name(&call.func) else { return false };
+    let is_zero =
+        |e: &Expr| matches!(e, Expr::NumberLiteral(n) if n.value.as_int().and_then(|i| i.as_u64()) == Some(0));
     let first = call.arguments.args.first();
     match function.as_str() {
+        "torch.Tensor" => call.arguments.is_empty(),
         "torch.tensor" => matches!(first, Some(Expr::List(list)) if list.elts.is_empty()),
-        "torch.empty" | "torch.zeros" | "torch.ones" | "torch.randn" | "torch.rand"
-        | "torch.full" => match first {
+        "torch.empty" | "torch.zeros" | "torch.ones" | "torch.randn" | "torch.rand" | "torch.full" => match first {
             Some(Expr::Tuple(shape)) => shape.elts.first().is_some_and(is_zero),
             Some(Expr::List(shape)) => shape.elts.first().is_some_and(is_zero),
             Some(size) => is_zero(size),
@@ -139,18 +138,19 @@ fn is_empty_tensor(expr: &Expr, imports: &Imports) -> bool {
     }
 }
 
-/// Assignments `self.<buffer> = ...` in the compiled code of `function`.
-fn reassignments<'b>(
-    model: &FileModel,
-    function: usize,
-    buffers: &'b [EmptyBuffer],
-) -> Vec<(&'b EmptyBuffer, TextRange)> {
+/// Where the compiled code of `function` replaces one of the empty buffers.
+fn growths<'b>(model: &FileModel, function: usize, buffers: &'b [EmptyBuffer]) -> Vec<Growth<'b>> {
     struct Finder<'b> {
         buffers: &'b [EmptyBuffer],
-        found: Vec<(&'b EmptyBuffer, TextRange)>,
+        found: Vec<Growth<'b>>,
+    }
+    impl<'b> Finder<'b> {
+        fn buffer(&self, name: &str) -> Option<&'b EmptyBuffer> {
+            self.buffers.iter().find(|b| b.name == name)
+        }
     }
     impl<'a, 'b> CompiledCodeVisitor<'a> for Finder<'b> {
-        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
             let targets: Vec<&Expr> = match stmt {
                 Stmt::Assign(assign) => assign.targets.iter().collect(),
                 Stmt::AugAssign(assign) => vec![assign.target.as_ref()],
@@ -158,53 +158,86 @@ fn reassignments<'b>(
                 _ => return,
             };
             for target in targets {
-                let Expr::Attribute(attr) = target else {
-                    continue;
-                };
-                let on_self =
-                    matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
-                if let Some(buffer) = self
-                    .buffers
-                    .iter()
-                    .find(|b| on_self && b.name == attr.attr.id.as_str())
-                {
-                    self.found.push((buffer, stmt.range()));
+                let Expr::Attribute(attr) = target else { continue };
+                if let Some(buffer) = self.buffer(attr.attr.id.as_str()).filter(|_| is_self(&attr.value)) {
+                    self.found.push(Growth { buffer, range: stmt.range(), site });
                 }
             }
         }
-    }
-    let mut finder = Finder {
-        buffers,
-        found: Vec::new(),
-    };
-    visit_compiled(model.function(function).node.body(), &mut finder);
-    finder.found
-}
 
-/// Whether `__init__` calls `self.<method>(...)`.
-fn calls_method(model: &FileModel, init: usize, method: &str) -> bool {
-    struct Finder<'m> {
-        method: &'m str,
-        found: bool,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
-        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
             if let Expr::Call(call) = expr {
-                if let Expr::Attribute(attr) = call.func.as_ref() {
-                    let on_self =
-                        matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
-                    self.found |= on_self && attr.attr.id.as_str() == self.method;
+                if let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call) {
+                    if let Some(buffer) = self.buffer(name.value.to_str()) {
+                        self.found.push(Growth { buffer, range: call.range(), site });
+                    }
                 }
             }
             true
         }
     }
-    let mut finder = Finder {
-        method,
-        found: false,
-    };
-    visit_compiled(model.function(init).node.body(), &mut finder);
+    let mut finder = Finder { buffers, found: Vec::new() };
+    visit_compiled(model.function(function).node.body(), &mut finder);
     finder.found
+}
+
+/// Whether the growth happens only when the buffer is too short (`if n > self.pe.shape[0]:`),
+/// rather than on every call: under a condition, after an early return, or in a routine that
+/// every caller calls under a condition.
+fn growth_is_guarded(model: &FileModel, class: usize, function: usize, site: Site) -> bool {
+    if site.in_branch || has_early_return(model, function) {
+        return true;
+    }
+    let name = &model.function(function).name;
+    let call_sites: Vec<Site> = model
+        .region_functions()
+        .into_iter()
+        .filter(|&f| model.self_class(f) == Some(class))
+        .flat_map(|caller| self_calls(model, caller).into_iter().filter(|(called, _)| called == name))
+        .map(|(_, site)| site)
+        .collect();
+    !call_sites.is_empty() && call_sites.iter().all(|site| site.in_branch)
+}
+
+fn has_early_return(model: &FileModel, function: usize) -> bool {
+    method_body(model, function)
+        .iter()
+        .any(|stmt| matches!(stmt, Stmt::If(if_stmt) if matches!(if_stmt.body.last(), Some(Stmt::Return(_)))))
+}
+
+/// The `self.<method>(...)` calls in a function's code, with where they sit.
+fn self_calls(model: &FileModel, function: usize) -> Vec<(String, Site)> {
+    struct Finder(Vec<(String, Site)>);
+    impl<'a> CompiledCodeVisitor<'a> for Finder {
+        fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+            if let Expr::Call(call) = expr {
+                if let Expr::Attribute(attr) = call.func.as_ref() {
+                    if is_self(&attr.value) {
+                        self.0.push((attr.attr.id.to_string(), site));
+                    }
+                }
+            }
+            true
+        }
+    }
+    let mut finder = Finder(Vec::new());
+    visit_compiled(model.function(function).node.body(), &mut finder);
+    finder.0
+}
+
+/// The methods of the class that `__init__` runs, directly or through other methods
+/// (`self.reset_parameters()` calling `self._extend_pe(...)`).
+fn methods_run_by(model: &FileModel, class: usize, init: usize) -> HashSet<String> {
+    let mut run: HashSet<String> = HashSet::new();
+    let mut pending = vec![init];
+    while let Some(function) = pending.pop() {
+        for (name, _) in self_calls(model, function) {
+            if run.insert(name.clone()) {
+                pending.extend(model.method(class, &name));
+            }
+        }
+    }
+    run
 }
 
 /// `self.<grow>(<max length>)` as the last line of `__init__`.
@@ -213,19 +246,21 @@ fn pre_grow_fix(
     init: usize,
     grow: usize,
     buffer: &EmptyBuffer,
+    guarded: bool,
 ) -> Result<Fix, String> {
     let routine = model.function(grow);
-    let FunctionNode::Def(def) = routine.node else {
-        return Err("grown in a lambda".to_string());
-    };
+    let FunctionNode::Def(def) = routine.node else { return Err("grown in a lambda".to_string()) };
+    if !guarded {
+        return Err(format!(
+            "`{}` is rebuilt on every call, not only when too short: pre-growing it would not stop the recompiles; give it a fixed size",
+            buffer.name
+        ));
+    }
     if routine.name == "forward" || routine.class.is_none() {
         return Err("grown inline: move the growth into a method that takes the new length, then call it from `__init__` with the maximum length".to_string());
     }
-    if required_parameters(&def.parameters) != 1 {
-        return Err(format!(
-            "`{}` does not take a single length argument",
-            routine.name
-        ));
+    if !takes_one_length(&def.parameters) {
+        return Err(format!("`{}` does not take a single length argument", routine.name));
     }
     let max_length = max_length_in_init(model, init).ok_or_else(|| {
         format!(
@@ -234,24 +269,20 @@ fn pre_grow_fix(
         )
     })?;
     let body = method_body(model, init);
-    let (Some(first), Some(last)) = (body.first(), body.last()) else {
-        return Err("`__init__` is empty".to_string());
-    };
+    let text = &model.source.text;
+    let (Some(first), Some(last)) = (body.first(), body.last()) else { return Err("`__init__` is empty".to_string()) };
+    if !stands_alone(text, first.range()) || !stands_alone(text, last.range()) {
+        return Err("`__init__` shares its lines with other code: add the call by hand".to_string());
+    }
     if matches!(last, Stmt::Return(_) | Stmt::Raise(_)) {
         return Err("`__init__` ends in a return".to_string());
     }
-    let text = &model.source.text;
     let line = format!("self.{}({max_length})", routine.name);
     let edit = insert_line_after(text, last.range(), indentation(text, first.start()), &line);
-    let title = format!(
-        "Call `{line}` at the end of `__init__` so forward never grows `{}`",
-        buffer.name
-    );
+    let title = format!("Call `{line}` at the end of `__init__` so forward never grows `{}`", buffer.name);
     Ok(if buffer.persistent {
         Fix::new(
-            format!(
-                "{title} (unsafe: the buffer is persistent, so its size in `state_dict` changes)"
-            ),
+            format!("{title} (unsafe: the buffer is persistent, so its size in `state_dict` changes)"),
             Safety::Unsafe,
             vec![edit],
         )
@@ -260,45 +291,57 @@ fn pre_grow_fix(
     })
 }
 
-fn required_parameters(parameters: &ast::Parameters) -> usize {
-    parameters
+/// A routine taking exactly one required argument besides `self`, named like a length
+/// (`length`, `seq_len`, `n`, `size`...): `extend_pe(self, x)` takes a tensor, not a length.
+fn takes_one_length(parameters: &ast::Parameters) -> bool {
+    let required: Vec<&str> = parameters
         .posonlyargs
         .iter()
         .chain(&parameters.args)
         .skip(1) // self
         .filter(|p| p.default.is_none())
-        .count()
-}
-
-/// The expression holding the maximum length in `__init__`: a parameter (`max_len`), an
-/// attribute set there (`self.block_size`), or an attribute of a parameter (`config.max_len`).
-fn max_length_in_init(model: &FileModel, init: usize) -> Option<String> {
-    let FunctionNode::Def(def) = model.function(init).node else {
-        return None;
-    };
-    let parameters: Vec<&str> = def
-        .parameters
-        .iter_non_variadic_params()
         .map(|p| p.parameter.name.id.as_str())
         .collect();
-    if let Some(name) = parameters.iter().find(|p| MAX_LENGTH_NAMES.contains(p)) {
-        return Some(name.to_string());
-    }
+    let looks_like_length = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        name == "n"
+            || name.starts_with("n_")
+            || name.starts_with("num")
+            || ["len", "size", "seq", "pos", "max", "count"].iter().any(|word| name.contains(word))
+    };
+    matches!(required.as_slice(), [name] if looks_like_length(name))
+}
+
+/// The expression holding the maximum length at the end of `__init__`: an attribute set there
+/// (`self.max_len`), a parameter that cannot be `None` (`max_len`), or an attribute of a
+/// parameter (`config.max_position_embeddings`).
+fn max_length_in_init(model: &FileModel, init: usize) -> Option<String> {
+    let FunctionNode::Def(def) = model.function(init).node else { return None };
     let text = &model.source.text[def.range()];
-    let candidates = ["self"]
-        .into_iter()
-        .chain(parameters.iter().copied().skip(1));
-    for owner in candidates {
-        for name in MAX_LENGTH_NAMES {
-            let expr = format!("{owner}.{name}");
-            let whole_word = text.match_indices(&expr).any(|(at, _)| {
-                !text[at + expr.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                    && !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
-            });
-            if whole_word {
-                return Some(expr);
-            }
-        }
+    let parameters: Vec<&ast::ParameterWithDefault> = def.parameters.iter_non_variadic_params().collect();
+    let uses = |expr: &str| {
+        text.match_indices(expr).any(|(at, _)| {
+            !text[at + expr.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                && !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+        })
+    };
+    let assigned_on_self = MAX_LENGTH_NAMES.iter().map(|name| format!("self.{name}")).find(|attr| {
+        text.match_indices(&format!("{attr} =")).next().is_some()
+            || text.match_indices(&format!("{attr}: ")).next().is_some()
+    });
+    if assigned_on_self.is_some() {
+        return assigned_on_self;
     }
-    None
+    let never_none = |p: &&ast::ParameterWithDefault| !matches!(p.default.as_deref(), Some(Expr::NoneLiteral(_)));
+    if let Some(parameter) = parameters
+        .iter()
+        .copied()
+        .filter(|p| never_none(&p))
+        .find(|p| MAX_LENGTH_NAMES.contains(&p.parameter.name.id.as_str()))
+    {
+        return Some(parameter.parameter.name.id.to_string());
+    }
+    parameters.iter().skip(1).find_map(|p| {
+        MAX_LENGTH_NAMES.iter().map(|name| format!("{}.{name}", p.parameter.name.id)).find(|expr| uses(expr))
+    })
 }

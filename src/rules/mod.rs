@@ -74,14 +74,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            opaque_helpers: [
-                "tokenizer",
-                "processor",
-                "image_processor",
-                "feature_extractor",
-            ]
-            .map(String::from)
-            .to_vec(),
+            opaque_helpers: ["tokenizer", "processor", "image_processor", "feature_extractor"]
+                .map(String::from)
+                .to_vec(),
             selection: Selection::default(),
         }
     }
@@ -97,8 +92,7 @@ pub struct Selection {
 impl Selection {
     pub fn enabled(&self, rule: &Rule) -> bool {
         let matches = |selector: &String| selector_matches(selector, rule);
-        (self.select.is_empty() || self.select.iter().any(matches))
-            && !self.ignore.iter().any(matches)
+        (self.select.is_empty() || self.select.iter().any(matches)) && !self.ignore.iter().any(matches)
     }
 
     /// Selectors that name no rule: a typo should be an error, not a silent no-op.
@@ -119,20 +113,14 @@ fn selector_matches(selector: &str, rule: &Rule) -> bool {
 }
 
 pub fn by_code_or_name(selector: &str) -> Option<&'static Rule> {
-    RULES
-        .iter()
-        .copied()
-        .find(|rule| rule.code.eq_ignore_ascii_case(selector) || rule.name == selector)
+    RULES.iter().copied().find(|rule| rule.code.eq_ignore_ascii_case(selector) || rule.name == selector)
 }
 
 /// Every enabled rule's findings for one file, in source order.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     let checker = Checker { model, settings };
-    let mut diagnostics: Vec<Diagnostic> = RULES
-        .iter()
-        .filter(|rule| settings.selection.enabled(rule))
-        .flat_map(|rule| (rule.check)(&checker))
-        .collect();
+    let mut diagnostics: Vec<Diagnostic> =
+        RULES.iter().filter(|rule| settings.selection.enabled(rule)).flat_map(|rule| (rule.check)(&checker)).collect();
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
     diagnostics
 }

@@ -2,52 +2,43 @@
 //! compiled region. Tokenizers and processors are opaque to Dynamo (HF properties call the Rust
 //! `token_to_id`): the graph breaks on every forward (GB0156). The fix computes the value once
 //! in `__init__`, after the last line there that touches the helper, and reads the cached
-//! attribute in the compiled code. `self.config.x` is not a hazard: Dynamo treats it as constant.
+//! attribute in the compiled code. `self.config.x` is not a hazard: Dynamo treats it as constant;
+//! nor is a "helper" that holds an `nn.Module` (wav2vec2's `feature_extractor`, a VQ tokenizer).
 
-use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_python_ast::comparable::ComparableExpr;
+use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
+use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{indentation, insert_line_after};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
-use crate::model::file::FileModel;
-use crate::model::module::{init_method, method_body, self_assignments};
+use crate::model::file::{FileModel, FunctionNode};
+use crate::model::module::{SelfAssignment, init_method, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule {
-    code: "TCF102",
-    name: "opaque-helper-in-compiled-code",
-    category: Category::GraphBreak,
-    check,
-};
+pub static RULE: Rule =
+    Rule { code: "TCF102", name: "opaque-helper-in-compiled-code", category: Category::GraphBreak, check };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     for function in model.region_functions() {
-        let Some(class) = model.self_class(function) else {
-            continue;
-        };
-        let mut finder = LookupFinder {
-            helpers: &checker.settings.opaque_helpers,
-            found: Vec::new(),
-        };
+        let Some(class) = model.self_class(function) else { continue };
+        let helpers: Vec<&String> =
+            checker.settings.opaque_helpers.iter().filter(|helper| !holds_module(model, class, helper)).collect();
+        let mut finder = LookupFinder { helpers: &helpers, found: Vec::new() };
         visit_compiled(model.function(function).node.body(), &mut finder);
         for lookup in finder.found {
-            let text = &model.source.text[lookup.range];
+            let text = &model.source.text[lookup.expr.range()];
             let message = format!(
                 "`{text}` in {} asks the {} for a value Dynamo cannot trace: the graph breaks here",
                 describe(model, function),
                 lookup.helper.replace('_', " ")
             );
-            let severity = if lookup.site.in_loop {
-                Severity::Critical
-            } else {
-                Severity::High
-            };
-            let diagnostic = Diagnostic::new(&RULE, lookup.range, message).with_severity(severity);
+            let severity = if lookup.site.in_loop { Severity::Critical } else { Severity::High };
+            let diagnostic = Diagnostic::new(&RULE, lookup.expr.range(), message).with_severity(severity);
             diagnostics.push(match cache_fix(model, class, &lookup) {
                 Ok(fix) => diagnostic.with_fix(fix),
                 Err(reason) => diagnostic.without_fix(reason),
@@ -57,70 +48,109 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// A read of a helper's attribute, or a call of a helper's method or of the helper itself.
-struct Lookup {
+/// Whether the class assigns an `nn.Module` to `self.<helper>`: then it is a submodule that
+/// Dynamo traces, not an opaque helper.
+fn holds_module(model: &FileModel, class: usize, helper: &str) -> bool {
+    self_assignments(model, class)
+        .iter()
+        .filter(|a| a.attr == helper)
+        .any(|a| matches!(assigned_value(a), Some(Expr::Call(call)) if model.is_module_class(&call.func)))
+}
+
+fn assigned_value<'a>(assignment: &SelfAssignment<'a>) -> Option<&'a Expr> {
+    match assignment.stmt {
+        Stmt::Assign(assign) => Some(&assign.value),
+        Stmt::AnnAssign(assign) => assign.value.as_deref(),
+        _ => None,
+    }
+}
+
+/// A read of a helper's attribute, a call of its method, `len()` or `getattr()` of it, or a
+/// call of a tokenizer itself.
+struct Lookup<'a> {
     helper: String,
-    range: TextRange,
+    expr: &'a Expr,
     /// The name to cache it under, when the value cannot depend on the call's inputs.
     cache_name: Option<String>,
     site: Site,
 }
 
-struct LookupFinder<'h> {
-    helpers: &'h [String],
-    found: Vec<Lookup>,
+struct LookupFinder<'a, 'h> {
+    helpers: &'h [&'h String],
+    found: Vec<Lookup<'a>>,
 }
 
-impl LookupFinder<'_> {
-    /// `self.<helper>` -> the helper's name, when it is one of the opaque helpers.
-    fn helper<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
-        let Expr::Attribute(attr) = expr else {
-            return None;
-        };
-        let is_self = matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
-        let name = attr.attr.id.as_str();
-        (is_self && self.helpers.iter().any(|h| h == name)).then_some(name)
+impl<'a> CompiledCodeVisitor<'a> for LookupFinder<'a, '_> {
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        let Some((helper, cache_name)) = self.lookup(expr) else { return true };
+        self.found.push(Lookup { helper: helper.to_string(), expr, cache_name, site });
+        false // the outermost expression is the lookup: its parts are not lookups of their own
     }
 }
 
-impl<'a> CompiledCodeVisitor<'a> for LookupFinder<'_> {
-    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        let lookup = match expr {
-            // self.tokenizer(text)
-            Expr::Call(call) if self.helper(&call.func).is_some() => {
-                Some((self.helper(&call.func), None))
-            }
-            // self.tokenizer.convert_tokens_to_ids("<image>")
-            Expr::Call(call) => match call.func.as_ref() {
-                Expr::Attribute(method) if self.helper(&method.value).is_some() => {
-                    let cache_name =
-                        constant_arguments(&call.arguments).then(|| call_cache_name(method, call));
-                    Some((self.helper(&method.value), cache_name))
-                }
-                _ => None,
-            },
-            // self.tokenizer.image_token_id
-            Expr::Attribute(attr) if self.helper(&attr.value).is_some() => {
-                Some((self.helper(&attr.value), Some(format!("{}_", attr.attr.id))))
+impl<'a> LookupFinder<'a, '_> {
+    /// `self.<helper>` -> the helper's name, when it is one of the opaque helpers.
+    fn helper(&self, expr: &'a Expr) -> Option<&'a str> {
+        let Expr::Attribute(attr) = expr else { return None };
+        let is_self = matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+        let name = attr.attr.id.as_str();
+        (is_self && self.helpers.iter().any(|h| h.as_str() == name)).then_some(name)
+    }
+
+    /// The helper at the root of `self.<helper>.a.b`, or of `self.<helper>` itself.
+    fn chain_root(&self, expr: &'a Expr) -> Option<&'a str> {
+        match expr {
+            Expr::Attribute(attr) => self.helper(expr).or_else(|| self.chain_root(&attr.value)),
+            _ => None,
+        }
+    }
+
+    /// The helper a lookup asks, and the name to cache the answer under (if it can be cached).
+    fn lookup(&self, expr: &'a Expr) -> Option<(&'a str, Option<String>)> {
+        match expr {
+            Expr::Call(call) => self.call_lookup(call),
+            // self.tokenizer.image_token_id, self.processor.tokenizer.image_token_id
+            Expr::Attribute(attr) if attr.ctx == ExprContext::Load && self.helper(expr).is_none() => {
+                Some((self.chain_root(&attr.value)?, Some(format!("{}_", attr.attr.id))))
             }
             _ => None,
-        };
-        let Some((Some(helper), cache_name)) = lookup else {
-            return true;
-        };
-        self.found.push(Lookup {
-            helper: helper.to_string(),
-            range: expr.range(),
-            cache_name,
-            site,
-        });
-        false
+        }
+    }
+
+    fn call_lookup(&self, call: &'a ast::ExprCall) -> Option<(&'a str, Option<String>)> {
+        let args = &call.arguments.args;
+        match call.func.as_ref() {
+            // len(self.tokenizer)
+            Expr::Name(name) if name.id.as_str() == "len" && args.len() == 1 => {
+                let helper = self.helper(&args[0])?;
+                Some((helper, Some(format!("{helper}_len_"))))
+            }
+            // getattr(self.tokenizer, "pad_token_id")
+            Expr::Name(name) if name.id.as_str() == "getattr" => {
+                let helper = self.helper(args.first()?)?;
+                let Some(Expr::StringLiteral(attr)) = args.get(1) else { return Some((helper, None)) };
+                let cacheable = constant_arguments(&call.arguments);
+                Some((helper, cacheable.then(|| format!("{}_", slug(attr.value.to_str())))))
+            }
+            // self.tokenizer(text): calling a tokenizer runs Rust code. Other helpers are left
+            // alone here: diffusers' attention `processor` is a plain callable Dynamo traces.
+            func @ Expr::Attribute(_) if self.helper(func).is_some() => {
+                let helper = self.helper(func)?;
+                helper.contains("tokenizer").then_some((helper, None))
+            }
+            // self.tokenizer.convert_tokens_to_ids("<image>")
+            Expr::Attribute(method) => {
+                let helper = self.chain_root(&method.value)?;
+                let cacheable = constant_arguments(&call.arguments);
+                Some((helper, cacheable.then(|| call_cache_name(method, call))))
+            }
+            _ => None,
+        }
     }
 }
 
 fn constant_arguments(arguments: &ast::Arguments) -> bool {
-    arguments.args.iter().all(is_constant)
-        && arguments.keywords.iter().all(|k| is_constant(&k.value))
+    arguments.args.iter().all(is_constant) && arguments.keywords.iter().all(|k| is_constant(&k.value))
 }
 
 fn is_constant(expr: &Expr) -> bool {
@@ -139,36 +169,29 @@ fn is_constant(expr: &Expr) -> bool {
 
 /// `convert_tokens_to_ids("<image>")` -> `convert_tokens_to_ids_image_`.
 fn call_cache_name(method: &ast::ExprAttribute, call: &ast::ExprCall) -> String {
-    let mut name = method.attr.id.to_string();
-    let words: String = call
+    let words: Vec<String> = call
         .arguments
         .args
         .iter()
         .filter_map(|arg| match arg {
-            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
-            Expr::NumberLiteral(_) => Some("n".to_string()),
+            Expr::StringLiteral(s) => Some(slug(s.value.to_str())),
             _ => None,
         })
-        .collect::<Vec<_>>()
-        .join("_");
-    let slug: String = words
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .split('_')
-        .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join("_");
-    if !slug.is_empty() {
-        name = format!("{name}_{}", &slug[..slug.len().min(24)]);
+        .filter(|word| !word.is_empty())
+        .collect();
+    let mut name = method.attr.id.to_string();
+    if !words.is_empty() {
+        let joined = words.join("_");
+        name = format!("{name}_{}", &joined[..joined.len().min(24)]);
     }
     format!("{}_", name.trim_end_matches('_'))
+}
+
+/// Lowercase letters, digits and single underscores: `"<image>"` -> `image`.
+fn slug(text: &str) -> String {
+    let words: String =
+        text.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    words.split('_').filter(|part| !part.is_empty()).collect::<Vec<_>>().join("_")
 }
 
 /// Cache the looked-up value in `__init__`. Safe when the helper is assigned only at the top
@@ -176,99 +199,105 @@ fn call_cache_name(method: &ast::ExprAttribute, call: &ast::ExprCall) -> String 
 fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, String> {
     let helper = &lookup.helper;
     let Some(base_name) = &lookup.cache_name else {
-        return Err(format!(
-            "the result depends on the inputs: move the {helper} call out of the compiled region"
-        ));
+        return Err(format!("the result depends on the inputs: move the {helper} call out of the compiled region"));
     };
-    let init = init_method(model, class)
-        .ok_or_else(|| format!("the class has no `__init__` that sets `self.{helper}`"))?;
-    let assignments: Vec<_> = self_assignments(model, class)
-        .into_iter()
-        .filter(|a| &a.attr == helper)
-        .collect();
-    if !assignments.iter().any(|a| a.method == init && a.top_level) {
-        return Err(format!(
-            "`self.{helper}` is not set unconditionally in `__init__`"
-        ));
+    let init =
+        init_method(model, class).ok_or_else(|| format!("the class has no `__init__` that sets `self.{helper}`"))?;
+    let assignments: Vec<_> = self_assignments(model, class).into_iter().filter(|a| &a.attr == helper).collect();
+    let Some(assignment) = assignments.iter().rev().find(|a| a.method == init && a.top_level) else {
+        return Err(format!("`self.{helper}` is not set unconditionally in `__init__`"));
+    };
+    let value = assigned_value(assignment);
+    if value.is_some_and(|value| may_be_none(model, init, value)) {
+        return Err(format!("`self.{helper}` may be None when `__init__` runs (attached later?)"));
     }
-    let reassigned_in = assignments
-        .iter()
-        .find(|a| a.method != init)
-        .map(|a| model.function(a.method).name.clone());
+    let reassigned_in = assignments.iter().find(|a| a.method != init).map(|a| model.function(a.method).name.clone());
 
     let text = &model.source.text;
-    let looked_up = &text[lookup.range];
+    let looked_up = &text[lookup.expr.range()];
     let body = method_body(model, init);
     let mut edits = Vec::new();
-    let name = match existing_cache(text, body, looked_up) {
+    let name = match existing_cache(body, lookup.expr) {
         Some(existing) => existing,
         None => {
-            let anchor = body
-                .iter()
-                .rev()
-                .find(|stmt| mentions(text, stmt, helper))
-                .expect("the assignment");
+            // After the last line of `__init__` that touches the helper, also through the name
+            // it was assigned from (`tokenizer.add_tokens(...)` after `self.tokenizer = tokenizer`).
+            let alias = match value {
+                Some(Expr::Name(name)) => Some(name.id.as_str()),
+                _ => None,
+            };
+            let touches = |stmt: &&Stmt| {
+                mentions(text, stmt, &format!("self.{helper}"))
+                    || alias.is_some_and(|alias| mentions(text, stmt, alias))
+            };
+            let anchor = body.iter().rev().find(touches).unwrap_or(assignment.stmt);
             let name = free_name(model, class, base_name);
             let line = format!("self.{name} = {looked_up}");
-            edits.push(insert_line_after(
-                text,
-                anchor.range(),
-                indentation(text, anchor.start()),
-                &line,
-            ));
+            edits.push(insert_line_after(text, anchor.range(), indentation(text, anchor.start()), &line));
             name
         }
     };
-    edits.push(Edit::replace(lookup.range, format!("self.{name}")));
+    edits.push(Edit::replace(lookup.expr.range(), format!("self.{name}")));
     let title = format!("Compute `{looked_up}` once in `__init__` as `self.{name}`");
     Ok(match reassigned_in {
         None => Fix::new(title, Safety::Safe, edits),
         Some(method) => Fix::new(
-            format!(
-                "{title} (unsafe: `{method}` reassigns `self.{helper}`, the cached value could go stale)"
-            ),
+            format!("{title} (unsafe: `{method}` reassigns `self.{helper}`, the cached value could go stale)"),
             Safety::Unsafe,
             edits,
         ),
     })
 }
 
+/// `None`, or a parameter of `__init__` that defaults to `None`.
+fn may_be_none(model: &FileModel, init: usize, value: &Expr) -> bool {
+    let is_none = |expr: &Expr| matches!(expr, Expr::NoneLiteral(_));
+    match value {
+        Expr::NoneLiteral(_) => true,
+        Expr::Name(name) => {
+            let FunctionNode::Def(def) = model.function(init).node else { return false };
+            def.parameters
+                .iter_non_variadic_params()
+                .any(|p| p.parameter.name.id == name.id && p.default.as_deref().is_some_and(is_none))
+        }
+        _ => false,
+    }
+}
+
 /// An attribute an earlier fix already set to the same lookup: `self.image_token_id_ = ...`.
-fn existing_cache(text: &str, init_body: &[Stmt], looked_up: &str) -> Option<String> {
+fn existing_cache(init_body: &[Stmt], looked_up: &Expr) -> Option<String> {
+    let wanted = ComparableExpr::from(looked_up);
     init_body.iter().find_map(|stmt| {
-        let Stmt::Assign(assign) = stmt else {
-            return None;
-        };
-        let [Expr::Attribute(target)] = assign.targets.as_slice() else {
-            return None;
-        };
+        let Stmt::Assign(assign) = stmt else { return None };
+        let [Expr::Attribute(target)] = assign.targets.as_slice() else { return None };
         let is_self = matches!(target.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
-        (is_self && &text[assign.value.range()] == looked_up).then(|| target.attr.id.to_string())
+        (is_self && ComparableExpr::from(assign.value.as_ref()) == wanted).then(|| target.attr.id.to_string())
     })
 }
 
-fn mentions(text: &str, stmt: &Stmt, helper: &str) -> bool {
+/// Whether the statement's text uses `name` as a whole (dotted) name.
+fn mentions(text: &str, stmt: &Stmt, name: &str) -> bool {
     let source = &text[stmt.range()];
-    let needle = format!("self.{helper}");
-    source.match_indices(&needle).any(|(at, _)| {
-        !source[at + needle.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    let is_name_char = |c: char| c.is_alphanumeric() || c == '_';
+    source.match_indices(name).any(|(at, _)| {
+        !source[at + name.len()..].starts_with(is_name_char)
+            && !source[..at].ends_with(|c: char| is_name_char(c) || c == '.')
     })
 }
 
 /// `base`, or `base` with a number, whichever the class does not use yet.
 fn free_name(model: &FileModel, class: usize, base: &str) -> String {
-    let class_text = &model.source.text[model.classes[class].node.range()];
+    let class_node = model.classes[class].node;
+    let class_text = &model.source.text[class_node.range()];
     let taken = |name: &str| {
         let attr = format!(".{name}");
-        class_text.match_indices(&attr).any(|(at, _)| {
-            !class_text[at + attr.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-        }) || model.method(class, name).is_some()
+        class_text
+            .match_indices(&attr)
+            .any(|(at, _)| !class_text[at + attr.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+            || model.method(class, name).is_some()
     };
     if !taken(base) {
         return base.to_string();
     }
-    (2..)
-        .map(|n| format!("{base}{n}"))
-        .find(|name| !taken(name))
-        .expect("some number is free")
+    (2..).map(|n| format!("{base}{n}")).find(|name| !taken(name)).expect("some number is free")
 }

@@ -6,21 +6,19 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fix::text::{torch_name, wrap_in_if};
+use crate::fix::text::{block_indent_unit, indent_unit, torch_name, wrap_in_if};
 use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::FunctionNode;
 use crate::model::imports::{Imports, dotted_name, last_segment};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule {
-    code: "TCF101",
-    name: "print-in-compiled-code",
-    category: Category::GraphBreak,
-    check,
-};
+pub static RULE: Rule = Rule { code: "TCF101", name: "print-in-compiled-code", category: Category::GraphBreak, check };
 
-const LOG_METHODS: [&str; 9] = [
+/// Logger methods, including transformers' `warning_once` / `info_once`: Dynamo breaks on any
+/// logger method it is not told to ignore.
+const LOG_METHODS: [&str; 12] = [
     "debug",
     "info",
     "warning",
@@ -30,52 +28,45 @@ const LOG_METHODS: [&str; 9] = [
     "critical",
     "fatal",
     "log",
+    "warning_once",
+    "warn_once",
+    "info_once",
 ];
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     for function in model.region_functions() {
-        let mut finder = OutputFinder {
-            imports: &model.imports,
-            found: Vec::new(),
-        };
+        let mut finder = OutputFinder { imports: &model.imports, found: Vec::new() };
         visit_compiled(model.function(function).node.body(), &mut finder);
         for output in finder.found {
-            let message = format!(
-                "`{}` in {} breaks the graph",
-                output.name,
-                describe(model, function)
-            );
-            let severity = if output.site.in_loop {
-                Severity::Critical
-            } else {
-                Severity::High
-            };
+            let message = format!("`{}` in {} breaks the graph", output.name, describe(model, function));
+            let severity = if output.site.in_loop { Severity::Critical } else { Severity::High };
             let diagnostic = Diagnostic::new(&RULE, output.call, message).with_severity(severity);
             diagnostics.push(match output.statement {
-                Some(statement) => with_guard_fix(checker, diagnostic, statement),
-                None => diagnostic.without_fix(
-                    "the call is inside an expression: move it to a statement of its own",
-                ),
+                Some(statement) => with_guard_fix(checker, function, diagnostic, statement),
+                None => diagnostic.without_fix("the call is inside an expression: move it to a statement of its own"),
             });
         }
     }
     diagnostics
 }
 
-fn with_guard_fix(checker: &Checker, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
-    let (torch, import) = torch_name(checker.model);
+fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
+    let model = checker.model;
+    let (torch, import) = torch_name(model);
     let condition = format!("not {torch}.compiler.is_compiling()");
-    match wrap_in_if(checker.model.source, statement, &condition) {
+    let unit = match model.function(function).node {
+        FunctionNode::Def(def) => block_indent_unit(model.source, def.start(), def.body[0].start()),
+        FunctionNode::Lambda(_) => indent_unit(model.source),
+    };
+    match wrap_in_if(model.source, statement, &condition, &unit) {
         Some(mut edits) => {
             edits.extend(import);
             let title = format!("Guard with `if {condition}:`");
             diagnostic.with_fix(Fix::new(title, Safety::Safe, edits))
         }
-        None => diagnostic.without_fix(
-            "the statement shares its line with other code: put it on a line of its own",
-        ),
+        None => diagnostic.without_fix("the statement shares its line with other code: put it on a line of its own"),
     }
 }
 
@@ -101,12 +92,7 @@ impl<'a> CompiledCodeVisitor<'a> for OutputFinder<'_> {
             return;
         };
         if let Some(name) = output_call(call, self.imports) {
-            self.found.push(Output {
-                name,
-                call: call.range(),
-                statement: Some(*range),
-                site,
-            });
+            self.found.push(Output { name, call: call.range(), statement: Some(*range), site });
         }
     }
 
@@ -115,12 +101,7 @@ impl<'a> CompiledCodeVisitor<'a> for OutputFinder<'_> {
             let already_found = self.found.iter().any(|output| output.call == call.range());
             if !already_found {
                 if let Some(name) = output_call(call, self.imports) {
-                    self.found.push(Output {
-                        name,
-                        call: call.range(),
-                        statement: None,
-                        site,
-                    });
+                    self.found.push(Output { name, call: call.range(), statement: None, site });
                 }
             }
         }
@@ -132,7 +113,7 @@ impl<'a> CompiledCodeVisitor<'a> for OutputFinder<'_> {
 fn output_call(call: &ast::ExprCall, imports: &Imports) -> Option<String> {
     let qualified = imports.qualified_name(&call.func);
     match qualified.as_deref() {
-        Some("print" | "warnings.warn") => return Some(format!("{}()", qualified?)),
+        Some("print" | "warnings.warn" | "rich.print") => return Some(format!("{}()", dotted_name(&call.func)?)),
         Some(name) if name.starts_with("logging.") && is_log_method(last_segment(&call.func)) => {
             return Some(format!("{}()", dotted_name(&call.func)?));
         }
@@ -141,12 +122,8 @@ fn output_call(call: &ast::ExprCall, imports: &Imports) -> Option<String> {
     let Expr::Attribute(method) = call.func.as_ref() else {
         return None;
     };
-    (is_log_method(Some(method.attr.id.as_str())) && is_logger(&method.value)).then(|| {
-        format!(
-            "{}()",
-            dotted_name(&call.func).unwrap_or_else(|| format!("….{}", method.attr.id))
-        )
-    })
+    (is_log_method(Some(method.attr.id.as_str())) && is_logger(&method.value))
+        .then(|| format!("{}()", dotted_name(&call.func).unwrap_or_else(|| format!("….{}", method.attr.id))))
 }
 
 fn is_log_method(name: Option<&str>) -> bool {

@@ -1,9 +1,10 @@
-//! TCF202 stateful-hook: a forward hook or pre-hook whose body reads mutable state — a closure
-//! variable's attributes (`collector.capture_activation_norms`), `nonlocal`, a mutated global, or
-//! an attribute of `self` that another method changes. Dynamo guards on that state
+//! TCF202 stateful-hook: a forward hook or pre-hook whose body reads state that changes between
+//! calls — an attribute the project assigns outside `__init__` on a captured object
+//! (`collector.capture_activation_norms`), on `self` for a method hook, or on a global; a
+//! `nonlocal` or `global`; a closure variable that is reassigned. Dynamo guards on that state
 //! (`...__closure__[0].cell_contents.capture_activation_norms == False`): every flip recompiles,
 //! and at the recompile limit the frame runs eagerly. The fix decorates the hook with
-//! `@torch.compiler.disable`: it runs eagerly (one graph break per call), guards vanish.
+//! `@torch.compiler.disable`: it runs eagerly (a graph break at each call), the guards vanish.
 
 use std::collections::HashSet;
 
@@ -16,34 +17,22 @@ use crate::fix::text::{insert_decorator, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::module::self_assignments;
-use crate::model::reach::describe;
+use crate::model::reach::{Target, describe, targets};
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule {
-    code: "TCF202",
-    name: "stateful-hook",
-    category: Category::Recompile,
-    check,
-};
+pub static RULE: Rule = Rule { code: "TCF202", name: "stateful-hook", category: Category::Recompile, check };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
-    let mut hooks: Vec<(usize, usize)> = model
-        .hooks
-        .iter()
-        .map(|hook| (hook.function, hook.bound_args))
-        .filter(|(f, _)| model.in_region(*f))
-        .collect();
+    let mut hooks: Vec<(usize, usize)> =
+        model.hooks.iter().map(|hook| (hook.function, hook.bound_args)).filter(|(f, _)| model.in_region(*f)).collect();
     hooks.sort();
     hooks.dedup_by_key(|(function, _)| *function);
     let mut diagnostics = Vec::new();
     for (hook, bound_args) in hooks {
-        let Some((range, state)) = first_state_read(model, hook, bound_args) else {
-            continue;
-        };
+        let Some((range, state)) = first_state_read(model, hook, bound_args) else { continue };
         let message = format!(
-            "{} reads {state}: Dynamo guards on it, so every change recompiles (and after 8, the frame runs eagerly)",
+            "{} reads {state}: Dynamo guards on it, so every change recompiles (after 8, the frame runs eagerly)",
             describe(model, hook)
         );
         diagnostics.push(Diagnostic::new(&RULE, range, message).with_fix(disable_fix(model, hook)));
@@ -56,56 +45,52 @@ fn disable_fix(model: &FileModel, hook: usize) -> Fix {
     let disable = format!("{torch}.compiler.disable");
     let text = &model.source.text;
     let mut edits: Vec<Edit> = match model.function(hook).node {
-        FunctionNode::Def(def) => {
-            let top = def
-                .decorator_list
-                .first()
-                .map_or(def.start(), |d| d.start());
-            vec![insert_decorator(text, top, &disable)]
-        }
+        // Right above `def`, below `@staticmethod` and the like: disable must wrap the function.
+        FunctionNode::Def(def) => vec![insert_decorator(text, def.name.start(), &disable)],
         FunctionNode::Lambda(lambda) => {
-            vec![
-                Edit::insert(lambda.start(), format!("{disable}(")),
-                Edit::insert(lambda.end(), ")"),
-            ]
+            vec![Edit::insert(lambda.start(), format!("{disable}(")), Edit::insert(lambda.end(), ")")]
         }
     };
     edits.extend(import);
     Fix::new(
-        format!("Run the hook eagerly with `@{disable}`"),
+        format!(
+            "Run the hook eagerly with `{disable}` (a graph break at each call; where the hooked module runs inside a loop, Dynamo runs that whole frame eagerly)"
+        ),
         Safety::Safe,
         edits,
     )
 }
 
-/// The first read of mutable state in the hook's compiled code, described for the message.
-fn first_state_read(
-    model: &FileModel,
-    hook: usize,
-    bound_args: usize,
-) -> Option<(TextRange, String)> {
+/// The first read of changing state in the hook, or in the functions of the file it calls.
+fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option<(TextRange, String)> {
+    let mut seen = vec![hook];
+    let mut pending = vec![(hook, bound_args)];
+    while let Some((function, bound_args)) = pending.pop() {
+        if let Some(found) = state_read_in(model, function, bound_args) {
+            return Some(found);
+        }
+        for target in targets(model, function) {
+            let Target::Local(qualname) = target else { continue };
+            let Some(callee) = model.functions.iter().position(|f| f.qualname == qualname) else { continue };
+            if !seen.contains(&callee) && !model.function(callee).disabled {
+                seen.push(callee);
+                pending.push((callee, 0));
+            }
+        }
+    }
+    None
+}
+
+fn state_read_in(model: &FileModel, hook: usize, bound_args: usize) -> Option<(TextRange, String)> {
     let function = model.function(hook);
-    let scope = Scope::of(model, hook, bound_args);
     if let FunctionNode::Def(def) = function.node {
-        if let Some(declaration) = def
-            .body
-            .iter()
-            .find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_)))
-        {
-            let keyword = if matches!(declaration, Stmt::Nonlocal(_)) {
-                "nonlocal"
-            } else {
-                "global"
-            };
+        if let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
+            let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
             return Some((declaration.range(), format!("`{keyword}` state")));
         }
     }
-    let mut finder = StateReadFinder {
-        model,
-        scope: &scope,
-        hook,
-        found: None,
-    };
+    let scope = Scope::of(model, hook, bound_args);
+    let mut finder = StateReadFinder { model, scope: &scope, found: None };
     visit_compiled(function.node.body(), &mut finder);
     finder.found
 }
@@ -116,86 +101,56 @@ struct Scope {
     locals: HashSet<String>,
     /// Parameters bound at registration: `functools.partial` arguments and defaulted parameters.
     captured_parameters: HashSet<String>,
-    /// Bound in an enclosing function: closure variables.
+    /// Assigned in an enclosing function: closure variables.
     closure: HashSet<String>,
-    /// Assigned at module level (imports, defs and classes are not state).
+    /// Assigned at module level, and module-level classes (imports and defs are not state).
     globals: HashSet<String>,
     /// Rebound after being captured: declared `nonlocal`/`global` somewhere, or assigned twice.
     rebound: HashSet<String>,
-    /// For a method hook: attributes of `self` that methods other than `__init__` assign.
-    mutable_self_attributes: HashSet<String>,
+    /// A method hook: `self` is the object the hook was taken from.
+    is_method: bool,
 }
 
 impl Scope {
     fn of(model: &FileModel, hook: usize, bound_args: usize) -> Self {
         let function = model.function(hook);
-        let parameters: Vec<&ast::ParameterWithDefault> = function
-            .node
-            .parameters()
-            .map(|p| p.iter_non_variadic_params().collect())
-            .unwrap_or_default();
         let is_method = function.class.is_some();
+        let parameters: Vec<&ast::ParameterWithDefault> =
+            function.node.parameters().map(|p| p.iter_non_variadic_params().collect()).unwrap_or_default();
+        let first_bound = usize::from(is_method);
         let captured_parameters = parameters
             .iter()
             .enumerate()
-            .filter(|(i, p)| {
-                p.default.is_some()
-                    || (*i >= usize::from(is_method) && *i < bound_args + usize::from(is_method))
-            })
+            .filter(|(i, p)| p.default.is_some() || (first_bound..first_bound + bound_args).contains(i))
             .map(|(_, p)| p.parameter.name.id.to_string())
             .collect();
-        let mut locals = counted_bindings(function.node, false).0;
+        let mut locals = bindings(function.node, Bindings::Everything).0;
         locals.remove("self");
 
         let mut closure = HashSet::new();
         let mut rebound = declared_nonlocal_or_global(model);
         let mut parent = function.parent;
         while let Some(enclosing) = parent {
-            // Imports and defs of the enclosing function are not state.
-            let (bound, twice) = counted_bindings(model.function(enclosing).node, true);
+            let (bound, twice) = bindings(model.function(enclosing).node, Bindings::Assignments);
             closure.extend(bound);
             rebound.extend(twice);
             parent = model.function(enclosing).parent;
         }
-        let (globals, twice) = module_variables(model.source.parsed.suite());
+        let (mut globals, twice) = module_variables(model.source.parsed.suite());
         rebound.extend(twice);
-
-        let mutable_self_attributes = match function.class {
-            Some(class) => self_assignments(model, class)
-                .into_iter()
-                .filter(|a| model.function(a.method).name != "__init__")
-                .map(|a| a.attr)
-                .collect(),
-            None => HashSet::new(),
-        };
-        Self {
-            locals,
-            captured_parameters,
-            closure,
-            globals,
-            rebound,
-            mutable_self_attributes,
-        }
+        globals.extend(model.classes.iter().filter(|c| !c.qualname.contains('.')).map(|c| c.qualname.clone()));
+        Self { locals, captured_parameters, closure, globals, rebound, is_method }
     }
 
-    fn is_outside(&self, name: &str) -> bool {
-        !self.locals.contains(name) || self.captured_parameters.contains(name)
-    }
-
-    /// An object whose attributes or items the hook reads: any captured name (but a logger:
-    /// logging calls are TCF101's business).
-    fn holds_mutable_object(&self, name: &str) -> bool {
-        if name.to_ascii_lowercase().contains("log") {
-            return false;
-        }
+    /// Whether `name` holds an object from outside the hook (captured, closure, global).
+    fn is_captured(&self, name: &str) -> bool {
         self.captured_parameters.contains(name)
-            || (!self.locals.contains(name)
-                && (self.closure.contains(name) || self.globals.contains(name)))
+            || (!self.locals.contains(name) && (self.closure.contains(name) || self.globals.contains(name)))
     }
 
     /// A captured name that itself changes.
     fn is_rebound(&self, name: &str) -> bool {
-        self.is_outside(name)
+        !self.locals.contains(name)
             && (self.closure.contains(name) || self.globals.contains(name))
             && self.rebound.contains(name)
     }
@@ -204,7 +159,6 @@ impl Scope {
 struct StateReadFinder<'s, 'm, 'a> {
     model: &'m FileModel<'a>,
     scope: &'s Scope,
-    hook: usize,
     found: Option<(TextRange, String)>,
 }
 
@@ -214,55 +168,54 @@ impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
             return false;
         }
         let text = &self.model.source.text;
-        let (base, ctx) = match expr {
-            Expr::Attribute(attr) => (attr.value.as_ref(), attr.ctx),
-            Expr::Subscript(subscript) => (subscript.value.as_ref(), subscript.ctx),
-            Expr::Name(name)
-                if name.ctx == ExprContext::Load && self.scope.is_rebound(name.id.as_str()) =>
-            {
-                self.found = Some((
-                    expr.range(),
-                    format!("`{}`, which is reassigned elsewhere", name.id),
-                ));
-                return false;
+        match expr {
+            Expr::Name(name) if name.ctx == ExprContext::Load && self.scope.is_rebound(name.id.as_str()) => {
+                self.found = Some((expr.range(), format!("`{}`, which is reassigned after the hook is made", name.id)));
+                false
             }
-            _ => return true,
-        };
-        let Expr::Name(name) = base else { return true };
-        if ctx != ExprContext::Load {
-            return true;
+            // SETTINGS["trace"]: a switch kept in a captured dict.
+            Expr::Subscript(subscript) if subscript.ctx == ExprContext::Load => {
+                let Expr::Name(base) = subscript.value.as_ref() else { return true };
+                let keyed_by_name = matches!(subscript.slice.as_ref(), Expr::StringLiteral(_));
+                let stateful = keyed_by_name && self.scope.is_captured(base.id.as_str());
+                if stateful {
+                    let read = &text[expr.range()];
+                    self.found = Some((expr.range(), format!("`{read}`, an entry of a dict from outside the hook")));
+                }
+                !stateful
+            }
+            Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
+                let Expr::Name(base) = attr.value.as_ref() else { return true };
+                let field = attr.attr.id.as_str();
+                let holds_state = self.model.state_attributes.contains(field);
+                let stateful = holds_state
+                    && if base.id.as_str() == "self" {
+                        self.scope.is_method
+                    } else {
+                        self.scope.is_captured(base.id.as_str())
+                    };
+                if stateful {
+                    let read = &text[expr.range()];
+                    self.found = Some((expr.range(), format!("`{read}`, which changes after construction")));
+                }
+                !stateful
+            }
+            _ => true,
         }
-        let name = name.id.as_str();
-        let stateful = if name == "self" {
-            matches!(expr, Expr::Attribute(attr) if self.scope.mutable_self_attributes.contains(attr.attr.id.as_str()))
-                && self.model.function(self.hook).class.is_some()
-        } else {
-            self.scope.holds_mutable_object(name)
-        };
-        if stateful {
-            self.found = Some((
-                expr.range(),
-                format!(
-                    "`{}`, state captured from outside the hook",
-                    &text[expr.range()]
-                ),
-            ));
-            return false;
-        }
-        true
     }
 }
 
-/// The names a function binds — parameters, assignment, loop and `with` targets, and unless
-/// `only_assignments`, imports and nested defs — and those it binds more than once.
-fn counted_bindings(
-    node: FunctionNode,
-    only_assignments: bool,
-) -> (HashSet<String>, HashSet<String>) {
-    let mut collector = BindingCollector {
-        only_assignments,
-        ..BindingCollector::default()
-    };
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bindings {
+    /// Parameters, assignment, loop and `with` targets, imports, nested defs and classes.
+    Everything,
+    /// Parameters and assignment targets only: imports and defs are not state.
+    Assignments,
+}
+
+/// The names a function binds, and those it binds more than once.
+fn bindings(node: FunctionNode, kind: Bindings) -> (HashSet<String>, HashSet<String>) {
+    let mut collector = BindingCollector { kind, ..BindingCollector::default() };
     if let Some(parameters) = node.parameters() {
         for parameter in parameters.iter() {
             collector.bind(parameter.name().id.as_str());
@@ -277,10 +230,7 @@ fn counted_bindings(
 
 /// Module-level variables (assigned, not imported or defined) and those assigned twice.
 fn module_variables(suite: &[Stmt]) -> (HashSet<String>, HashSet<String>) {
-    let mut collector = BindingCollector {
-        only_assignments: true,
-        ..BindingCollector::default()
-    };
+    let mut collector = BindingCollector { kind: Bindings::Assignments, ..BindingCollector::default() };
     collector.visit_body(suite);
     (collector.once, collector.twice)
 }
@@ -291,12 +241,8 @@ fn declared_nonlocal_or_global(model: &FileModel) -> HashSet<String> {
     impl<'a> Visitor<'a> for Declarations {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             match stmt {
-                Stmt::Global(global) => {
-                    self.0.extend(global.names.iter().map(|n| n.id.to_string()))
-                }
-                Stmt::Nonlocal(nonlocal) => self
-                    .0
-                    .extend(nonlocal.names.iter().map(|n| n.id.to_string())),
+                Stmt::Global(global) => self.0.extend(global.names.iter().map(|n| n.id.to_string())),
+                Stmt::Nonlocal(nonlocal) => self.0.extend(nonlocal.names.iter().map(|n| n.id.to_string())),
                 _ => walk_stmt(self, stmt),
             }
         }
@@ -307,12 +253,16 @@ fn declared_nonlocal_or_global(model: &FileModel) -> HashSet<String> {
     declarations.0
 }
 
-#[derive(Default)]
 struct BindingCollector {
     once: HashSet<String>,
     twice: HashSet<String>,
-    /// Count only assignments (module level: imports, defs and classes are not state).
-    only_assignments: bool,
+    kind: Bindings,
+}
+
+impl Default for BindingCollector {
+    fn default() -> Self {
+        Self { once: HashSet::new(), twice: HashSet::new(), kind: Bindings::Everything }
+    }
 }
 
 impl BindingCollector {
@@ -325,16 +275,16 @@ impl BindingCollector {
 
 impl<'a> Visitor<'a> for BindingCollector {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let everything = self.kind == Bindings::Everything;
         match stmt {
-            Stmt::FunctionDef(ast::StmtFunctionDef { name, .. })
-            | Stmt::ClassDef(ast::StmtClassDef { name, .. }) => {
-                if !self.only_assignments {
+            // A nested scope's own names are not this function's.
+            Stmt::FunctionDef(ast::StmtFunctionDef { name, .. }) | Stmt::ClassDef(ast::StmtClassDef { name, .. }) => {
+                if everything {
                     self.bind(name.id.as_str());
                 }
             }
-            Stmt::Import(ast::StmtImport { names, .. })
-            | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
-                if !self.only_assignments {
+            Stmt::Import(ast::StmtImport { names, .. }) | Stmt::ImportFrom(ast::StmtImportFrom { names, .. }) => {
+                if everything {
                     for alias in names {
                         let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.as_str();
                         self.bind(bound.split('.').next().unwrap_or(bound));
@@ -348,7 +298,7 @@ impl<'a> Visitor<'a> for BindingCollector {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Name(name) if name.ctx == ExprContext::Store => self.bind(name.id.as_str()),
-            // A lambda's parameters are its own.
+            // A lambda's or comprehension's own names are not this function's.
             Expr::Lambda(_) => {}
             _ => walk_expr(self, expr),
         }

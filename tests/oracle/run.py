@@ -26,11 +26,13 @@ Fixture contract — `oracle_cases()` returns a list of dicts:
                 whose failed guard names the `pe` buffer, since a new input length legitimately
                 recompiles once for dynamic shapes. Each bound is an int (exactly that many), a string
                 "==N", ">=N", "<=N", ">N", "<N", or None (not checked).
-                Reasons: graph_breaks — Dynamo's break message; recompiles — the failed guard
-                expressions (source comments stripped) of every cache entry, joined by "; "; eager_frames —
-                frames Dynamo gave up on and ran eagerly (a graph break in a loop, GB7000, is counted
-                here and not in graph_breaks), with the unsupported constructs Dynamo met as reason.
-  train         optional bool: also compare parameter gradients after `output.sum().backward()`.
+                The reasons matched: graph_breaks — Dynamo's break message; recompiles — the failed
+                guard expression of every cache entry (source comments stripped), joined by "; ";
+                eager_frames — frames Dynamo gave up on and ran eagerly (a graph break in a loop,
+                GB7000, is counted here and not in graph_breaks), with the unsupported constructs
+                Dynamo met in the run as reason. graphs counts backend calls.
+  train         optional bool: also compare parameter gradients after `output.sum().backward()`
+                (the target must then be an nn.Module).
   observe       optional `observe(target) -> any pytree` read after every step and compared like
                 outputs: state a fix must keep (the norms a hook recorded, a counter).
   atol, rtol    optional floats for torch.allclose (defaults 1e-6, 1e-5).
@@ -92,15 +94,13 @@ class Run:
     observed: list = field(default_factory=list)  # per step: (leaves, treespec) of case["observe"]
     grads: list = field(default_factory=list)  # per step: {param name: grad}
 
-    def events(self, measure: str, pattern: str | None) -> list[str] | int:
-        if measure == "graphs":
-            return self.graphs
+    def events(self, measure: str, pattern: str | None = None) -> list[str]:
+        """The reasons of graph_breaks, recompiles or eager_frames, those matching `pattern` only."""
         events = getattr(self, measure)
         return [e for e in events if re.search(pattern, e)] if pattern else events
 
-    def count(self, measure: str, pattern: str | None) -> int:
-        found = self.events(measure, pattern)
-        return found if isinstance(found, int) else len(found)
+    def count(self, measure: str, pattern: str | None = None) -> int:
+        return self.graphs if measure == "graphs" else len(self.events(measure, pattern))
 
 
 @dataclass
@@ -125,11 +125,15 @@ class Result:
 
 
 def find_fixtures(dirs: list[Path]) -> list[Path]:
-    """Fixtures are the .py files that define oracle_cases() at module level (found without importing)."""
+    """Fixtures are the .py files that define oracle_cases() at module level (found without importing,
+    so the snapshot-only fixtures next to them — invalid syntax, odd encodings — are simply skipped)."""
     found = []
     for folder in dirs:
         for path in sorted(folder.glob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            try:
+                tree = ast.parse(path.read_bytes(), filename=str(path))
+            except (SyntaxError, ValueError):
+                continue
             if any(isinstance(n, ast.FunctionDef) and n.name == "oracle_cases" for n in tree.body):
                 found.append(path)
     return found
@@ -138,9 +142,9 @@ def find_fixtures(dirs: list[Path]) -> list[Path]:
 def apply_tcfix(tcfix: Path, fixture: Path, workdir: Path, unsafe: bool) -> Path:
     """Runs tcfix --apply on a copy; returns the fixed copy. Raises with tcfix's own words on error."""
     workdir.mkdir(parents=True)
-    copy = workdir / fixture.name
-    shutil.copyfile(fixture, copy)
-    cmd = [str(tcfix), "--apply", *(["--unsafe-fixes"] if unsafe else []), str(copy)]
+    fixed = workdir / fixture.name
+    shutil.copyfile(fixture, fixed)
+    cmd = [str(tcfix), "--apply", *(["--unsafe-fixes"] if unsafe else []), str(fixed)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     # 0: nothing left to report, 1: findings remain (both fine); anything else is a tcfix error.
     if proc.returncode not in (0, 1):
@@ -148,10 +152,10 @@ def apply_tcfix(tcfix: Path, fixture: Path, workdir: Path, unsafe: bool) -> Path
             f"`{' '.join(cmd)}` exited {proc.returncode}\n--- stderr ---\n{proc.stderr}"
             f"--- stdout ---\n{proc.stdout}"
         )
-    if copy.read_bytes() == fixture.read_bytes():
+    if fixed.read_bytes() == fixture.read_bytes():
         raise RuntimeError(f"tcfix changed nothing (`{' '.join(cmd)}` exited {proc.returncode})\n"
                            f"--- stdout ---\n{proc.stdout}--- stderr ---\n{proc.stderr}")
-    return copy
+    return fixed
 
 
 def import_fresh(path: Path, side: str):
@@ -167,8 +171,8 @@ def import_fresh(path: Path, side: str):
 
 def unified_diff(a: Path, b: Path) -> str:
     return "".join(difflib.unified_diff(
-        a.read_text(encoding="utf-8").splitlines(keepends=True),
-        b.read_text(encoding="utf-8").splitlines(keepends=True),
+        a.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True),
+        b.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True),
         fromfile=f"original/{a.name}", tofile=f"fixed/{b.name}"))
 
 
@@ -191,8 +195,7 @@ class _RecompileCollector(logging.Handler):
         self.reasons: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        guards = [m.group(1) for line in record.getMessage().splitlines()
-                  if (m := GUARD_LINE.match(line)) and "User stack trace" not in line]
+        guards = [m.group(1) for line in record.getMessage().splitlines() if (m := GUARD_LINE.match(line))]
         self.reasons.append("; ".join(guard_expression(g) for g in guards) or record.getMessage())
 
 
@@ -284,6 +287,26 @@ def backward_grads(target, out) -> dict[str, torch.Tensor | None]:
 # Checking.
 
 
+CASE_KEYS = {"name", "factory", "inputs", "expect", "train", "observe", "atol", "rtol", "unsafe_fixes"}
+
+
+def validate_case(case: dict) -> None:
+    """A typo in a case ("expected", "inputs" missing) must fail loudly, not pass vacuously."""
+    missing = {"name", "factory", "inputs", "expect"} - case.keys()
+    unknown = case.keys() - CASE_KEYS
+    if missing or unknown:
+        raise ValueError(f"case {case.get('name')!r}: missing keys {sorted(missing)}, "
+                         f"unknown keys {sorted(unknown)}; the keys are {sorted(CASE_KEYS)}")
+    if not case["expect"] or not case["inputs"]:
+        raise ValueError(f"case {case['name']!r}: expect and inputs must not be empty")
+    for key, bounds in case["expect"].items():
+        parse_key(key)
+        if not (isinstance(bounds, tuple) and len(bounds) == 2):
+            raise ValueError(f"expect[{key!r}] must be a (before, after) pair, got {bounds!r}")
+        for bound in bounds:
+            bound_ok(0, bound)  # raises on a malformed bound
+
+
 def bound_ok(value: int, bound) -> bool:
     if bound is None:
         return True
@@ -324,7 +347,9 @@ def compare_outputs(case: dict, reference: Run, fixed: Run) -> list[str]:
                                         ("observed state", reference.observed, fixed.observed)):
         for i, ((want, want_spec), (got, got_spec)) in enumerate(zip(want_steps, got_steps, strict=True)):
             if want_spec != got_spec:
-                failures.append(f"step {i} {what}: structure {got_spec} vs eager {want_spec}")
+                failures.append(f"step {i} {what}: {got_spec.num_leaves} leaves shaped "
+                                f"{str(got_spec)[:80]}, eager original has {want_spec.num_leaves}: "
+                                f"{str(want_spec)[:80]}")
             else:
                 failures += [f"step {i} {what}: {d}" for d in diff_leaves(want, got, atol, rtol)]
     for i, (want, got) in enumerate(zip(reference.grads, fixed.grads, strict=True)):
@@ -374,8 +399,14 @@ def run_fixture(fixture: Path, tcfix: Path, name_filter: str | None) -> list[Res
         fixed_by_level: dict[bool, object] = {}  # unsafe_fixes -> fixed module, or the error text
         results = []
         for case in cases:
-            result = Result(rule, fixture.name, case["name"], expect=case["expect"])
+            result = Result(rule, fixture.name, case["name"])
             results.append(result)
+            try:
+                validate_case(case)
+            except ValueError as e:
+                result.failures.append(str(e))
+                continue
+            result.expect = case["expect"]
             unsafe = bool(case.get("unsafe_fixes"))
             if unsafe not in fixed_by_level:
                 fixed_by_level[unsafe] = fix_and_import(tcfix, fixture, tmp / f"fixed-{int(unsafe)}", unsafe)
@@ -422,7 +453,7 @@ def cell(result: Result, measure: str) -> str:
     if result.before is None or result.after is None:
         return "-"
     b, a = result.before, result.after
-    text = f"{b.count(measure, None)} → {a.count(measure, None)}"
+    text = f"{b.count(measure)} → {a.count(measure)}"
     for key in result.expect:  # the filtered counts the expectation is about, after the totals
         m, pattern = parse_key(key)
         if m == measure and pattern:
@@ -450,7 +481,7 @@ def print_report(results: list[Result], verbose: bool) -> None:
             if run is None:
                 continue
             for measure in ("graph_breaks", "recompiles", "eager_frames"):
-                shown = [summary(reason) for reason in run.events(measure, None)]
+                shown = [summary(reason) for reason in run.events(measure)]
                 for reason in dict.fromkeys(shown):
                     print(f"  {side} {measure} x{shown.count(reason)}: {reason}")
         if r.diff and (verbose or not r.passed):
