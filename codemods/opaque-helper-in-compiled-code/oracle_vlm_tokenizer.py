@@ -6,7 +6,7 @@ at the `<image>` placeholders, and the helper that does it looks the placeholder
 every call: `self.tokenizer.image_token_id`. The tokenizer is a real Rust-backed
 `tokenizers.Tokenizer` (a tiny WordLevel vocabulary built here, nothing downloaded); its
 `token_to_id` is opaque to Dynamo, so the lookup is a graph break. tcfix caches the id in `__init__`
-right after `self.tokenizer = ...` and reads the cached attribute in the helper.
+after the last line there that uses the tokenizer and reads the cached attribute in the helper.
 """
 from dataclasses import dataclass
 

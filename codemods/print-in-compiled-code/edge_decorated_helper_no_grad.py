@@ -25,6 +25,7 @@ class EMA(nn.Module):
         self.register_buffer("running_mean", torch.zeros(dim))
 
     @torch.no_grad()
+    @count_calls
     def _update_stats(self, x):
         self.running_mean.mul_(self.momentum).add_(x.mean(0), alpha=1 - self.momentum)
         print("running mean norm", self.running_mean.norm())

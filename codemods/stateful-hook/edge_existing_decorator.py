@@ -1,7 +1,7 @@
 """TCF202 edge: the stateful hook already has a decorator (`@torch.no_grad()`).
 
-tcfix should report the read of `stats.enabled` and put `@torch.compiler.disable` above the existing
-decorator, so the whole no-grad hook runs eagerly.
+tcfix should report the read of `stats.enabled` and put `@torch.compiler.disable` directly above the
+`def`, below the existing decorator: the disabled function runs eagerly under no-grad.
 """
 import torch
 from torch import nn

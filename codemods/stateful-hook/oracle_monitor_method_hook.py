@@ -96,6 +96,8 @@ def oracle_cases():
             "observe": lambda model: model.monitor.rms,
             "train": True,
             "atol": 1e-5,
+            # Registered on every block (in a loop), the fix is unsafe for speed: opt in.
+            "unsafe_fixes": True,
             "expect": {
                 "recompiles matching enabled": (">=1", 0),
                 "recompiles": (">=1", 0),

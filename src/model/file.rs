@@ -11,6 +11,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::model::compiled_code::Body;
 use crate::model::hooks::{Hook, PendingCall};
 use crate::model::imports::Imports;
+use crate::model::mutation::StateAttributes;
 use crate::model::reach::Reason;
 use crate::source::SourceFile;
 
@@ -27,7 +28,7 @@ pub struct FileModel<'a> {
     /// Imported names that are project `nn.Module` classes. Filled by `reach`.
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
-    pub state_attributes: Arc<HashSet<String>>,
+    pub state_attributes: Arc<StateAttributes>,
 }
 
 #[derive(Clone, Copy)]
@@ -99,7 +100,8 @@ impl<'a> FileModel<'a> {
             imported_module_classes: HashSet::new(),
             state_attributes: Arc::default(),
         };
-        let mut collector = ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new() };
+        let mut collector =
+            ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
         collector.visit_body(suite);
         let pending = std::mem::take(&mut collector.pending);
         for call in pending {
@@ -191,6 +193,8 @@ struct ScopeCollector<'m, 'a> {
     model: &'m mut FileModel<'a>,
     scope: Scope,
     pending: Vec<PendingCall<'a>>,
+    /// Loops and comprehensions around the current code, within its function.
+    loop_depth: usize,
 }
 
 impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
@@ -198,21 +202,35 @@ impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
         match stmt {
             Stmt::FunctionDef(def) => self.enter_function(def),
             Stmt::ClassDef(class) => self.enter_class(class),
+            Stmt::For(_) | Stmt::While(_) => self.in_loop(|this| walk_stmt(this, stmt)),
             _ => walk_stmt(self, stmt),
         }
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            if let Some(pending) = PendingCall::classify(call, self.scope.function, &self.model.imports) {
-                self.pending.push(pending);
+        match expr {
+            Expr::Call(call) => {
+                let in_loop = self.loop_depth > 0;
+                if let Some(pending) = PendingCall::classify(call, self.scope.function, in_loop, &self.model.imports) {
+                    self.pending.push(pending);
+                }
+                walk_expr(self, expr);
             }
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                self.in_loop(|this| walk_expr(this, expr));
+            }
+            _ => walk_expr(self, expr),
         }
-        walk_expr(self, expr);
     }
 }
 
 impl<'a> ScopeCollector<'_, 'a> {
+    fn in_loop(&mut self, walk: impl FnOnce(&mut Self)) {
+        self.loop_depth += 1;
+        walk(self);
+        self.loop_depth -= 1;
+    }
+
     fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
         let qualname = format!("{}{}", self.scope.prefix, def.name.id);
         let decorators: Vec<Option<String>> =
@@ -230,12 +248,14 @@ impl<'a> ScopeCollector<'_, 'a> {
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
         }
+        let outer_loops = std::mem::take(&mut self.loop_depth);
         let outer = std::mem::replace(
             &mut self.scope,
             Scope { class: None, function: Some(index), prefix: format!("{qualname}.<locals>.") },
         );
         self.visit_body(&def.body);
         self.scope = outer;
+        self.loop_depth = outer_loops;
     }
 
     fn enter_class(&mut self, class: &'a ast::StmtClassDef) {

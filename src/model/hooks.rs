@@ -15,6 +15,9 @@ pub struct Hook<'a> {
     pub bound_args: usize,
     /// Registered as a pre-hook (runs before forward).
     pub pre: bool,
+    /// Registered in a loop or comprehension: on many modules, usually repeated blocks that
+    /// `forward` calls in a loop.
+    pub in_loop: bool,
 }
 
 /// A call seen while collecting scopes, resolved once every function is known.
@@ -23,6 +26,7 @@ pub struct PendingCall<'a> {
     kind: PendingKind,
     /// The function the call sits in (`None` at module level).
     scope: Option<usize>,
+    in_loop: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -39,7 +43,7 @@ const HOOK_METHODS: [&str; 4] = [
 ];
 
 impl<'a> PendingCall<'a> {
-    pub fn classify(call: &'a ast::ExprCall, scope: Option<usize>, imports: &Imports) -> Option<Self> {
+    pub fn classify(call: &'a ast::ExprCall, scope: Option<usize>, in_loop: bool, imports: &Imports) -> Option<Self> {
         let kind = if last_segment(&call.func).is_some_and(|name| HOOK_METHODS.contains(&name)) {
             PendingKind::HookRegistration
         } else if imports.qualified_name(&call.func).as_deref() == Some("torch.compile") {
@@ -47,7 +51,7 @@ impl<'a> PendingCall<'a> {
         } else {
             return None;
         };
-        Some(Self { call, kind, scope })
+        Some(Self { call, kind, scope, in_loop })
     }
 }
 
@@ -70,7 +74,8 @@ pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
     match pending.kind {
         PendingKind::HookRegistration => {
             let pre = last_segment(&pending.call.func).is_some_and(|name| name.ends_with("pre_hook"));
-            model.hooks.push(Hook { registration: pending.call, function, bound_args, pre });
+            let in_loop = pending.in_loop;
+            model.hooks.push(Hook { registration: pending.call, function, bound_args, pre, in_loop });
         }
         PendingKind::Compile => model.functions[function].compiled = true,
     }

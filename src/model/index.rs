@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::model::file::FileModel;
-use crate::model::mutation::state_attributes;
+use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Reason, Target, root_reason, targets};
 
 /// What one file contributes to the index.
@@ -17,7 +17,7 @@ pub struct FileSummary {
     /// Class-like names the file imports (`Block` -> `models.base.Block`).
     pub imported_classes: Vec<(String, String)>,
     /// Attribute names that hold changing state (see `mutation`).
-    pub state_attributes: Vec<String>,
+    pub state_attributes: StateAttributes,
     pub classes: Vec<ClassSummary>,
     pub functions: Vec<FunctionSummary>,
 }
@@ -50,7 +50,7 @@ pub struct Facts {
     /// Names the file imports that are project `nn.Module` classes.
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
-    pub state_attributes: Arc<HashSet<String>>,
+    pub state_attributes: Arc<StateAttributes>,
 }
 
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
@@ -99,7 +99,7 @@ impl FileSummary {
         Self {
             module_name: model.module_name.clone(),
             imported_classes,
-            state_attributes: state_attributes(model.source.parsed.suite()),
+            state_attributes: StateAttributes::of(model.source.parsed.suite()),
             classes,
             functions,
         }
@@ -129,9 +129,10 @@ impl ProjectIndex {
 
     /// The facts for each file, in the order the summaries were given.
     pub fn facts(&self) -> Vec<Facts> {
-        let mutated: Arc<HashSet<String>> =
-            Arc::new(self.files.iter().flat_map(|f| f.state_attributes.iter().cloned()).collect());
-        let mut facts: Vec<Facts> = vec![Facts { state_attributes: mutated, ..Facts::default() }; self.files.len()];
+        let mut state = StateAttributes::default();
+        self.files.iter().for_each(|file| state.extend(&file.state_attributes));
+        let state = Arc::new(state);
+        let mut facts: Vec<Facts> = vec![Facts { state_attributes: state, ..Facts::default() }; self.files.len()];
         for &(file, class) in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
         }

@@ -1,34 +1,69 @@
-//! Which attribute names hold state that changes between calls: assigned anywhere but in an
-//! `__init__` (`collector.capture = True`, `self.enabled = flag` in `enable()`), set through
-//! `setattr(obj, "name", ...)`, or boolean flags (`self.enabled = False` in `__init__`, a class
-//! attribute `active = False`): flags exist to be flipped, often by a training loop tcfix never
-//! sees. A hook that reads such an attribute reads state; one that reads `cfg.scale` does not.
+//! Which attribute names hold state that changes between calls. A hook that reads such an
+//! attribute reads state Dynamo must guard on; one that reads a frozen config's `cfg.scale`
+//! does not.
+//! - flags: assigned a bool anywhere (`self.enabled = False` in `__init__`, a class attribute
+//!   `active = False`): flags exist to be flipped, often by a training loop tcfix never sees;
+//! - changing: assigned anywhere but in an `__init__` (`collector.capture = capture`), or through
+//!   `setattr(obj, "name", ...)`;
+//! - counters: updated in place (`self.step += 1`): a new value on every call.
+
+use std::collections::HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, Stmt};
 
-/// The state attribute names of a file, sorted and without repeats.
-pub fn state_attributes(suite: &[Stmt]) -> Vec<String> {
-    let mut finder = MutationFinder { in_init: false, in_class_body: false, found: Vec::new() };
-    finder.visit_body(suite);
-    finder.found.sort();
-    finder.found.dedup();
-    finder.found
+#[derive(Debug, Clone, Default)]
+pub struct StateAttributes {
+    pub flags: HashSet<String>,
+    pub changing: HashSet<String>,
+    pub counters: HashSet<String>,
 }
 
-struct MutationFinder {
+impl StateAttributes {
+    pub fn of(suite: &[Stmt]) -> Self {
+        let mut finder = StateFinder { in_init: false, in_class_body: false, found: Self::default() };
+        finder.visit_body(suite);
+        finder.found
+    }
+
+    pub fn extend(&mut self, other: &StateAttributes) {
+        self.flags.extend(other.flags.iter().cloned());
+        self.changing.extend(other.changing.iter().cloned());
+        self.counters.extend(other.counters.iter().cloned());
+    }
+
+    pub fn holds_state(&self, attribute: &str) -> bool {
+        self.flags.contains(attribute) || self.changing.contains(attribute) || self.counters.contains(attribute)
+    }
+
+    /// A flag takes few values: Dynamo compiles one version per value, then reuses them.
+    pub fn is_flag(&self, attribute: &str) -> bool {
+        self.flags.contains(attribute) && !self.counters.contains(attribute)
+    }
+}
+
+struct StateFinder {
     in_init: bool,
     /// Directly in a class body (not in one of its methods).
     in_class_body: bool,
-    found: Vec<String>,
+    found: StateAttributes,
 }
 
-impl MutationFinder {
+impl StateFinder {
     fn record_target(&mut self, target: &Expr, value: Option<&Expr>) {
         let is_flag = matches!(value, Some(Expr::BooleanLiteral(_)));
         match target {
-            Expr::Attribute(attr) if !self.in_init || is_flag => self.found.push(attr.attr.id.to_string()),
-            Expr::Name(name) if self.in_class_body && is_flag => self.found.push(name.id.to_string()),
+            Expr::Attribute(attr) => {
+                let name = attr.attr.id.to_string();
+                if is_flag {
+                    self.found.flags.insert(name);
+                } else if !self.in_init {
+                    self.found.changing.insert(name);
+                }
+            }
+            Expr::Name(name) if self.in_class_body && is_flag => {
+                self.found.flags.insert(name.id.to_string());
+            }
             Expr::Tuple(tuple) => tuple.elts.iter().for_each(|e| self.record_target(e, None)),
             Expr::List(list) => list.elts.iter().for_each(|e| self.record_target(e, None)),
             _ => {}
@@ -36,7 +71,7 @@ impl MutationFinder {
     }
 }
 
-impl<'a> Visitor<'a> for MutationFinder {
+impl<'a> Visitor<'a> for StateFinder {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::FunctionDef(def) => {
@@ -53,8 +88,12 @@ impl<'a> Visitor<'a> for MutationFinder {
                 return;
             }
             Stmt::Assign(assign) => assign.targets.iter().for_each(|t| self.record_target(t, Some(&assign.value))),
-            Stmt::AugAssign(assign) => self.record_target(&assign.target, None),
             Stmt::AnnAssign(assign) => self.record_target(&assign.target, assign.value.as_deref()),
+            Stmt::AugAssign(assign) => {
+                if let Expr::Attribute(attr) = assign.target.as_ref() {
+                    self.found.counters.insert(attr.attr.id.to_string());
+                }
+            }
             _ => {}
         }
         walk_stmt(self, stmt);
@@ -66,7 +105,7 @@ impl<'a> Visitor<'a> for MutationFinder {
             if let (true, Some(Expr::StringLiteral(name)), false) =
                 (is_setattr, call.arguments.args.get(1), self.in_init)
             {
-                self.found.push(name.value.to_str().to_string());
+                self.found.changing.insert(name.value.to_str().to_string());
             }
         }
         walk_expr(self, expr);

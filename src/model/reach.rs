@@ -6,10 +6,12 @@
 use std::fmt;
 use std::sync::Arc;
 
+use ruff_text_size::Ranged;
+
 use ruff_python_ast::{Expr, ExprContext};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
-use crate::model::file::FileModel;
+use crate::model::file::{FileModel, FunctionNode};
 use crate::model::index::Facts;
 
 /// Why a function is in the compiled region (shown in messages).
@@ -134,11 +136,15 @@ impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector {
 /// How a message names where a hazard sits: "`VLM.forward`", "`VLM._merge` (called from
 /// `VLM.forward`)", "hook `setup.<locals>.hook`".
 pub fn describe(model: &FileModel, function: usize) -> String {
-    let qualname = &model.function(function).qualname;
+    let f = model.function(function);
+    let qualname = match f.node {
+        FunctionNode::Lambda(lambda) => format!("lambda on line {}", model.source.line_column(lambda.start()).0),
+        FunctionNode::Def(_) => format!("`{}`", f.qualname),
+    };
     match model.region.get(&function) {
-        Some(Reason::Hook { pre: false }) => format!("forward hook `{qualname}`"),
-        Some(Reason::Hook { pre: true }) => format!("forward pre-hook `{qualname}`"),
-        Some(Reason::CalledFrom(caller)) => format!("`{qualname}` (called from `{caller}`)"),
-        _ => format!("`{qualname}`"),
+        Some(Reason::Hook { pre: false }) => format!("forward hook {qualname}"),
+        Some(Reason::Hook { pre: true }) => format!("forward pre-hook {qualname}"),
+        Some(Reason::CalledFrom(caller)) => format!("{qualname} (called from `{caller}`)"),
+        _ => qualname,
     }
 }

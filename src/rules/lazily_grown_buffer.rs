@@ -280,15 +280,25 @@ fn pre_grow_fix(
     let line = format!("self.{}({max_length})", routine.name);
     let edit = insert_line_after(text, last.range(), indentation(text, first.start()), &line);
     let title = format!("Call `{line}` at the end of `__init__` so forward never grows `{}`", buffer.name);
-    Ok(if buffer.persistent {
-        Fix::new(
-            format!("{title} (unsafe: the buffer is persistent, so its size in `state_dict` changes)"),
-            Safety::Unsafe,
-            vec![edit],
-        )
-    } else {
+    let mut risks = Vec::new();
+    if buffer.persistent {
+        risks.push("the buffer is persistent, so its size in `state_dict` changes");
+    }
+    if !keeps_dtype(model, grow) {
+        risks.push("the table is now built before the model is cast (`.to(torch.bfloat16)`), so it takes that dtype where it used to stay float32");
+    }
+    Ok(if risks.is_empty() {
         Fix::new(title, Safety::Safe, vec![edit])
+    } else {
+        Fix::new(format!("{title} (unsafe: {})", risks.join("; ")), Safety::Unsafe, vec![edit])
     })
+}
+
+/// Whether the growth routine builds the new table in the buffer's own dtype (`dtype=self.pe.dtype`,
+/// `.type_as(...)`, `.to(self.pe)`): then building it early, before a cast, changes nothing.
+fn keeps_dtype(model: &FileModel, grow: usize) -> bool {
+    let text = &model.source.text[model.function(grow).node.range()];
+    text.contains("dtype") || text.contains("type_as") || text.contains(".to(self.")
 }
 
 /// A routine taking exactly one required argument besides `self`, named like a length

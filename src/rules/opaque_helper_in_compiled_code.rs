@@ -209,7 +209,11 @@ fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, St
     };
     let value = assigned_value(assignment);
     if value.is_some_and(|value| may_be_none(model, init, value)) {
-        return Err(format!("`self.{helper}` may be None when `__init__` runs (attached later?)"));
+        let later = assignments.iter().find(|a| a.method != init).map(|a| model.function(a.method).name.clone());
+        let set_later = later.map_or("it is set later".to_string(), |method| format!("`{method}` sets it later"));
+        return Err(format!(
+            "`__init__` sets `self.{helper}` to None (or to a parameter that defaults to None); {set_later}"
+        ));
     }
     let reassigned_in = assignments.iter().find(|a| a.method != init).map(|a| model.function(a.method).name.clone());
 
@@ -217,8 +221,9 @@ fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, St
     let looked_up = &text[lookup.expr.range()];
     let body = method_body(model, init);
     let mut edits = Vec::new();
-    let name = match existing_cache(body, lookup.expr) {
-        Some(existing) => existing,
+    let cached = existing_cache(body, lookup.expr);
+    let name = match &cached {
+        Some(existing) => existing.clone(),
         None => {
             // After the last line of `__init__` that touches the helper, also through the name
             // it was assigned from (`tokenizer.add_tokens(...)` after `self.tokenizer = tokenizer`).
@@ -238,7 +243,10 @@ fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, St
         }
     };
     edits.push(Edit::replace(lookup.expr.range(), format!("self.{name}")));
-    let title = format!("Compute `{looked_up}` once in `__init__` as `self.{name}`");
+    let title = match cached {
+        Some(_) => format!("Read `self.{name}`, which `__init__` already sets to `{looked_up}`"),
+        None => format!("Compute `{looked_up}` once in `__init__` as `self.{name}`"),
+    };
     Ok(match reassigned_in {
         None => Fix::new(title, Safety::Safe, edits),
         Some(method) => Fix::new(

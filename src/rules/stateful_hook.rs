@@ -12,11 +12,12 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{insert_decorator, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::hooks::Hook;
 use crate::model::reach::{Target, describe, targets};
 use crate::rules::{Category, Checker, Rule};
 
@@ -24,27 +25,45 @@ pub static RULE: Rule = Rule { code: "TCF202", name: "stateful-hook", category: 
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
-    let mut hooks: Vec<(usize, usize)> =
-        model.hooks.iter().map(|hook| (hook.function, hook.bound_args)).filter(|(f, _)| model.in_region(*f)).collect();
-    hooks.sort();
-    hooks.dedup_by_key(|(function, _)| *function);
+    let mut hooks: Vec<&Hook> = model.hooks.iter().filter(|hook| model.in_region(hook.function)).collect();
+    hooks.sort_by_key(|hook| (hook.function, !hook.in_loop));
+    hooks.dedup_by_key(|hook| hook.function);
     let mut diagnostics = Vec::new();
-    for (hook, bound_args) in hooks {
-        let Some((range, state)) = first_state_read(model, hook, bound_args) else { continue };
-        let message = format!(
-            "{} reads {state}: Dynamo guards on it, so every change recompiles (after 8, the frame runs eagerly)",
-            describe(model, hook)
+    for hook in hooks {
+        let Some(read) = first_state_read(model, hook.function, hook.bound_args) else { continue };
+        let through = match read.function {
+            Some(helper) if helper != hook.function => {
+                format!(" (in `{}`, which it calls)", model.function(helper).qualname)
+            }
+            _ => String::new(),
+        };
+        let (what, severity) = if read.bounded {
+            (
+                "a flag that may flip at run time: Dynamo guards on its value and compiles another version of the frame for each new value",
+                Severity::Medium,
+            )
+        } else {
+            (
+                "state that changes at run time: Dynamo guards on its value, so each new value recompiles (after 8 recompiles, the frame runs eagerly)",
+                Severity::High,
+            )
+        };
+        let message = format!("{} reads {}{through}, {what}", describe(model, hook.function), read.what);
+        diagnostics.push(
+            Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(disable_fix(model, hook)),
         );
-        diagnostics.push(Diagnostic::new(&RULE, range, message).with_fix(disable_fix(model, hook)));
     }
     diagnostics
 }
 
-fn disable_fix(model: &FileModel, hook: usize) -> Fix {
+/// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook registered
+/// in a loop usually sits on blocks that forward calls in a loop, where its graph break makes
+/// Dynamo run the whole forward eagerly: slower than the recompiles it saves, so not automatic.
+fn disable_fix(model: &FileModel, hook: &Hook) -> Fix {
     let (torch, import) = torch_name(model);
     let disable = format!("{torch}.compiler.disable");
     let text = &model.source.text;
-    let mut edits: Vec<Edit> = match model.function(hook).node {
+    let mut edits: Vec<Edit> = match model.function(hook.function).node {
         // Right above `def`, below `@staticmethod` and the like: disable must wrap the function.
         FunctionNode::Def(def) => vec![insert_decorator(text, def.name.start(), &disable)],
         FunctionNode::Lambda(lambda) => {
@@ -52,22 +71,42 @@ fn disable_fix(model: &FileModel, hook: usize) -> Fix {
         }
     };
     edits.extend(import);
-    Fix::new(
-        format!(
-            "Run the hook eagerly with `{disable}` (a graph break at each call; where the hooked module runs inside a loop, Dynamo runs that whole frame eagerly)"
-        ),
-        Safety::Safe,
-        edits,
-    )
+    let title = format!("Run the hook eagerly with `{disable}` (a graph break at each call instead of guards)");
+    if hook.in_loop {
+        let why = "unsafe for speed: registered in a loop, the hook likely sits on blocks that forward calls in a loop, where a graph break makes Dynamo run the whole forward eagerly";
+        Fix::new(format!("{title} ({why})"), Safety::Unsafe, edits)
+    } else {
+        Fix::new(title, Safety::Safe, edits)
+    }
+}
+
+/// A read of state in a hook or a function it calls.
+struct StateRead {
+    range: TextRange,
+    what: String,
+    /// A flag: few values, so a bounded number of compiles.
+    bounded: bool,
+    /// The function the read sits in (`None`: a declaration in the hook itself).
+    function: Option<usize>,
 }
 
 /// The first read of changing state in the hook, or in the functions of the file it calls.
-fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option<(TextRange, String)> {
+fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option<StateRead> {
+    if let FunctionNode::Def(def) = model.function(hook).node {
+        if let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
+            let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
+            let what = format!("`{keyword}` state");
+            return Some(StateRead { range: declaration.range(), what, bounded: false, function: None });
+        }
+    }
     let mut seen = vec![hook];
     let mut pending = vec![(hook, bound_args)];
     while let Some((function, bound_args)) = pending.pop() {
-        if let Some(found) = state_read_in(model, function, bound_args) {
-            return Some(found);
+        let scope = Scope::of(model, function, bound_args);
+        let mut finder = StateReadFinder { model, scope: &scope, function, found: None };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        if finder.found.is_some() {
+            return finder.found;
         }
         for target in targets(model, function) {
             let Target::Local(qualname) = target else { continue };
@@ -79,20 +118,6 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option
         }
     }
     None
-}
-
-fn state_read_in(model: &FileModel, hook: usize, bound_args: usize) -> Option<(TextRange, String)> {
-    let function = model.function(hook);
-    if let FunctionNode::Def(def) = function.node {
-        if let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
-            let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
-            return Some((declaration.range(), format!("`{keyword}` state")));
-        }
-    }
-    let scope = Scope::of(model, hook, bound_args);
-    let mut finder = StateReadFinder { model, scope: &scope, found: None };
-    visit_compiled(function.node.body(), &mut finder);
-    finder.found
 }
 
 /// The names a hook sees, sorted by where they come from.
@@ -159,7 +184,14 @@ impl Scope {
 struct StateReadFinder<'s, 'm, 'a> {
     model: &'m FileModel<'a>,
     scope: &'s Scope,
-    found: Option<(TextRange, String)>,
+    function: usize,
+    found: Option<StateRead>,
+}
+
+impl StateReadFinder<'_, '_, '_> {
+    fn found(&mut self, expr: &Expr, what: String, bounded: bool) {
+        self.found = Some(StateRead { range: expr.range(), what, bounded, function: Some(self.function) });
+    }
 }
 
 impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
@@ -167,38 +199,36 @@ impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
         if self.found.is_some() {
             return false;
         }
-        let text = &self.model.source.text;
+        let read = &self.model.source.text[expr.range()];
         match expr {
             Expr::Name(name) if name.ctx == ExprContext::Load && self.scope.is_rebound(name.id.as_str()) => {
-                self.found = Some((expr.range(), format!("`{}`, which is reassigned after the hook is made", name.id)));
+                self.found(expr, format!("`{read}`, which is reassigned after the hook is made"), false);
                 false
             }
             // SETTINGS["trace"]: a switch kept in a captured dict.
             Expr::Subscript(subscript) if subscript.ctx == ExprContext::Load => {
                 let Expr::Name(base) = subscript.value.as_ref() else { return true };
                 let keyed_by_name = matches!(subscript.slice.as_ref(), Expr::StringLiteral(_));
-                let stateful = keyed_by_name && self.scope.is_captured(base.id.as_str());
-                if stateful {
-                    let read = &text[expr.range()];
-                    self.found = Some((expr.range(), format!("`{read}`, an entry of a dict from outside the hook")));
+                if keyed_by_name && self.scope.is_captured(base.id.as_str()) {
+                    self.found(expr, format!("`{read}`"), true);
+                    return false;
                 }
-                !stateful
+                true
             }
             Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
                 let Expr::Name(base) = attr.value.as_ref() else { return true };
                 let field = attr.attr.id.as_str();
-                let holds_state = self.model.state_attributes.contains(field);
-                let stateful = holds_state
-                    && if base.id.as_str() == "self" {
-                        self.scope.is_method
-                    } else {
-                        self.scope.is_captured(base.id.as_str())
-                    };
-                if stateful {
-                    let read = &text[expr.range()];
-                    self.found = Some((expr.range(), format!("`{read}`, which changes after construction")));
+                let state = &self.model.state_attributes;
+                let outside = if base.id.as_str() == "self" {
+                    self.scope.is_method
+                } else {
+                    self.scope.is_captured(base.id.as_str())
+                };
+                if outside && state.holds_state(field) {
+                    self.found(expr, format!("`{read}`"), state.is_flag(field));
+                    return false;
                 }
-                !stateful
+                true
             }
             _ => true,
         }
