@@ -3,15 +3,19 @@
 //! The pipeline: paths -> discover -> SourceFile -> FileModel (what runs under compile) ->
 //! rules -> Diagnostics with Fixes -> fixer -> new text -> report, diff or apply.
 
+pub mod config;
 pub mod diagnostic;
 pub mod diff;
 pub mod discover;
 pub mod fix;
+pub mod git;
 pub mod model;
 pub mod output;
+pub mod patch;
 pub mod project;
 pub mod rules;
 pub mod source;
+pub mod suppress;
 pub mod write;
 
 use std::path::Path;
@@ -23,6 +27,7 @@ use crate::model::index::{Facts, FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
+use crate::suppress::Suppressions;
 
 /// Pass one: what a file contributes to the project index.
 pub fn summarise(path: &Path, text: String) -> Result<FileSummary, SourceError> {
@@ -35,7 +40,10 @@ pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> R
     let source = SourceFile::parse(path, text.to_string())?;
     let mut model = FileModel::build(&source, &module_name(path));
     mark_region(&mut model, facts);
-    Ok(rules::check(&model, settings))
+    let suppressions = Suppressions::of(&source);
+    let mut diagnostics = rules::check(&model, settings);
+    diagnostics.retain(|diagnostic| !suppressions.silences(diagnostic, &source));
+    Ok(diagnostics)
 }
 
 /// Fix a file to a fixpoint (safe fixes, and unsafe ones if asked).

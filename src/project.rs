@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{AppliedFix, DroppedFix};
-use crate::model::index::ProjectIndex;
+use crate::model::index::{Facts, ProjectIndex};
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
 
@@ -41,10 +41,24 @@ impl Checked {
 }
 
 pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
-    let summaries: Vec<_> = files
-        .par_iter()
-        .map(|path| isolated(|| SourceFile::read(path).and_then(|text| crate::summarise(path, text))))
-        .collect();
+    run_with(files, &SourceFile::read, settings, mode)
+}
+
+/// A run over texts held in memory (a patch series builds each rule's patch on the last one's).
+pub fn run_texts(files: &[(PathBuf, String)], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
+    let paths: Vec<PathBuf> = files.iter().map(|(path, _)| path.clone()).collect();
+    let read = |path: &Path| -> Result<String, SourceError> {
+        let found = files.iter().find(|(p, _)| p == path).map(|(_, text)| text.clone());
+        found.ok_or_else(|| SourceError::Io("not in this run".to_string()))
+    };
+    run_with(&paths, &read, settings, mode)
+}
+
+type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
+
+fn run_with(files: &[PathBuf], read: &Reader, settings: &Settings, mode: FixMode) -> Vec<FileReport> {
+    let summaries: Vec<_> =
+        files.par_iter().map(|path| isolated(|| read(path).and_then(|text| crate::summarise(path, text)))).collect();
     let (indexed, failures): (Vec<_>, Vec<_>) = summaries.into_iter().enumerate().partition(|(_, s)| s.is_ok());
     let positions: Vec<usize> = indexed.iter().map(|(i, _)| *i).collect();
     let index = ProjectIndex::new(indexed.into_iter().map(|(_, s)| s.expect("partitioned")).collect());
@@ -53,7 +67,11 @@ pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileRep
     let mut reports: Vec<FileReport> = positions
         .par_iter()
         .zip(facts.par_iter())
-        .map(|(&i, facts)| FileReport { path: files[i].clone(), outcome: check_file(&files[i], facts, settings, mode) })
+        .map(|(&i, facts)| {
+            let path = &files[i];
+            let settings = settings.for_file(path);
+            FileReport { path: path.clone(), outcome: isolated(|| check_file(path, read, facts, &settings, mode)) }
+        })
         .collect();
     reports.extend(
         failures
@@ -79,11 +97,12 @@ fn isolated<T>(work: impl FnOnce() -> Result<T, SourceError>) -> Result<T, Sourc
 
 fn check_file(
     path: &Path,
-    facts: &crate::model::index::Facts,
+    read: &Reader,
+    facts: &Facts,
     settings: &Settings,
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
-    let original = SourceFile::read(path)?;
+    let original = read(path)?;
     match mode {
         FixMode::Report => {
             let diagnostics = crate::analyse(path, &original, facts, settings)?;

@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use ruff_python_parser::parse_module;
+use ruff_source_file::LineIndex;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::edit::{Edit, apply_edits};
@@ -16,6 +17,9 @@ pub const MAX_PASSES: usize = 10;
 pub struct AppliedFix {
     pub rule: &'static Rule,
     pub title: String,
+    /// One-based line of the hazard in the text the fix was made for.
+    pub line: usize,
+    pub message: String,
 }
 
 #[derive(Debug, Clone)]
@@ -57,16 +61,23 @@ pub fn fix_to_fixpoint<E>(
         let chosen = without_conflicts(candidates);
         let accepted = keep_parsing(&outcome.text, chosen, &mut outcome.dropped, &mut refused);
         if !accepted.is_empty() {
-            let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
-            outcome.text = apply_edits(&outcome.text, &edits);
+            let lines = LineIndex::from_source_text(&outcome.text);
             outcome.applied.extend(accepted.iter().map(|d| AppliedFix {
                 rule: d.rule,
                 title: d.fix.as_ref().map(|fix| fix.title.clone()).unwrap_or_default(),
+                line: lines.line_column(d.range.start(), &outcome.text).line.get(),
+                message: d.message.clone(),
             }));
+            let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
+            outcome.text = apply_edits(&outcome.text, &edits);
         }
     }
     outcome.remaining = analyse(&outcome.text)?;
     Ok(outcome)
+}
+
+fn line_of(text: &str, diagnostic: &Diagnostic) -> usize {
+    LineIndex::from_source_text(text).line_column(diagnostic.range.start(), text).line.get()
 }
 
 fn fix_edits(diagnostic: &Diagnostic) -> &[Edit] {
@@ -118,7 +129,7 @@ fn keep_parsing<'d>(
             dropped.push(DroppedFix {
                 rule: diagnostic.rule,
                 title: diagnostic.fix.as_ref().map(|fix| fix.title.clone()).unwrap_or_default(),
-                line: text[..diagnostic.range.start().to_usize()].matches('\n').count() + 1,
+                line: line_of(text, diagnostic),
             });
         }
     }

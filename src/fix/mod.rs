@@ -3,5 +3,6 @@
 pub mod apply;
 pub mod edit;
 pub mod text;
+pub mod torch_api;
 
 pub use edit::{Edit, Fix, Safety};

@@ -19,7 +19,14 @@ use crate::model::module::{init_method, method_body};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule { code: "TCF201", name: "lazily-grown-buffer", category: Category::Recompile, check };
+pub static RULE: Rule = Rule {
+    code: "TCF201",
+    name: "lazily-grown-buffer",
+    summary: "pre-grow buffers that forward grows",
+    explanation: include_str!("../../codemods/lazily-grown-buffer/README.md"),
+    category: Category::Recompile,
+    check,
+};
 
 /// Names under which models keep their maximum sequence length.
 const MAX_LENGTH_NAMES: [&str; 9] = [

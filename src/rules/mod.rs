@@ -1,8 +1,14 @@
 //! The rules: one file each, registered here in one line each.
 
+use std::borrow::Cow;
 use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::Config;
 
 use crate::diagnostic::Diagnostic;
+pub use crate::fix::torch_api::TorchVersion;
 use crate::model::file::FileModel;
 
 mod lazily_grown_buffer;
@@ -35,6 +41,10 @@ pub struct Rule {
     pub code: &'static str,
     /// The kebab name users type and the folder of its codemod (`codemods/<name>/`).
     pub name: &'static str,
+    /// What the fix does, in one line ("guard print and logging calls in compiled code").
+    pub summary: &'static str,
+    /// The hazard for a human: `codemods/<name>/README.md`, embedded.
+    pub explanation: &'static str,
     pub category: Category,
     pub check: fn(&Checker) -> Vec<Diagnostic>,
 }
@@ -69,6 +79,23 @@ pub struct Settings {
     /// Attribute names on `self` that hold opaque helper objects (tokenizers and the like).
     pub opaque_helpers: Vec<String>,
     pub selection: Selection,
+    /// The oldest torch the fixed code must run on.
+    pub target_torch: TorchVersion,
+    /// The configuration file's per-file ignores, if any.
+    pub config: Option<Arc<Config>>,
+}
+
+impl Settings {
+    /// The settings for one file: these, less the rules `per-file-ignores` turns off for it.
+    pub fn for_file(&self, path: &Path) -> Cow<'_, Settings> {
+        let ignored = self.config.as_ref().map(|config| config.ignored_for(path)).unwrap_or_default();
+        if ignored.is_empty() {
+            return Cow::Borrowed(self);
+        }
+        let mut settings = self.clone();
+        settings.selection.ignore.extend(ignored);
+        Cow::Owned(settings)
+    }
 }
 
 impl Default for Settings {
@@ -78,6 +105,8 @@ impl Default for Settings {
                 .map(String::from)
                 .to_vec(),
             selection: Selection::default(),
+            target_torch: TorchVersion::DEFAULT,
+            config: None,
         }
     }
 }
@@ -97,12 +126,20 @@ impl Selection {
 
     /// Selectors that name no rule: a typo should be an error, not a silent no-op.
     pub fn unknown_selectors(&self) -> Vec<&str> {
-        self.select
-            .iter()
-            .chain(&self.ignore)
+        Self::unknown(self.select.iter().chain(&self.ignore))
+    }
+
+    pub fn unknown<'s>(selectors: impl IntoIterator<Item = &'s String>) -> Vec<&'s str> {
+        selectors
+            .into_iter()
             .filter(|selector| !RULES.iter().any(|rule| selector_matches(selector, rule)))
             .map(String::as_str)
             .collect()
+    }
+
+    /// Whether a selector list (`# noqa: TCF101, TCF2`) names the rule.
+    pub fn names(selectors: &[String], rule: &Rule) -> bool {
+        selectors.iter().any(|selector| selector_matches(selector, rule))
     }
 }
 

@@ -18,8 +18,14 @@ use crate::model::module::{SelfAssignment, init_method, method_body, self_assign
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule =
-    Rule { code: "TCF102", name: "opaque-helper-in-compiled-code", category: Category::GraphBreak, check };
+pub static RULE: Rule = Rule {
+    code: "TCF102",
+    name: "opaque-helper-in-compiled-code",
+    summary: "compute tokenizer and processor lookups once in __init__",
+    explanation: include_str!("../../codemods/opaque-helper-in-compiled-code/README.md"),
+    category: Category::GraphBreak,
+    check,
+};
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;

@@ -7,6 +7,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{block_indent_unit, indent_unit, torch_name, wrap_in_if};
+use crate::fix::torch_api::is_compiling_call;
 use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FunctionNode;
@@ -14,7 +15,14 @@ use crate::model::imports::{Imports, dotted_name, last_segment};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule { code: "TCF101", name: "print-in-compiled-code", category: Category::GraphBreak, check };
+pub static RULE: Rule = Rule {
+    code: "TCF101",
+    name: "print-in-compiled-code",
+    summary: "guard print and logging calls in compiled code",
+    explanation: include_str!("../../codemods/print-in-compiled-code/README.md"),
+    category: Category::GraphBreak,
+    check,
+};
 
 /// Logger methods, including transformers' `warning_once` / `info_once`: Dynamo breaks on any
 /// logger method it is not told to ignore.
@@ -55,7 +63,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
     let model = checker.model;
     let (torch, import) = torch_name(model);
-    let condition = format!("not {torch}.compiler.is_compiling()");
+    let condition = format!("not {}", is_compiling_call(&torch, checker.settings.target_torch));
     let unit = match model.function(function).node {
         FunctionNode::Def(def) => block_indent_unit(model.source, def.start(), def.body[0].start()),
         FunctionNode::Lambda(_) => indent_unit(model.source),

@@ -14,6 +14,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{insert_decorator, torch_name};
+use crate::fix::torch_api::{TorchVersion, disable};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
@@ -21,7 +22,14 @@ use crate::model::hooks::Hook;
 use crate::model::reach::{Target, describe, targets};
 use crate::rules::{Category, Checker, Rule};
 
-pub static RULE: Rule = Rule { code: "TCF202", name: "stateful-hook", category: Category::Recompile, check };
+pub static RULE: Rule = Rule {
+    code: "TCF202",
+    name: "stateful-hook",
+    summary: "run hooks that read changing state eagerly",
+    explanation: include_str!("../../codemods/stateful-hook/README.md"),
+    category: Category::Recompile,
+    check,
+};
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
@@ -49,9 +57,11 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             )
         };
         let message = format!("{} reads {}{through}, {what}", describe(model, hook.function), read.what);
-        diagnostics.push(
-            Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(disable_fix(model, hook)),
-        );
+        diagnostics.push(Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(disable_fix(
+            model,
+            hook,
+            checker.settings.target_torch,
+        )));
     }
     diagnostics
 }
@@ -59,9 +69,9 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 /// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook registered
 /// in a loop usually sits on blocks that forward calls in a loop, where its graph break makes
 /// Dynamo run the whole forward eagerly: slower than the recompiles it saves, so not automatic.
-fn disable_fix(model: &FileModel, hook: &Hook) -> Fix {
+fn disable_fix(model: &FileModel, hook: &Hook, target: TorchVersion) -> Fix {
     let (torch, import) = torch_name(model);
-    let disable = format!("{torch}.compiler.disable");
+    let disable = disable(&torch, target);
     let text = &model.source.text;
     let mut edits: Vec<Edit> = match model.function(hook.function).node {
         // Right above `def`, below `@staticmethod` and the like: disable must wrap the function.

@@ -1,0 +1,225 @@
+//! Configuration: `tcfix.toml`, `.tcfix.toml`, or `[tool.tcfix]` in `pyproject.toml`. The file
+//! closest to the current directory wins (looking upwards); `--config` names one, `--isolated`
+//! ignores them all. Patterns in `exclude` and `per-file-ignores` are relative to the file's
+//! directory.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::rules::{Selection, TorchVersion};
+
+/// The keys a configuration may hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    pub select: Option<Vec<String>>,
+    pub ignore: Option<Vec<String>>,
+    /// Glob -> rules ignored in the files it matches.
+    pub per_file_ignores: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    pub unsafe_fixes: Option<bool>,
+    /// The oldest torch the code must run on (`"2.1"`): fixes then use `torch._dynamo.*` names
+    /// where the `torch.compiler.*` ones are newer.
+    pub target_torch: Option<String>,
+    /// More attribute names on `self` to treat like `tokenizer` (TCF102).
+    pub opaque_helpers: Option<Vec<String>>,
+    /// Files and directories not to check (globs).
+    pub exclude: Option<Vec<String>>,
+}
+
+/// A configuration read from a file, with its patterns compiled.
+#[derive(Debug, Default)]
+pub struct Config {
+    /// The file it came from (`None`: defaults).
+    pub source: Option<PathBuf>,
+    pub options: Options,
+    pub target_torch: Option<TorchVersion>,
+    root: PathBuf,
+    exclude: Option<GlobSet>,
+    per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+}
+
+const FILE_NAMES: [&str; 3] = ["tcfix.toml", ".tcfix.toml", "pyproject.toml"];
+
+#[derive(Deserialize)]
+struct PyProject {
+    tool: Option<Tool>,
+}
+
+#[derive(Deserialize)]
+struct Tool {
+    tcfix: Option<toml::Value>,
+}
+
+impl Config {
+    /// The configuration for a run from `cwd`: `explicit` if given, else the closest file.
+    pub fn discover(cwd: &Path, explicit: Option<&Path>, isolated: bool) -> Result<Self, String> {
+        if isolated {
+            return Ok(Config { root: cwd.to_path_buf(), ..Config::default() });
+        }
+        if let Some(path) = explicit {
+            return match Self::read(path)? {
+                Some(config) => Ok(config),
+                None => Err(format!("{}: no [tool.tcfix] table in this file", path.display())),
+            };
+        }
+        for directory in cwd.ancestors() {
+            for name in FILE_NAMES {
+                let candidate = directory.join(name);
+                if candidate.is_file() {
+                    if let Some(config) = Self::read(&candidate)? {
+                        return Ok(config);
+                    }
+                }
+            }
+        }
+        Ok(Config { root: cwd.to_path_buf(), ..Config::default() })
+    }
+
+    /// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.tcfix]`.
+    fn read(path: &Path) -> Result<Option<Self>, String> {
+        let shown = path.display();
+        let text = std::fs::read_to_string(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
+        let options: Options = if path.file_name().is_some_and(|name| name == "pyproject.toml") {
+            let pyproject: PyProject = toml::from_str(&text).map_err(|err| format!("{shown}: {err}"))?;
+            match pyproject.tool.and_then(|tool| tool.tcfix) {
+                Some(table) => table.try_into().map_err(|err| format!("{shown}: [tool.tcfix]: {err}"))?,
+                None => return Ok(None),
+            }
+        } else {
+            toml::from_str(&text).map_err(|err| format!("{shown}: {err}"))?
+        };
+        let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Self::compile(path, root, options).map(Some)
+    }
+
+    fn compile(path: &Path, root: PathBuf, options: Options) -> Result<Self, String> {
+        let shown = path.display();
+        let target_torch = match &options.target_torch {
+            Some(version) => Some(TorchVersion::parse(version).ok_or_else(|| {
+                format!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\"")
+            })?),
+            None => None,
+        };
+        let selectors = options.select.iter().chain(&options.ignore).flatten();
+        let per_file = options.per_file_ignores.iter().flat_map(|table| table.values().flatten());
+        let unknown = Selection::unknown(selectors.chain(per_file));
+        if !unknown.is_empty() {
+            return Err(format!(
+                "{shown}: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name",
+                unknown.join(", ")
+            ));
+        }
+        let exclude = match &options.exclude {
+            Some(patterns) => Some(glob_set(path, "exclude", patterns)?),
+            None => None,
+        };
+        let mut per_file_ignores = Vec::new();
+        for (pattern, rules) in options.per_file_ignores.iter().flatten() {
+            per_file_ignores.push((glob_set(path, "per-file-ignores", std::slice::from_ref(pattern))?, rules.clone()));
+        }
+        Ok(Config { source: Some(path.to_path_buf()), options, target_torch, root, exclude, per_file_ignores })
+    }
+
+    /// Whether `path` is excluded (matched as written, relative to the config's directory, or by
+    /// any of its parent directories).
+    pub fn excludes(&self, path: &Path) -> bool {
+        let Some(exclude) = &self.exclude else { return false };
+        let relative = self.relative(path);
+        relative.ancestors().filter(|p| !p.as_os_str().is_empty()).any(|p| exclude.is_match(p))
+    }
+
+    /// The rules `per-file-ignores` turns off for `path`.
+    pub fn ignored_for(&self, path: &Path) -> Vec<String> {
+        let relative = self.relative(path);
+        self.per_file_ignores
+            .iter()
+            .filter(|(set, _)| set.is_match(&relative))
+            .flat_map(|(_, rules)| rules.clone())
+            .collect()
+    }
+
+    fn relative(&self, path: &Path) -> PathBuf {
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
+        };
+        absolute.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or(absolute)
+    }
+}
+
+/// Patterns as gitignore-style globs: `generated/` or `*_pb2.py` match at any depth.
+fn glob_set(path: &Path, key: &str, patterns: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let trimmed = pattern.trim_end_matches('/');
+        let anchored = if trimmed.contains('/') { trimmed.to_string() } else { format!("**/{trimmed}") };
+        let glob = Glob::new(&anchored)
+            .map_err(|err| format!("{}: {key}: {pattern:?} is not a valid glob: {err}", path.display()))?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|err| format!("{}: {key}: {err}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn the_closest_file_wins_and_pyproject_needs_its_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("pkg");
+        std::fs::create_dir(&nested).unwrap();
+        write(dir.path(), "tcfix.toml", "select = [\"TCF1\"]\n");
+        write(&nested, "pyproject.toml", "[project]\nname = \"x\"\n");
+        let config = Config::discover(&nested, None, false).unwrap();
+        assert_eq!(config.source, Some(dir.path().join("tcfix.toml")), "a pyproject without [tool.tcfix] is skipped");
+
+        write(&nested, "pyproject.toml", "[tool.tcfix]\nignore = [\"TCF202\"]\n");
+        let config = Config::discover(&nested, None, false).unwrap();
+        assert_eq!(config.options.ignore, Some(vec!["TCF202".to_string()]));
+        assert!(Config::discover(&nested, None, true).unwrap().source.is_none(), "--isolated");
+    }
+
+    #[test]
+    fn an_unknown_key_or_bad_value_names_the_file_and_what_is_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "tcfix.toml", "selct = [\"TCF1\"]\n");
+        let err = Config::discover(dir.path(), None, false).unwrap_err();
+        assert!(err.contains("tcfix.toml") && err.contains("unknown field `selct`") && err.contains("select"), "{err}");
+
+        std::fs::write(&path, "target-torch = \"two\"\n").unwrap();
+        let err = Config::discover(dir.path(), None, false).unwrap_err();
+        assert!(err.contains("target-torch = \"two\": expected a version like"), "{err}");
+
+        std::fs::write(&path, "ignore = [\"TCF999\"]\n").unwrap();
+        assert!(Config::discover(dir.path(), None, false).unwrap_err().contains("no rule matches TCF999"));
+
+        std::fs::write(&path, "unsafe-fixes = \"yes\"\n").unwrap();
+        assert!(Config::discover(dir.path(), None, false).unwrap_err().contains("invalid type"));
+    }
+
+    #[test]
+    fn exclude_and_per_file_ignores_match_relative_to_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            ".tcfix.toml",
+            "exclude = [\"generated/\", \"*_pb2.py\"]\n[per-file-ignores]\n\"tests/*\" = [\"TCF101\"]\n",
+        );
+        let config = Config::discover(dir.path(), None, false).unwrap();
+        assert!(config.excludes(&dir.path().join("generated/model.py")));
+        assert!(config.excludes(&dir.path().join("src/proto/x_pb2.py")));
+        assert!(!config.excludes(&dir.path().join("src/model.py")));
+        assert_eq!(config.ignored_for(&dir.path().join("tests/test_model.py")), vec!["TCF101"]);
+        assert!(config.ignored_for(&dir.path().join("src/model.py")).is_empty());
+    }
+}

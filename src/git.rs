@@ -1,0 +1,122 @@
+//! Git, through git2: never overwrite work that git could not give back (files with staged,
+//! unstaged or untracked changes), and worktree mode — fixes applied and committed on a new
+//! branch in a linked worktree, the user's own tree untouched.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use git2::{BranchType, Repository, Signature, StatusOptions, WorktreeAddOptions};
+
+/// The files among `paths` that have changes git does not hold in a commit. Files outside any
+/// repository have nothing to protect them and are not reported.
+pub fn uncommitted(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let Some(first) = paths.first() else { return Ok(Vec::new()) };
+    let Ok(repo) = Repository::discover(absolute(first).parent().unwrap_or(Path::new("."))) else {
+        return Ok(Vec::new());
+    };
+    let Some(workdir) = repo.workdir().map(canonical) else { return Ok(Vec::new()) };
+    let mut options = StatusOptions::new();
+    options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
+    let statuses = repo.statuses(Some(&mut options)).map_err(|err| format!("git status failed: {err}"))?;
+    let changed: HashSet<PathBuf> = statuses
+        .iter()
+        .filter(|entry| !entry.status().is_empty() && !entry.status().is_ignored())
+        .filter_map(|entry| entry.path().map(|p| workdir.join(p)))
+        .collect();
+    Ok(paths.iter().filter(|path| changed.contains(&canonical(&absolute(path)))).cloned().collect())
+}
+
+/// A linked worktree on a new branch, made from the current HEAD.
+pub struct Worktree {
+    pub dir: PathBuf,
+    pub branch: String,
+    /// The main working tree the user's paths are relative to.
+    workdir: PathBuf,
+}
+
+impl Worktree {
+    pub fn create(cwd: &Path, dir: &Path, branch: Option<&str>) -> Result<Self, String> {
+        let repo = Repository::discover(cwd).map_err(|_| "--worktree needs a git repository".to_string())?;
+        let workdir = repo.workdir().map(canonical).ok_or("--worktree needs a repository with a working tree")?;
+        let head = repo
+            .head()
+            .and_then(|head| head.peel_to_commit())
+            .map_err(|_| "the repository has no commits yet: commit once, then tcfix can branch from HEAD")?;
+        if dir.exists() {
+            return Err(format!("{}: already exists; name a new directory for the worktree", dir.display()));
+        }
+        let branch = branch.map_or_else(default_branch_name, str::to_string);
+        if repo.find_branch(&branch, BranchType::Local).is_ok() {
+            return Err(format!("branch `{branch}` already exists; choose another with --branch"));
+        }
+        let reference =
+            repo.branch(&branch, &head, false).map_err(|err| format!("cannot create branch `{branch}`: {err}"))?;
+        let name = worktree_name(&repo, dir);
+        let mut options = WorktreeAddOptions::new();
+        options.reference(Some(reference.get()));
+        repo.worktree(&name, dir, Some(&options)).map_err(|err| format!("cannot create the worktree: {err}"))?;
+        Ok(Self { dir: canonical(dir), branch, workdir })
+    }
+
+    /// Where a path of the user's tree lies in the worktree.
+    pub fn map(&self, path: &Path) -> Result<PathBuf, String> {
+        let absolute = canonical(&absolute(path));
+        let relative = absolute
+            .strip_prefix(&self.workdir)
+            .map_err(|_| format!("{}: not inside the repository at {}", path.display(), self.workdir.display()))?;
+        Ok(self.dir.join(relative))
+    }
+
+    /// Commit `changed` (worktree paths) on the worktree's branch; the new commit's id.
+    pub fn commit(&self, changed: &[PathBuf], message: &str) -> Result<String, String> {
+        let commit = || -> Result<String, git2::Error> {
+            let repo = Repository::open(&self.dir)?;
+            let mut index = repo.index()?;
+            for path in changed {
+                let relative = path.strip_prefix(&self.dir).unwrap_or(path);
+                index.add_path(relative)?;
+            }
+            index.write()?;
+            let tree = repo.find_tree(index.write_tree()?)?;
+            let signature = repo.signature().or_else(|_| Signature::now("tcfix", "tcfix@localhost"))?;
+            let parent = repo.head()?.peel_to_commit()?;
+            let id = repo.commit(Some("HEAD"), &signature, &signature, message, &tree, &[&parent])?;
+            Ok(id.to_string())
+        };
+        commit().map_err(|err| format!("cannot commit in the worktree: {err}"))
+    }
+}
+
+/// `tcfix/fixes-20261121-201500`: unique enough, and says where it came from.
+fn default_branch_name() -> String {
+    format!("tcfix/fixes-{}", crate::patch::utc_timestamp().compact())
+}
+
+/// Git's name for the worktree (its admin directory): the directory's name, made unique.
+fn worktree_name(repo: &Repository, dir: &Path) -> String {
+    let base: String = dir
+        .file_name()
+        .map(|name| {
+            name.to_string_lossy().chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '-' }).collect()
+        })
+        .unwrap_or_else(|| "tcfix".to_string());
+    let taken: HashSet<String> =
+        repo.worktrees().map(|names| names.iter().flatten().map(str::to_string).collect()).unwrap_or_default();
+    std::iter::once(base.clone())
+        .chain((2..).map(|n| format!("{base}-{n}")))
+        .find(|name| !taken.contains(name))
+        .expect("some name is free")
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// Symlinks resolved where the path exists (`/tmp` vs `/private/tmp`), as git reports paths.
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
