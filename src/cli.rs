@@ -10,21 +10,48 @@ use clap::Parser;
 #[derive(Debug, Parser)]
 #[command(name = "tcfix", version, after_help = EXIT_CODES)]
 pub struct Cli {
-    /// Files or directories to check (directories are walked, honouring .gitignore).
+    /// Files or directories to check (directories are walked, honouring .gitignore); `-` reads
+    /// one file from standard input.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
 
     /// Print the fixes as a unified diff (for `git apply`) instead of writing them.
-    #[arg(long, conflicts_with = "apply")]
+    #[arg(long, conflicts_with_all = ["apply", "patch", "patch_dir", "add_noqa"])]
     pub diff: bool,
 
     /// Write the fixes to the files, then report what is left.
     #[arg(long)]
     pub apply: bool,
 
-    /// Also apply fixes that may change behaviour (each says why in its title).
+    /// Also apply fixes that may change behaviour or speed (each says why in its title).
     #[arg(long)]
     pub unsafe_fixes: bool,
+
+    /// Write even files that have uncommitted changes in git (by default they are refused,
+    /// so that no work git cannot give back is ever overwritten).
+    #[arg(long)]
+    pub allow_dirty: bool,
+
+    /// With --apply: make a linked git worktree of HEAD on a new branch in DIR, apply the fixes
+    /// there and commit them; your own working tree is not touched.
+    #[arg(long, value_name = "DIR", requires = "apply")]
+    pub worktree: Option<PathBuf>,
+
+    /// The branch for --worktree (default: tcfix/fixes-<date>-<time>).
+    #[arg(long, value_name = "NAME", requires = "worktree")]
+    pub branch: Option<String>,
+
+    /// Write the fixes as one patch file (for `git apply`) instead of applying them.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["apply", "patch_dir", "add_noqa"])]
+    pub patch: Option<PathBuf>,
+
+    /// Write the fixes as a patch series, one `git format-patch` file per rule, for `git am`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["apply", "add_noqa"])]
+    pub patch_dir: Option<PathBuf>,
+
+    /// Add `# noqa: CODE` comments for every current finding (to adopt tcfix on a big codebase).
+    #[arg(long, conflicts_with = "apply")]
+    pub add_noqa: bool,
 
     /// Only these rules: codes, code prefixes (TCF1) or names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
@@ -34,6 +61,26 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long = "output-file", value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+
+    /// Exit 0 even when hazards remain (errors still exit 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    /// Use this configuration file (tcfix.toml, or a pyproject.toml with [tool.tcfix]).
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore all configuration files.
+    #[arg(long)]
+    pub isolated: bool,
+
+    /// The path of the file read from standard input (for messages, and to find its config).
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
+
     /// Print findings only: no summary line.
     #[arg(short, long)]
     pub quiet: bool,
@@ -41,5 +88,6 @@ pub struct Cli {
 
 const EXIT_CODES: &str = "Exit codes:
   0  nothing left to report
-  1  hazards remain (with --diff: a diff was printed)
-  2  an error: a file that does not parse or cannot be read or written, bad arguments";
+  1  hazards remain (with --diff or --patch: fixes were printed or written)
+  2  an error: a file that does not parse or cannot be read or written, a refused dirty file,
+     bad arguments or configuration";

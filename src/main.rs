@@ -1,15 +1,23 @@
-use std::io::Write;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
+use tcfix::config::Config;
+use tcfix::diff::unified_diff;
 use tcfix::discover::discover;
+use tcfix::git::{Worktree, uncommitted};
 use tcfix::output::{display_path, text};
-use tcfix::project::{FileReport, FixMode, run};
-use tcfix::rules::{Selection, Settings};
-use tcfix::source::SourceError;
+use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
+use tcfix::project::{Checked, FileReport, FixMode, run, run_texts};
+use tcfix::rules::{RULES, Selection, Settings};
+use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
+
+use cli::Cli;
 
 /// What the run ended with, most serious last: the exit code is the worst seen.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -22,122 +30,420 @@ enum Status {
 fn main() -> ExitCode {
     // A panic on one file is reported with that file's name (see `project::run`), not as a trace.
     std::panic::set_hook(Box::new(|_| {}));
-    let cli = cli::Cli::parse();
-    let settings = Settings {
-        selection: Selection { select: cli.select.clone(), ignore: cli.ignore.clone() },
-        ..Settings::default()
+    let cli = Cli::parse();
+    let status = match run_cli(&cli) {
+        Ok(Status::Findings) if cli.exit_zero => Status::Clean,
+        Ok(status) => status,
+        Err(message) => {
+            eprintln!("error: {message}");
+            Status::Error
+        }
     };
-    let unknown = settings.selection.unknown_selectors();
+    ExitCode::from(status as u8)
+}
+
+/// Everything one invocation needs to know.
+struct Run<'c> {
+    cli: &'c Cli,
+    settings: Settings,
+    unsafe_fixes: bool,
+    config: Arc<Config>,
+}
+
+fn run_cli(cli: &Cli) -> Result<Status, String> {
+    let cwd = std::env::current_dir().map_err(|err| format!("cannot read the current directory: {err}"))?;
+    let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated)?);
+    let run = Run {
+        cli,
+        unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
+        settings: settings(cli, &config)?,
+        config,
+    };
+    if cli.paths.iter().any(|path| path == Path::new("-")) {
+        return run.stdin();
+    }
+    let (files, mut status) = run.files();
+    let outcome = if let Some(dir) = &cli.worktree {
+        run.apply_in_worktree(&cwd, dir)?
+    } else if cli.diff || cli.patch.is_some() {
+        run.diff(&files)?
+    } else if let Some(dir) = &cli.patch_dir {
+        run.patch_series(&files, dir)?
+    } else if cli.add_noqa {
+        run.add_noqa(&files)
+    } else if cli.apply {
+        run.apply(&files)?
+    } else {
+        run.report(&run.reports(&files, FixMode::Report))?
+    };
+    status = status.max(outcome);
+    Ok(status)
+}
+
+/// The settings from the command line over those of the configuration file.
+fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
+    let unknown = Selection::unknown(cli.select.iter().chain(&cli.ignore));
     if !unknown.is_empty() {
-        eprintln!("error: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name", unknown.join(", "));
-        return ExitCode::from(Status::Error as u8);
+        return Err(format!("no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name", unknown.join(", ")));
     }
-    let discovered = discover(&cli.paths);
-    let mut status = Status::Clean;
-    for (path, reason) in &discovered.errors {
-        eprintln!("{}: error: {reason}", display_path(path));
-        status = Status::Error;
+    let options = &config.options;
+    let mut settings = Settings::default();
+    settings.selection = Selection {
+        select: if cli.select.is_empty() { options.select.clone().unwrap_or_default() } else { cli.select.clone() },
+        ignore: options.ignore.iter().flatten().chain(&cli.ignore).cloned().collect(),
+    };
+    settings.opaque_helpers.extend(options.opaque_helpers.iter().flatten().cloned());
+    settings.target_torch = config.target_torch.unwrap_or(settings.target_torch);
+    settings.config = Some(Arc::clone(config));
+    Ok(settings)
+}
+
+impl Run<'_> {
+    fn fix_mode(&self) -> FixMode {
+        FixMode::Fix { unsafe_fixes: self.unsafe_fixes }
     }
-    let mode = if cli.diff || cli.apply { FixMode::Fix { unsafe_fixes: cli.unsafe_fixes } } else { FixMode::Report };
-    let reports = run(&discovered.files, &settings, mode);
-    for report in &reports {
-        if let Err(error) = &report.outcome {
-            print_error(report, error);
+
+    /// The files to check, with the status of walking the paths.
+    fn files(&self) -> (Vec<PathBuf>, Status) {
+        let discovered = discover(&self.cli.paths);
+        let mut status = Status::Clean;
+        for (path, reason) in &discovered.errors {
+            eprintln!("{}: error: {reason}", display_path(path));
             status = Status::Error;
         }
+        let named = |file: &PathBuf| self.cli.paths.contains(file);
+        let files = discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
+        (files, status)
     }
-    let outcome = if cli.diff {
-        show_diff(&reports)
-    } else if cli.apply {
-        apply(&reports, &cli)
-    } else {
-        report(&reports, &cli)
-    };
-    ExitCode::from(status.max(outcome) as u8)
-}
 
-fn print_error(report: &FileReport, error: &SourceError) {
-    let path = display_path(&report.path);
-    match error {
-        SourceError::Syntax { line, column, message } => eprintln!("{path}:{line}:{column}: error: {message}"),
-        _ => eprintln!("{path}: error: {error}"),
-    }
-}
-
-fn report(reports: &[FileReport], cli: &cli::Cli) -> Status {
-    let mut tally = text::Tally::default();
-    let mut out = std::io::stdout().lock();
-    for report in reports {
-        let Ok(checked) = &report.outcome else {
-            continue;
-        };
-        let path = display_path(&report.path);
-        let _ =
-            out.write_all(text::diagnostics(&path, &checked.text, &checked.diagnostics, cli.unsafe_fixes).as_bytes());
-        tally.add(&checked.diagnostics);
-    }
-    if !cli.quiet {
-        let _ = writeln!(out, "{}", text::summary(tally, cli.unsafe_fixes));
-    }
-    if tally.found > 0 { Status::Findings } else { Status::Clean }
-}
-
-fn show_diff(reports: &[FileReport]) -> Status {
-    let mut out = std::io::stdout().lock();
-    let (mut fixes, mut files) = (0, 0);
-    for report in reports {
-        let Ok(checked) = &report.outcome else {
-            continue;
-        };
-        warn_dropped(report);
-        if checked.changed() {
-            let path = display_path(&report.path);
-            let _ = out.write_all(tcfix::diff::unified_diff(&path, &checked.original, &checked.text).as_bytes());
-            fixes += checked.applied.len();
-            files += 1;
-        }
-    }
-    if files == 0 {
-        eprintln!("No fixes to show.");
-        return Status::Clean;
-    }
-    eprintln!("Would fix {fixes} {} in {files} {}.", plural(fixes, "hazard"), plural(files, "file"));
-    Status::Findings
-}
-
-fn apply(reports: &[FileReport], cli: &cli::Cli) -> Status {
-    let (mut fixes, mut files, mut status) = (0, 0, Status::Clean);
-    for report in reports {
-        let Ok(checked) = &report.outcome else {
-            continue;
-        };
-        warn_dropped(report);
-        if !checked.changed() {
-            continue;
-        }
-        match tcfix::write::write_atomically(&report.path, &checked.text) {
-            Ok(()) => {
-                fixes += checked.applied.len();
-                files += 1;
+    /// Check or fix the files, reporting the ones that could not be read or parsed.
+    fn reports(&self, files: &[PathBuf], mode: FixMode) -> Vec<FileReport> {
+        let reports = run(files, &self.settings, mode);
+        for report in &reports {
+            if let Err(error) = &report.outcome {
+                print_error(&report.path, error);
             }
-            Err(err) => {
-                eprintln!("{}: error: could not write the fixes: {err}", display_path(&report.path));
+            if let Ok(checked) = &report.outcome {
+                warn_dropped(&report.path, checked);
+            }
+        }
+        reports
+    }
+
+    /// The findings, then a summary line.
+    fn report(&self, reports: &[FileReport]) -> Result<Status, String> {
+        let mut out = self.output()?;
+        let mut tally = text::Tally::default();
+        for report in reports {
+            let Ok(checked) = &report.outcome else { continue };
+            let shown = display_path(&report.path);
+            let findings = text::diagnostics(&shown, &checked.text, &checked.diagnostics, self.unsafe_fixes);
+            write(&mut out, &findings)?;
+            tally.add(&checked.diagnostics);
+        }
+        if !self.cli.quiet {
+            write(&mut out, &format!("{}\n", text::summary(tally, self.unsafe_fixes)))?;
+        }
+        Ok(worst(reports).max(if tally.found > 0 { Status::Findings } else { Status::Clean }))
+    }
+
+    fn output(&self) -> Result<Box<dyn Write>, String> {
+        match &self.cli.output_file {
+            Some(path) => std::fs::File::create(path)
+                .map(|file| Box::new(file) as Box<dyn Write>)
+                .map_err(|err| format!("{}: cannot write the report: {err}", path.display())),
+            None => Ok(Box::new(std::io::stdout().lock())),
+        }
+    }
+
+    /// `--diff` prints the fixes; `--patch FILE` writes them.
+    fn diff(&self, files: &[PathBuf]) -> Result<Status, String> {
+        let reports = self.reports(files, self.fix_mode());
+        let changed: Vec<(&FileReport, &Checked)> = changed(&reports);
+        let diff: String = changed
+            .iter()
+            .map(|(report, checked)| unified_diff(&display_path(&report.path), &checked.original, &checked.text))
+            .collect();
+        let fixes: usize = changed.iter().map(|(_, checked)| checked.applied.len()).sum();
+        match &self.cli.patch {
+            Some(path) if !changed.is_empty() => {
+                std::fs::write(path, &diff)
+                    .map_err(|err| format!("{}: cannot write the patch: {err}", path.display()))?;
+                eprintln!(
+                    "Wrote {} ({fixes} {} in {} {}).",
+                    path.display(),
+                    plural(fixes, "fix"),
+                    changed.len(),
+                    plural(changed.len(), "file")
+                );
+            }
+            Some(_) => eprintln!("No fixes to write."),
+            None if !changed.is_empty() => {
+                write(&mut std::io::stdout().lock(), &diff)?;
+                eprintln!(
+                    "Would fix {fixes} {} in {} {}.",
+                    plural(fixes, "hazard"),
+                    changed.len(),
+                    plural(changed.len(), "file")
+                );
+            }
+            None => eprintln!("No fixes to show."),
+        }
+        let printed = if changed.is_empty() { Status::Clean } else { Status::Findings };
+        Ok(worst(&reports).max(printed))
+    }
+
+    /// Writes the fixes to every file git could give back, then reports what is left.
+    fn apply(&self, files: &[PathBuf]) -> Result<Status, String> {
+        let reports = self.reports(files, self.fix_mode());
+        let (written, status) = self.write_fixed(&reports)?;
+        let fixes: usize = written.iter().map(|(_, checked)| checked.applied.len()).sum();
+        if !written.is_empty() && !self.cli.quiet {
+            eprintln!(
+                "Fixed {fixes} {} in {} {}.",
+                plural(fixes, "hazard"),
+                written.len(),
+                plural(written.len(), "file")
+            );
+        }
+        Ok(status.max(self.report(&reports)?))
+    }
+
+    /// Write each changed file atomically, refusing those with uncommitted changes.
+    fn write_fixed<'r>(
+        &self,
+        reports: &'r [FileReport],
+    ) -> Result<(Vec<(&'r FileReport, &'r Checked)>, Status), String> {
+        let mut changed = changed(reports);
+        let mut status = Status::Clean;
+        if !self.cli.allow_dirty {
+            let paths: Vec<PathBuf> = changed.iter().map(|(report, _)| report.path.clone()).collect();
+            let dirty = uncommitted(&paths)?;
+            if !dirty.is_empty() {
+                eprintln!(
+                    "error: not writing {} {} with uncommitted changes (commit or stash them, or pass --allow-dirty):",
+                    dirty.len(),
+                    plural(dirty.len(), "file")
+                );
+                dirty.iter().for_each(|path| eprintln!("  {}", display_path(path)));
+                changed.retain(|(report, _)| !dirty.contains(&report.path));
                 status = Status::Error;
             }
         }
+        let mut written = Vec::new();
+        for (report, checked) in changed {
+            match tcfix::write::write_atomically(&report.path, &checked.text) {
+                Ok(()) => written.push((report, checked)),
+                Err(err) => {
+                    eprintln!("{}: error: could not write the fixes: {err}", display_path(&report.path));
+                    status = Status::Error;
+                }
+            }
+        }
+        Ok((written, status))
     }
-    if files > 0 && !cli.quiet {
-        eprintln!("Fixed {fixes} {} in {files} {}.", plural(fixes, "hazard"), plural(files, "file"));
+
+    /// `--apply --worktree DIR`: fix a fresh worktree of HEAD and commit there.
+    fn apply_in_worktree(&self, cwd: &Path, dir: &Path) -> Result<Status, String> {
+        let worktree = Worktree::create(cwd, dir, self.cli.branch.as_deref())?;
+        let paths: Vec<PathBuf> = self.cli.paths.iter().map(|p| worktree.map(p)).collect::<Result<_, _>>()?;
+        let files = discover(&paths).files;
+        let reports = self.reports(&files, self.fix_mode());
+        let mut written = Vec::new();
+        for (report, checked) in changed(&reports) {
+            tcfix::write::write_atomically(&report.path, &checked.text)
+                .map_err(|err| format!("{}: could not write the fixes: {err}", report.path.display()))?;
+            written.push((report.path.clone(), checked.applied.clone()));
+        }
+        if written.is_empty() {
+            eprintln!(
+                "No fixes to make: created branch `{}` in {} with nothing to commit.",
+                worktree.branch,
+                dir.display()
+            );
+            return Ok(worst(&reports));
+        }
+        let message = commit_message(&worktree, &written);
+        let paths: Vec<PathBuf> = written.iter().map(|(path, _)| path.clone()).collect();
+        let commit = worktree.commit(&paths, &message)?;
+        let fixes: usize = written.iter().map(|(_, applied)| applied.len()).sum();
+        eprintln!(
+            "Fixed {fixes} {} in {} {} on branch `{}` ({}), in {}; your working tree is unchanged.",
+            plural(fixes, "hazard"),
+            written.len(),
+            plural(written.len(), "file"),
+            worktree.branch,
+            &commit[..12],
+            dir.display()
+        );
+        Ok(worst(&reports))
     }
-    status.max(report(reports, cli))
+
+    /// `--patch-dir DIR`: one `git format-patch` file per rule, each on top of the last.
+    fn patch_series(&self, files: &[PathBuf], dir: &Path) -> Result<Status, String> {
+        let (mut texts, mut status) = (Vec::new(), Status::Clean);
+        for path in files {
+            match SourceFile::read(path) {
+                Ok(text) => texts.push((path.clone(), text)),
+                Err(error) => {
+                    print_error(path, &error);
+                    status = Status::Error;
+                }
+            }
+        }
+        let mut patches = Vec::new();
+        for rule in RULES.iter().filter(|rule| self.settings.selection.enabled(rule)) {
+            let mut settings = self.settings.clone();
+            settings.selection.select = vec![rule.code.to_string()];
+            let reports = run_texts(&texts, &settings, self.fix_mode());
+            status = status.max(worst(&reports));
+            let mut patch = RulePatch { rule, diffs: Vec::new(), sites: Vec::new() };
+            for (report, checked) in changed(&reports) {
+                let shown = display_path(&report.path);
+                patch.diffs.push(unified_diff(&shown, &checked.original, &checked.text));
+                patch.sites.extend(checked.applied.iter().map(|fix| format!("{shown}:{}: {}", fix.line, fix.message)));
+                let text = texts.iter_mut().find(|(path, _)| path == &report.path).expect("read above");
+                text.1 = checked.text.clone();
+            }
+            if !patch.diffs.is_empty() {
+                patches.push(patch);
+            }
+        }
+        if patches.is_empty() {
+            eprintln!("No fixes to write.");
+            return Ok(status);
+        }
+        std::fs::create_dir_all(dir).map_err(|err| format!("{}: cannot create: {err}", dir.display()))?;
+        let date = utc_timestamp();
+        for (number, patch) in patches.iter().enumerate() {
+            let (name, text) = format_patch(number + 1, patches.len(), patch, &date);
+            let path = dir.join(&name);
+            std::fs::write(&path, text).map_err(|err| format!("{}: cannot write: {err}", path.display()))?;
+            eprintln!("{}", display_path(&path));
+        }
+        Ok(status.max(Status::Findings))
+    }
+
+    /// `--add-noqa`: silence every current finding with a comment on its line.
+    fn add_noqa(&self, files: &[PathBuf]) -> Status {
+        let reports = self.reports(files, FixMode::Report);
+        let mut with_comments = Vec::new();
+        let mut added = 0;
+        for report in &reports {
+            let Ok(checked) = &report.outcome else { continue };
+            if checked.diagnostics.is_empty() {
+                continue;
+            }
+            let Ok(source) = SourceFile::parse(&report.path, checked.text.clone()) else { continue };
+            let (edits, skipped) = tcfix::suppress::noqa_edits(&source, &checked.diagnostics);
+            for line in skipped {
+                eprintln!(
+                    "{}:{line}: warning: no noqa comment added: the line ends inside a string",
+                    display_path(&report.path)
+                );
+            }
+            added += edits.len();
+            let text = tcfix::fix::edit::apply_edits(&checked.text, &edits.iter().collect::<Vec<_>>());
+            with_comments.push(FileReport {
+                path: report.path.clone(),
+                outcome: Ok(Checked { text, diagnostics: Vec::new(), ..checked.clone() }),
+            });
+        }
+        let (written, status) = match self.write_fixed(&with_comments) {
+            Ok(done) => done,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return Status::Error;
+            }
+        };
+        eprintln!(
+            "Added {added} noqa {} in {} {}.",
+            plural(added, "comment"),
+            written.len(),
+            plural(written.len(), "file")
+        );
+        worst(&reports).max(status)
+    }
+
+    /// `tcfix -`: one file from standard input; with --apply the fixed source goes to stdout.
+    fn stdin(&self) -> Result<Status, String> {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|err| format!("cannot read standard input: {err}"))?;
+        let path = self.cli.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
+        let mode = if self.cli.apply || self.cli.diff { self.fix_mode() } else { FixMode::Report };
+        let reports = run_texts(&[(path.clone(), text.clone())], &self.settings, mode);
+        let checked = match &reports[0].outcome {
+            Ok(checked) => checked,
+            Err(error) => {
+                print_error(&path, error);
+                if self.cli.apply {
+                    // An editor piping its buffer through tcfix must get it back untouched.
+                    write(&mut std::io::stdout().lock(), &text)?;
+                }
+                return Ok(Status::Error);
+            }
+        };
+        let shown = display_path(&path);
+        if self.cli.apply {
+            write(&mut std::io::stdout().lock(), &checked.text)?;
+            eprint!("{}", text::diagnostics(&shown, &checked.text, &checked.diagnostics, self.unsafe_fixes));
+            return Ok(if checked.diagnostics.is_empty() { Status::Clean } else { Status::Findings });
+        }
+        if self.cli.diff {
+            write(&mut std::io::stdout().lock(), &unified_diff(&shown, &checked.original, &checked.text))?;
+            return Ok(if checked.changed() { Status::Findings } else { Status::Clean });
+        }
+        self.report(&reports)
+    }
 }
 
-fn warn_dropped(report: &FileReport) {
-    let Ok(checked) = &report.outcome else { return };
+fn changed(reports: &[FileReport]) -> Vec<(&FileReport, &Checked)> {
+    reports
+        .iter()
+        .filter_map(|report| {
+            report.outcome.as_ref().ok().filter(|checked| checked.changed()).map(|checked| (report, checked))
+        })
+        .collect()
+}
+
+/// `Status::Error` if any file could not be read or parsed.
+fn worst(reports: &[FileReport]) -> Status {
+    if reports.iter().any(|report| report.outcome.is_err()) { Status::Error } else { Status::Clean }
+}
+
+fn commit_message(worktree: &Worktree, written: &[(PathBuf, Vec<tcfix::fix::apply::AppliedFix>)]) -> String {
+    let mut message = String::from("Fix torch.compile hazards (tcfix)\n\n");
+    for rule in RULES {
+        let sites: Vec<String> = written
+            .iter()
+            .flat_map(|(path, applied)| {
+                let shown = path.strip_prefix(&worktree.dir).unwrap_or(path).display().to_string();
+                applied
+                    .iter()
+                    .filter(|fix| fix.rule == *rule)
+                    .map(move |fix| format!("- {shown}:{}: {}", fix.line, fix.message))
+            })
+            .collect();
+        if !sites.is_empty() {
+            message.push_str(&format!("{} {} ({}):\n{}\n\n", rule.code, rule.name, rule.summary, sites.join("\n")));
+        }
+    }
+    message.trim_end().to_string() + "\n"
+}
+
+fn print_error(path: &Path, error: &SourceError) {
+    let shown = display_path(path);
+    match error {
+        SourceError::Syntax { line, column, message } => eprintln!("{shown}:{line}:{column}: error: {message}"),
+        _ => eprintln!("{shown}: error: {error}"),
+    }
+}
+
+fn warn_dropped(path: &Path, checked: &Checked) {
     for dropped in &checked.dropped {
         eprintln!(
             "{}:{}: warning: {} fix not applied, it would leave invalid Python ({}); please report this",
-            display_path(&report.path),
+            display_path(path),
             dropped.line,
             dropped.rule.code,
             dropped.title
@@ -145,6 +451,14 @@ fn warn_dropped(report: &FileReport) {
     }
 }
 
+fn write(out: &mut dyn Write, text: &str) -> Result<(), String> {
+    out.write_all(text.as_bytes()).map_err(|err| format!("cannot write the output: {err}"))
+}
+
 fn plural(count: usize, noun: &str) -> String {
-    if count == 1 { noun.to_string() } else { format!("{noun}s") }
+    match (count, noun) {
+        (1, _) => noun.to_string(),
+        (_, "fix") => "fixes".to_string(),
+        _ => format!("{noun}s"),
+    }
 }

@@ -24,6 +24,7 @@ pub struct FileReport {
     pub outcome: Result<Checked, SourceError>,
 }
 
+#[derive(Clone)]
 pub struct Checked {
     pub original: String,
     /// The text after fixing (the original when only reporting).
