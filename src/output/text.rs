@@ -1,31 +1,46 @@
-//! The default report: one line per finding, `path:line:col: CODE severity message [*]` (and,
-//! when it cannot be fixed, an indented line saying why), then a summary line.
+//! The text formats. `full`, the default: one line per finding,
+//! `path:line:col: CODE severity message [*]` (`[*]` when `--apply` can fix it) and, when it
+//! cannot be fixed, an indented line saying why. `concise`: the finding lines alone. Then, printed
+//! by the caller, a summary line.
 
 use std::fmt::Write;
 
-use ruff_source_file::LineIndex;
-
+use super::{FileFindings, Locator, by_file};
 use crate::diagnostic::Diagnostic;
 use crate::fix::Safety;
 
-/// The report lines of one file's findings.
+/// `--output-format full`: every file's findings, by path.
+pub fn full(files: &[FileFindings], unsafe_fixes: bool) -> String {
+    by_file(files).into_iter().map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, true)).collect()
+}
+
+/// `--output-format concise`: one line per finding, no reason lines.
+pub fn concise(files: &[FileFindings], unsafe_fixes: bool) -> String {
+    by_file(files).into_iter().map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, false)).collect()
+}
+
+/// The `full` report lines of one file's findings, in the order given.
 pub fn diagnostics(path: &str, text: &str, diagnostics: &[Diagnostic], unsafe_fixes: bool) -> String {
-    let lines = LineIndex::from_source_text(text);
+    lines(path, text, &diagnostics.iter().collect::<Vec<_>>(), unsafe_fixes, true)
+}
+
+fn lines(path: &str, text: &str, diagnostics: &[&Diagnostic], unsafe_fixes: bool, reasons: bool) -> String {
+    let locator = Locator::new(text);
     let mut out = String::new();
     for diagnostic in diagnostics {
-        let location = lines.line_column(diagnostic.range.start(), text);
+        let start = locator.position(diagnostic.range.start());
         let fixable = diagnostic.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes));
         let _ = writeln!(
             out,
             "{path}:{}:{}: {} {} {}{}",
-            location.line,
-            location.column,
+            start.line,
+            start.column,
             diagnostic.rule.code,
             diagnostic.severity,
             diagnostic.message,
             if fixable { " [*]" } else { "" }
         );
-        if let Some(reason) = &diagnostic.no_fix_reason {
+        if let Some(reason) = diagnostic.no_fix_reason.as_ref().filter(|_| reasons) {
             let _ = writeln!(out, "    no fix: {reason}");
         }
     }
