@@ -40,10 +40,38 @@ pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> R
     let source = SourceFile::parse(path, text.to_string())?;
     let mut model = FileModel::build(&source, &module_name(path));
     mark_region(&mut model, facts);
-    let suppressions = Suppressions::of(&source);
-    let mut diagnostics = rules::check(&model, settings);
-    diagnostics.retain(|diagnostic| !suppressions.silences(diagnostic, &source));
-    Ok(diagnostics)
+    Ok(check_model(&model, settings))
+}
+
+/// Pass one and a guess at pass two from a single parse: the file's summary for the index, and
+/// its hazards as far as the file alone can tell. The guess stands when the index's facts about
+/// the file are the same as the file's own (`Facts::same_for`): the analysis depends on nothing
+/// else, so a second parse would find the same.
+pub struct FirstLook {
+    pub summary: FileSummary,
+    pub facts: Facts,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn first_look(path: &Path, text: &str, settings: &Settings) -> Result<FirstLook, SourceError> {
+    let source = SourceFile::parse(path, text.to_string())?;
+    let mut model = FileModel::build(&source, &module_name(path));
+    let summary = FileSummary::of(&model);
+    let facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
+    mark_region(&mut model, &facts);
+    let diagnostics = check_model(&model, settings);
+    Ok(FirstLook { summary, facts, diagnostics })
+}
+
+/// The enabled rules' findings that no suppression comment silences.
+fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
+    if model.region.is_empty() {
+        return Vec::new();
+    }
+    let suppressions = Suppressions::of(model.source);
+    let mut diagnostics = rules::check(model, settings);
+    diagnostics.retain(|diagnostic| !suppressions.silences(diagnostic, model.source));
+    diagnostics
 }
 
 /// Fix a file to a fixpoint (safe fixes, and unsafe ones if asked).

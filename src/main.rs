@@ -17,6 +17,10 @@ use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
 
+// The parser allocates a node at a time: a faster allocator is most of a run's spare speed.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use cli::Cli;
 
 /// What the run ended with, most serious last: the exit code is the worst seen.

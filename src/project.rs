@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{AppliedFix, DroppedFix};
-use crate::model::index::{Facts, ProjectIndex};
+use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex};
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
 
@@ -36,6 +36,17 @@ pub struct Checked {
 }
 
 impl Checked {
+    /// A file with nothing to report or fix (its text is not kept).
+    fn nothing() -> Self {
+        Checked {
+            original: String::new(),
+            text: String::new(),
+            diagnostics: Vec::new(),
+            applied: Vec::new(),
+            dropped: Vec::new(),
+        }
+    }
+
     pub fn changed(&self) -> bool {
         self.text != self.original
     }
@@ -58,29 +69,73 @@ pub fn run_texts(files: &[(PathBuf, String)], settings: &Settings, mode: FixMode
 type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
 
 fn run_with(files: &[PathBuf], read: &Reader, settings: &Settings, mode: FixMode) -> Vec<FileReport> {
-    let summaries: Vec<_> =
-        files.par_iter().map(|path| isolated(|| read(path).and_then(|text| crate::summarise(path, text)))).collect();
-    let (indexed, failures): (Vec<_>, Vec<_>) = summaries.into_iter().enumerate().partition(|(_, s)| s.is_ok());
-    let positions: Vec<usize> = indexed.iter().map(|(i, _)| *i).collect();
-    let index = ProjectIndex::new(indexed.into_iter().map(|(_, s)| s.expect("partitioned")).collect());
+    let looks: Vec<_> = files.par_iter().map(|path| isolated(|| look(path, read, settings, mode))).collect();
+    let (indexed, failures): (Vec<_>, Vec<_>) = looks.into_iter().enumerate().partition(|(_, s)| s.is_ok());
+    let (positions, looks): (Vec<usize>, Vec<Look>) =
+        indexed.into_iter().map(|(i, look)| (i, look.expect("partitioned"))).unzip();
+    let (summaries, guesses): (Vec<_>, Vec<_>) = looks.into_iter().map(|look| (look.summary, look.guess)).unzip();
+    let index = ProjectIndex::new(summaries);
     let facts = index.facts();
 
     let mut reports: Vec<FileReport> = positions
-        .par_iter()
-        .zip(facts.par_iter())
-        .map(|(&i, facts)| {
+        .into_par_iter()
+        .zip(facts.into_par_iter())
+        .zip(guesses.into_par_iter())
+        .map(|((i, facts), guess)| {
             let path = &files[i];
-            let settings = settings.for_file(path);
-            FileReport { path: path.clone(), outcome: isolated(|| check_file(path, read, facts, &settings, mode)) }
+            let outcome = match guess {
+                Some(guess) if guess.facts_match(&facts) => Ok(guess.checked),
+                _ => isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode)),
+            };
+            FileReport { path: path.clone(), outcome }
         })
         .collect();
-    reports.extend(
-        failures
-            .into_iter()
-            .map(|(i, failure)| FileReport { path: files[i].clone(), outcome: Err(failure.expect_err("partitioned")) }),
-    );
+    reports.extend(failures.into_iter().filter_map(|(i, failure)| {
+        failure.err().map(|error| FileReport { path: files[i].clone(), outcome: Err(error) })
+    }));
     reports.sort_by(|a, b| a.path.cmp(&b.path));
     reports
+}
+
+/// Pass one for a file: its summary for the index and, when only reporting, its findings as far
+/// as the file alone can tell.
+struct Look {
+    summary: FileSummary,
+    guess: Option<Guess>,
+}
+
+/// Findings made with the file's own facts; they stand if the index agrees with those facts.
+struct Guess {
+    facts: Facts,
+    dependence: Dependence,
+    checked: Checked,
+}
+
+impl Guess {
+    fn facts_match(&self, project: &Facts) -> bool {
+        project.same_for(&self.facts, &self.dependence)
+    }
+}
+
+fn look(path: &Path, read: &Reader, settings: &Settings, mode: FixMode) -> Result<Look, SourceError> {
+    let text = read(path)?;
+    if mode != FixMode::Report {
+        return Ok(Look { summary: crate::summarise(path, text)?, guess: None });
+    }
+    let first = crate::first_look(path, &text, &settings.for_file(path))?;
+    let dependence = first.summary.dependence();
+    let checked = if first.diagnostics.is_empty() {
+        Checked::nothing()
+    } else {
+        Checked {
+            original: text.clone(),
+            text,
+            diagnostics: first.diagnostics,
+            applied: Vec::new(),
+            dropped: Vec::new(),
+        }
+    };
+    Ok(Look { summary: first.summary, guess: Some(Guess { facts: first.facts, dependence, checked }) })
 }
 
 /// Runs one file's work so that a panic (a tcfix bug) becomes that file's error and the run
@@ -103,21 +158,29 @@ fn check_file(
     settings: &Settings,
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
+    // Every rule looks only at code in the compiled region: a file without any has nothing to
+    // report or fix, and needs no second parse.
+    if facts.reached.is_empty() {
+        return Ok(Checked::nothing());
+    }
     let original = read(path)?;
-    match mode {
+    let checked = match mode {
         FixMode::Report => {
             let diagnostics = crate::analyse(path, &original, facts, settings)?;
-            Ok(Checked { text: original.clone(), original, diagnostics, applied: Vec::new(), dropped: Vec::new() })
+            Checked { text: original.clone(), original, diagnostics, applied: Vec::new(), dropped: Vec::new() }
         }
         FixMode::Fix { unsafe_fixes } => {
             let outcome = crate::fix(path, original.clone(), facts, settings, unsafe_fixes)?;
-            Ok(Checked {
+            Checked {
                 original,
                 text: outcome.text,
                 diagnostics: outcome.remaining,
                 applied: outcome.applied,
                 dropped: outcome.dropped,
-            })
+            }
         }
-    }
+    };
+    // Only files with something to show keep their text until the end of the run.
+    let quiet = checked.diagnostics.is_empty() && !checked.changed() && checked.dropped.is_empty();
+    Ok(if quiet { Checked::nothing() } else { checked })
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::model::file::FileModel;
+use crate::model::module::self_assignments;
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Reason, Target, root_reason, targets};
 
@@ -18,6 +19,8 @@ pub struct FileSummary {
     pub imported_classes: Vec<(String, String)>,
     /// Attribute names that hold changing state (see `mutation`).
     pub state_attributes: StateAttributes,
+    /// Names called to make attributes of `self` (`self.encoder = Encoder(cfg)` -> `Encoder`).
+    pub constructed_on_self: Vec<String>,
     pub classes: Vec<ClassSummary>,
     pub functions: Vec<FunctionSummary>,
 }
@@ -53,6 +56,35 @@ pub struct Facts {
     pub state_attributes: Arc<StateAttributes>,
 }
 
+/// Which of the project's facts the analysis of a file can depend on, beyond its region.
+#[derive(Debug, Clone, Default)]
+pub struct Dependence {
+    /// The file registers hooks: their analysis reads project-wide state attributes.
+    has_hooks: bool,
+    /// Names the file calls to make an attribute (`self.x = Name(...)`): TCF102 asks whether
+    /// they are module classes.
+    constructed: HashSet<String>,
+}
+
+impl Facts {
+    /// Whether the analysis of the file these facts describe comes out the same with `other`:
+    /// the same region and reasons, and the same answers to the questions the file asks.
+    pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
+        let reached_in = |class: &str| {
+            let prefix = format!("{class}.");
+            self.reached.keys().chain(other.reached.keys()).any(|f| f.starts_with(&prefix))
+        };
+        let matters = |class: &&String| reached_in(class) || dependence.constructed.contains(last_segment(class));
+        let asked = |names: &HashSet<String>| -> HashSet<String> {
+            names.intersection(&dependence.constructed).cloned().collect()
+        };
+        self.reached == other.reached
+            && !self.module_classes.symmetric_difference(&other.module_classes).any(|c| matters(&c))
+            && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
+            && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
+    }
+}
+
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
 pub fn module_name(path: &Path) -> String {
     let mut parts: Vec<String> = path
@@ -70,6 +102,13 @@ pub fn module_name(path: &Path) -> String {
 }
 
 impl FileSummary {
+    pub fn dependence(&self) -> Dependence {
+        Dependence {
+            has_hooks: self.functions.iter().any(|f| matches!(f.root, Some(Reason::Hook { .. }))),
+            constructed: self.constructed_on_self.iter().cloned().collect(),
+        }
+    }
+
     pub fn of(model: &FileModel) -> Self {
         let classes = model
             .classes
@@ -100,10 +139,31 @@ impl FileSummary {
             module_name: model.module_name.clone(),
             imported_classes,
             state_attributes: StateAttributes::of(model.source.parsed.suite()),
+            constructed_on_self: constructed_on_self(model),
             classes,
             functions,
         }
     }
+}
+
+/// `Encoder` in `self.encoder = Encoder(cfg)`, in any method of any class of the file.
+fn constructed_on_self(model: &FileModel) -> Vec<String> {
+    let mut names: Vec<String> = (0..model.classes.len())
+        .flat_map(|class| self_assignments(model, class))
+        .filter_map(|assignment| match assignment.stmt {
+            ruff_python_ast::Stmt::Assign(assign) => match assign.value.as_ref() {
+                ruff_python_ast::Expr::Call(call) => match call.func.as_ref() {
+                    ruff_python_ast::Expr::Name(name) => Some(name.id.to_string()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 type FunctionId = (usize, usize);
@@ -165,9 +225,18 @@ impl ProjectIndex {
         if depth > 32 {
             return false;
         }
+        let defines_forward = || {
+            let qualname = &self.files[file].classes[class].qualname;
+            self.files[file].functions.iter().any(|f| f.name == "forward" && f.class.as_ref() == Some(qualname))
+        };
         self.files[file].classes[class].bases.iter().any(|base| {
             is_torch_module_base(base)
-                || self.find_class(file, base).is_some_and(|(f, c)| self.is_module(f, c, depth + 1))
+                || match self.find_class(file, base) {
+                    Some((f, c)) => self.is_module(f, c, depth + 1),
+                    // A class that defines `forward` on a base from a library tcfix cannot see
+                    // (`timm.layers.Mlp`, a model class of another package) is a module.
+                    None => is_library_class(base) && defines_forward(),
+                }
         })
     }
 
@@ -287,6 +356,16 @@ pub fn is_torch_module_base(base: &str) -> bool {
 /// Base classes of other libraries that are `nn.Module`s: transformers' `PreTrainedModel` (and
 /// its per-model `BertPreTrainedModel`...), Lightning's `LightningModule`, diffusers' `ModelMixin`.
 const WELL_KNOWN_MODULE_BASES: [&str; 3] = ["PreTrainedModel", "LightningModule", "ModelMixin"];
+
+/// An imported class of another package: `timm.layers.Mlp`, not `abc.ABC` or `typing.Generic`.
+fn is_library_class(base: &str) -> bool {
+    const NOT_MODULES: [&str; 9] =
+        ["typing", "typing_extensions", "abc", "enum", "collections", "dataclasses", "builtins", "object", "torch"];
+    let package = base.split('.').next().unwrap_or(base);
+    base.contains('.')
+        && !NOT_MODULES.contains(&package)
+        && last_segment(base).starts_with(|c: char| c.is_ascii_uppercase())
+}
 
 fn last_segment(dotted: &str) -> &str {
     dotted.rsplit('.').next().unwrap_or(dotted)

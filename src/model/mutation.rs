@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, Stmt};
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StateAttributes {
     pub flags: HashSet<String>,
     pub changing: HashSet<String>,

@@ -39,7 +39,7 @@ impl fmt::Display for Reason {
 }
 
 /// What a function refers to in its compiled code, resolved as far as one file allows.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     /// A function of the same file, by qualified name.
     Local(String),
@@ -72,7 +72,7 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
             targets.push(Target::Imported(imported.to_string()));
         }
     }
-    targets.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    targets.sort();
     targets.dedup();
     targets
 }
