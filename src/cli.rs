@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
+use tcfix::output::Format;
 
 /// Find and fix the code that makes torch.compile graph-break or recompile.
 ///
@@ -60,6 +61,14 @@ pub struct Cli {
     /// Skip these rules: codes, code prefixes or names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
+
+    /// How to print the findings.
+    #[arg(long, value_enum, default_value_t = Format::Full)]
+    pub output_format: Format,
+
+    /// Print one line per rule with its count instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
 
     /// Write the report to FILE instead of standard output.
     #[arg(short = 'o', long = "output-file", value_name = "FILE")]

@@ -9,7 +9,7 @@ use tcfix::config::Config;
 use tcfix::diff::unified_diff;
 use tcfix::discover::discover;
 use tcfix::git::{Worktree, uncommitted};
-use tcfix::output::{display_path, text};
+use tcfix::output::{FileFindings, Format, display_path, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts};
 use tcfix::rules::{RULES, Selection, Settings};
@@ -134,18 +134,26 @@ impl Run<'_> {
         reports
     }
 
-    /// The findings, then a summary line.
+    /// The findings in the chosen format (the text formats end with a summary line).
     fn report(&self, reports: &[FileReport]) -> Result<Status, String> {
-        let mut out = self.output()?;
+        let shown: Vec<(String, &Checked)> = reports
+            .iter()
+            .filter_map(|report| report.outcome.as_ref().ok().map(|checked| (display_path(&report.path), checked)))
+            .collect();
+        let files: Vec<FileFindings> = shown
+            .iter()
+            .map(|(path, checked)| FileFindings { path, text: &checked.text, diagnostics: &checked.diagnostics })
+            .collect();
         let mut tally = text::Tally::default();
-        for report in reports {
-            let Ok(checked) = &report.outcome else { continue };
-            let shown = display_path(&report.path);
-            let findings = text::diagnostics(&shown, &checked.text, &checked.diagnostics, self.unsafe_fixes);
-            write(&mut out, &findings)?;
-            tally.add(&checked.diagnostics);
+        files.iter().for_each(|file| tally.add(file.diagnostics));
+        let format = self.cli.output_format;
+        let mut out = self.output()?;
+        if self.cli.statistics {
+            write(&mut out, &tcfix::output::statistics(&files, self.unsafe_fixes))?;
+        } else {
+            write(&mut out, &render(format, &files, self.unsafe_fixes))?;
         }
-        if !self.cli.quiet {
+        if matches!(format, Format::Full | Format::Concise) && !self.cli.quiet {
             write(&mut out, &format!("{}\n", text::summary(tally, self.unsafe_fixes)))?;
         }
         Ok(worst(reports).max(if tally.found > 0 { Status::Findings } else { Status::Clean }))
