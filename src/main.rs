@@ -11,7 +11,7 @@ use tcfix::discover::discover;
 use tcfix::git::{Worktree, uncommitted};
 use tcfix::output::{FileFindings, Format, display_path, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
-use tcfix::project::{Checked, FileReport, FixMode, run, run_texts};
+use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
 use tcfix::rules::{RULES, Selection, Settings};
 use tcfix::source::{SourceError, SourceFile};
 
@@ -122,7 +122,14 @@ impl Run<'_> {
 
     /// Check or fix the files, reporting the ones that could not be read or parsed.
     fn reports(&self, files: &[PathBuf], mode: FixMode) -> Vec<FileReport> {
-        let reports = run(files, &self.settings, mode);
+        let reports = match progress_bar(files.len(), self.cli.quiet) {
+            Some(bar) => {
+                let reports = run_with_progress(files, &self.settings, mode, &|| bar.inc(1));
+                bar.finish_and_clear();
+                reports
+            }
+            None => run(files, &self.settings, mode),
+        };
         for report in &reports {
             if let Err(error) = &report.outcome {
                 print_error(&report.path, error);
@@ -407,6 +414,18 @@ impl Run<'_> {
         }
         self.report(&reports)
     }
+}
+
+/// A bar on a terminal, for runs long enough to want one; never in pipes, files or CI logs.
+fn progress_bar(files: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    let wanted = files >= 500 && !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    wanted.then(|| {
+        let bar = indicatif::ProgressBar::new(2 * files as u64);
+        let style = indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} file passes {wide_bar}");
+        bar.set_style(style.unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        bar
+    })
 }
 
 fn changed(reports: &[FileReport]) -> Vec<(&FileReport, &Checked)> {

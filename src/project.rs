@@ -53,7 +53,17 @@ impl Checked {
 }
 
 pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, mode)
+    run_with(files, &SourceFile::read, settings, mode, &|| {})
+}
+
+/// `run`, calling `step` as each file finishes each of the two passes (for a progress bar).
+pub fn run_with_progress(
+    files: &[PathBuf],
+    settings: &Settings,
+    mode: FixMode,
+    step: &(dyn Fn() + Sync),
+) -> Vec<FileReport> {
+    run_with(files, &SourceFile::read, settings, mode, step)
 }
 
 /// A run over texts held in memory (a patch series builds each rule's patch on the last one's).
@@ -63,13 +73,26 @@ pub fn run_texts(files: &[(PathBuf, String)], settings: &Settings, mode: FixMode
         let found = files.iter().find(|(p, _)| p == path).map(|(_, text)| text.clone());
         found.ok_or_else(|| SourceError::Io("not in this run".to_string()))
     };
-    run_with(&paths, &read, settings, mode)
+    run_with(&paths, &read, settings, mode, &|| {})
 }
 
 type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
 
-fn run_with(files: &[PathBuf], read: &Reader, settings: &Settings, mode: FixMode) -> Vec<FileReport> {
-    let looks: Vec<_> = files.par_iter().map(|path| isolated(|| look(path, read, settings, mode))).collect();
+fn run_with(
+    files: &[PathBuf],
+    read: &Reader,
+    settings: &Settings,
+    mode: FixMode,
+    step: &(dyn Fn() + Sync),
+) -> Vec<FileReport> {
+    let looks: Vec<_> = files
+        .par_iter()
+        .map(|path| {
+            let look = isolated(|| look(path, read, settings, mode));
+            step();
+            look
+        })
+        .collect();
     let (indexed, failures): (Vec<_>, Vec<_>) = looks.into_iter().enumerate().partition(|(_, s)| s.is_ok());
     let (positions, looks): (Vec<usize>, Vec<Look>) =
         indexed.into_iter().map(|(i, look)| (i, look.expect("partitioned"))).unzip();
@@ -87,6 +110,7 @@ fn run_with(files: &[PathBuf], read: &Reader, settings: &Settings, mode: FixMode
                 Some(guess) if guess.facts_match(&facts) => Ok(guess.checked),
                 _ => isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode)),
             };
+            step();
             FileReport { path: path.clone(), outcome }
         })
         .collect();
