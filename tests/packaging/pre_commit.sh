@@ -15,7 +15,7 @@
 # Usage: tests/packaging/pre_commit.sh
 # Env:   TCFIX_PACKAGING_CACHE  where the pre-commit venv and the hook's cargo build directory are
 #                               kept between runs (default ~/.cache/tcfix-packaging)
-#        PYTHON                 interpreter (3.9+) used to make the pre-commit venv (default python3)
+#        PYTHON                 interpreter (3.11+, as pre-commit 4.7 needs) for its venv (default python3)
 set -euo pipefail
 
 PRE_COMMIT_VERSION=4.7.0
@@ -76,6 +76,8 @@ unset PRE_COMMIT_ALLOW_NO_CONFIG PRE_COMMIT_NO_CONCURRENCY SKIP
 # --- pre-commit, pinned, in a venv that is kept between runs ------------------------------------
 pvenv="$cache/pre-commit-$PRE_COMMIT_VERSION"
 if [[ ! -x "$pvenv/bin/pre-commit" ]]; then
+    "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+        || die "pre-commit $PRE_COMMIT_VERSION needs Python 3.11+, $python is $("$python" --version 2>&1) (set PYTHON)"
     say "creating $pvenv"
     rm -rf "$pvenv"
     mkdir -p "$cache"
