@@ -10,6 +10,7 @@ use rayon::prelude::*;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    tcfix::memory::return_memory_promptly();
     let root = std::env::args().nth(1).unwrap_or_else(|| ".".to_string());
     let files: Vec<PathBuf> = ignore::WalkBuilder::new(&root)
         .build()

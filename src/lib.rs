@@ -9,6 +9,7 @@ pub mod diff;
 pub mod discover;
 pub mod fix;
 pub mod git;
+pub mod memory;
 pub mod model;
 pub mod output;
 pub mod patch;

@@ -32,6 +32,7 @@ enum Status {
 }
 
 fn main() -> ExitCode {
+    tcfix::memory::return_memory_promptly();
     // A panic on one file is reported with that file's name (see `project::run`), not as a trace.
     std::panic::set_hook(Box::new(|_| {}));
     let cli = Cli::parse();

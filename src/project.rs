@@ -85,6 +85,31 @@ fn run_with(
     mode: FixMode,
     step: &(dyn Fn() + Sync),
 ) -> Vec<FileReport> {
+    on_deep_stacks(|| both_passes(files, read, settings, mode, step))
+}
+
+/// The stack of each thread that analyses files. The analysis recurses once per level of a
+/// file's syntax tree, and a stack overflow aborts the whole run (it cannot be caught like a
+/// panic): `source::MAX_NESTING` levels need about 30 MiB in a debug build, a few in a release
+/// build. Only the pages a thread touches are ever committed.
+const ANALYSIS_STACK: usize = 256 << 20;
+
+/// Runs `work` (and the parallel iterators inside it) on threads with [`ANALYSIS_STACK`].
+fn on_deep_stacks<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    match rayon::ThreadPoolBuilder::new().stack_size(ANALYSIS_STACK).build() {
+        Ok(pool) => pool.install(work),
+        // No threads to be had: the default ones still handle everything but the deepest files.
+        Err(_) => work(),
+    }
+}
+
+fn both_passes(
+    files: &[PathBuf],
+    read: &Reader,
+    settings: &Settings,
+    mode: FixMode,
+    step: &(dyn Fn() + Sync),
+) -> Vec<FileReport> {
     let looks: Vec<_> = files
         .par_iter()
         .map(|path| {
