@@ -90,7 +90,7 @@ fn run_with(
 
 /// The stack of each thread that analyses files. The analysis recurses once per level of a
 /// file's syntax tree, and a stack overflow aborts the whole run (it cannot be caught like a
-/// panic): `source::MAX_NESTING` levels need about 30 MiB in a debug build, a few in a release
+/// panic): `source::MAX_NESTING` levels take up to about 20 MiB in a debug build, a few in a release
 /// build. Only the pages a thread touches are ever committed.
 const ANALYSIS_STACK: usize = 256 << 20;
 

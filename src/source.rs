@@ -18,10 +18,10 @@ use ruff_text_size::{Ranged, TextSize};
 /// `project::run` gives its threads a stack that covers this depth even in a debug build.
 pub const MAX_NESTING: usize = 10_000;
 
-/// Files at least this large are first measured with the lexer alone: the parser's own memory
-/// grows with the nesting (a gigabyte for a million levels), and when it gives up on a deep file
-/// with a syntax error it drops its tree recursively, beyond any stack. A smaller file cannot
-/// nest deeply enough for either to matter (each level takes at least a byte).
+/// Files at least this large are first measured with the lexer alone (`estimated_nesting`): the
+/// parser's own memory grows with the nesting (a gigabyte for a million levels), and when it
+/// gives up on a deep file with a syntax error it drops its tree recursively, beyond any stack.
+/// A smaller file cannot nest deeply enough for either to matter (a level takes at least a byte).
 const LEX_FIRST_FROM_BYTES: usize = 256 * 1024;
 
 pub struct SourceFile {
@@ -84,12 +84,16 @@ impl SourceFile {
     }
 
     pub fn parse(path: &Path, text: String) -> Result<Self, SourceError> {
-        if text.len() >= LEX_FIRST_FROM_BYTES && nesting_may_exceed(&text, 10 * MAX_NESTING) {
-            return Err(SourceError::TooDeep { line: None });
+        if text.len() >= LEX_FIRST_FROM_BYTES {
+            let mut lexer = lexer::lex(&text, Mode::Module);
+            let tokens = std::iter::from_fn(|| Some(lexer.next_token()).filter(|kind| !kind.is_eof()));
+            if estimated_nesting(tokens, 10 * MAX_NESTING) > 10 * MAX_NESTING {
+                return Err(SourceError::TooDeep { line: None });
+            }
         }
         let lines = LineIndex::from_source_text(&text);
         match parse_module(&text) {
-            Ok(parsed) => match too_deep(parsed.syntax()) {
+            Ok(parsed) => match too_deep(&parsed) {
                 None => Ok(Self { path: path.to_path_buf(), text, parsed, lines }),
                 Some(offset) => {
                     // Dropping a tree this deep recurses once per level and could itself overflow
@@ -119,46 +123,73 @@ impl SourceFile {
 
 /// Where the syntax tree first gets deeper than [`MAX_NESTING`], found without recursion (the
 /// point is not to overflow the stack on the files that would).
-fn too_deep(module: &ModModule) -> Option<TextSize> {
+fn too_deep(parsed: &Parsed<ModModule>) -> Option<TextSize> {
+    let tokens = parsed.tokens().iter().map(|token| token.kind());
+    if estimated_nesting(tokens, MAX_NESTING) <= MAX_NESTING {
+        return None;
+    }
+    depth(parsed.syntax(), MAX_NESTING).err()
+}
+
+/// The depth of the syntax tree, or where it first gets deeper than `limit`; without recursion.
+fn depth(module: &ModModule, limit: usize) -> Result<usize, TextSize> {
     let mut children = Children(Vec::new());
     let mut pending: Vec<(AnyNodeRef, usize)> = vec![(AnyNodeRef::from(module), 1)];
+    let mut deepest = 0;
     while let Some((node, depth)) = pending.pop() {
-        if depth > MAX_NESTING {
-            return Some(node.start());
+        if depth > limit {
+            return Err(node.start());
         }
+        deepest = deepest.max(depth);
         node.visit_source_order(&mut children);
         pending.extend(children.0.drain(..).map(|child| (child, depth + 1)));
     }
-    None
+    Ok(deepest)
 }
 
-/// Whether the tokens alone allow a syntax tree deeper than `limit`. Each token that can open a
-/// level (an operator, a keyword, a bracket, a dot) counts one in the bracket it is in, and a
-/// comma, semicolon or newline ends the count of its bracket; the sum over the open brackets
-/// bounds the depth within a small factor, so `limit` is set well above [`MAX_NESTING`] and the
-/// exact measure after parsing decides. Flat data (a list of a million numbers) counts nothing.
-fn nesting_may_exceed(text: &str, limit: usize) -> bool {
-    let mut lexer = lexer::lex(text, Mode::Module);
-    let mut open: Vec<usize> = vec![0];
-    let mut total = 1;
-    loop {
-        match lexer.next_token() {
-            TokenKind::EndOfFile => return false,
-            TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace => {
-                *open.last_mut().expect("never empty") += 1;
-                open.push(0);
-                total += 2;
+/// An upper estimate of the depth of the syntax tree the tokens make, cheap enough to spare most
+/// files the exact measure: each token that can open a level (an operator, a keyword, a bracket,
+/// a dot) counts one in the bracket it is in, a comma, semicolon or newline ends the count of its
+/// bracket (a lambda's parameters count as a bracket up to its colon), and the counts of the open
+/// brackets add up; twice that, plus three levels per indentation, is more than the depth of any
+/// tree those tokens can make (a test checks it on every construct that nests). Flat data (a list
+/// of a million numbers) counts almost nothing. Stops as soon as the estimate passes `stop_above`.
+fn estimated_nesting(tokens: impl Iterator<Item = TokenKind>, stop_above: usize) -> usize {
+    /// An open bracket (or lambda's parameters): its count, and whether a colon closes it.
+    struct Open {
+        count: usize,
+        lambda: bool,
+    }
+    let mut open = vec![Open { count: 0, lambda: false }];
+    let (mut counted, mut indent, mut deepest) = (0usize, 0usize, 0usize);
+    for kind in tokens {
+        let last = open.len() - 1;
+        match kind {
+            TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace | TokenKind::Lambda => {
+                open[last].count += 1;
+                open.push(Open { count: 1, lambda: kind == TokenKind::Lambda });
+                counted += 2;
+            }
+            TokenKind::Colon if open[last].lambda => {
+                counted -= open.pop().map_or(0, |closed| closed.count);
             }
             TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => {
-                if open.len() > 1 {
-                    total -= open.pop().expect("never empty") + 1;
+                // Closes its bracket, and any lambda left open inside it (`(lambda x: x)`).
+                while open.len() > 1 {
+                    let closed = open.pop().expect("more than one");
+                    counted -= closed.count;
+                    if !closed.lambda {
+                        break;
+                    }
                 }
             }
             TokenKind::Comma | TokenKind::Semi | TokenKind::Newline => {
-                let count = open.last_mut().expect("never empty");
-                total -= *count;
-                *count = 0;
+                let base = usize::from(last > 0);
+                counted -= open[last].count - base;
+                open[last].count = base;
             }
+            TokenKind::Indent => indent += 1,
+            TokenKind::Dedent => indent = indent.saturating_sub(1),
             TokenKind::Name
             | TokenKind::Int
             | TokenKind::Float
@@ -170,18 +201,18 @@ fn nesting_may_exceed(text: &str, limit: usize) -> bool {
             | TokenKind::TStringEnd
             | TokenKind::Comment
             | TokenKind::NonLogicalNewline
-            | TokenKind::Indent
-            | TokenKind::Dedent
             | TokenKind::Unknown => {}
             _ => {
-                *open.last_mut().expect("never empty") += 1;
-                total += 1;
+                open[last].count += 1;
+                counted += 1;
             }
         }
-        if total > limit {
-            return true;
+        deepest = deepest.max(2 * counted + 3 * indent + 8);
+        if deepest > stop_above {
+            break;
         }
     }
+    deepest
 }
 
 /// Collects the direct children of the node it is asked to visit, and descends no further.
@@ -200,5 +231,124 @@ fn io_reason(err: &std::io::Error) -> String {
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
         _ => err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exact_and_estimate(text: &str) -> (usize, usize) {
+        let parsed = parse_module(text).unwrap_or_else(|err| panic!("{err}: {text}"));
+        let exact = depth(parsed.syntax(), usize::MAX).expect("no limit");
+        let estimate = estimated_nesting(parsed.tokens().iter().map(|token| token.kind()), usize::MAX);
+        (exact, estimate)
+    }
+
+    /// The estimate that spares most files the exact measure must never be below it.
+    #[test]
+    fn the_token_estimate_is_never_below_the_depth_of_the_tree() {
+        let n = 40;
+        let chain = |unit: &str| unit.repeat(n);
+        let cases = [
+            format!("y = {}x", chain("-")),
+            format!("y = {}x", chain("not ")),
+            format!("y = x{}", chain(" + x")),
+            format!("y = x{}", chain(" ** x")),
+            format!("y = x{}", chain(".a")),
+            format!("y = f{}", chain("()")),
+            format!("y = x{}", chain("[0]")),
+            format!("y = x{}", chain("[1:2]")),
+            format!("y = {}x{}", chain("["), chain("]")),
+            format!("y = {}x{}", chain("{1: "), chain("}")),
+            format!("y = {}x{}", chain("(1, "), chain(")")),
+            format!("y = {}x{}", chain("f(a="), chain(")")),
+            format!("y = {}x{}", chain("f(*"), chain(")")),
+            format!("y = {}x", chain("lambda a=1, *b, c=2, **d: ")),
+            format!("y = {}x", chain("a if b else ")),
+            format!("y = {}x{}", chain("[x for x in "), chain("]")),
+            format!("y = {}x{}", chain("{x: y for x, y in "), chain("}")),
+            format!("y = {}x{}", chain("(y := "), chain(")")),
+            format!("y = {}x{}", chain("f'{"), chain("}'")),
+            format!("async def f():\n    y = {}x{}", chain("await ("), chain(")")),
+            format!("def f():\n    y = {}x{}", chain("(yield "), chain(")")),
+            format!("@{}x{}\ndef f(): pass", chain("d("), chain(")")),
+            format!("def f(a={}x{}): pass", chain("g(b="), chain(")")),
+            format!("def f[T: {}x{}](): pass", chain("("), chain(",)")),
+            format!("match x:\n    case {}x{}: pass", chain("A(b="), chain(")")),
+            format!("match x:\n    case {}x{}: pass", chain("["), chain("]")),
+            (0..n).map(|i| format!("{}if x:\n", " ".repeat(i))).collect::<String>() + &" ".repeat(n) + "pass",
+            (0..n)
+                .map(|i| format!("{}try:\n{} pass\n{}except E:\n", " ".repeat(i), " ".repeat(i), " ".repeat(i)))
+                .collect::<String>()
+                + &" ".repeat(n)
+                + "pass",
+            (0..n).map(|i| format!("{}def f(a=[1]) -> g(h):\n", " ".repeat(i))).collect::<String>()
+                + &" ".repeat(n)
+                + "pass",
+            (0..n).map(|i| format!("{}with a as (b, c):\n", " ".repeat(i))).collect::<String>()
+                + &" ".repeat(n)
+                + "pass",
+        ];
+        for case in &cases {
+            let (exact, estimate) = exact_and_estimate(case);
+            assert!(estimate >= exact, "estimate {estimate} < depth {exact} for {case}");
+            assert!(exact >= n, "the case nests: depth {exact} for {case}");
+        }
+        // Flat: long, but no deeper for it.
+        for case in
+            [format!("y = {}", chain("'a' ")), format!("y = {}b", chain("a < ")), format!("y = {}b", chain("a and "))]
+        {
+            let (exact, estimate) = exact_and_estimate(&case);
+            assert!(estimate >= exact, "estimate {estimate} < depth {exact} for {case}");
+        }
+    }
+
+    #[test]
+    fn the_estimate_holds_on_every_codemod_fixture() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("codemods");
+        let mut checked = 0;
+        for rule in std::fs::read_dir(root).expect("codemods/") {
+            for file in std::fs::read_dir(rule.expect("entry").path()).into_iter().flatten() {
+                let path = file.expect("entry").path();
+                if path.extension().is_some_and(|ext| ext == "py") {
+                    let text = std::fs::read_to_string(&path).expect("fixture");
+                    let (exact, estimate) = exact_and_estimate(&text);
+                    assert!(estimate >= exact, "{}: estimate {estimate} < depth {exact}", path.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 50, "found the fixtures");
+    }
+
+    #[test]
+    fn a_file_nested_too_deeply_is_refused_without_overflowing() {
+        let deep = format!("y = {}x\n", "-".repeat(MAX_NESTING + 10));
+        // Run on a small stack: neither the measure nor the refusal may recurse per level.
+        let outcome = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || SourceFile::parse(Path::new("deep.py"), deep).err())
+            .expect("thread")
+            .join()
+            .expect("no overflow, no panic");
+        assert_eq!(outcome, Some(SourceError::TooDeep { line: Some(1) }));
+
+        let huge = format!("y = {}x\n(\n", "-".repeat(2 * LEX_FIRST_FROM_BYTES));
+        let outcome = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || SourceFile::parse(Path::new("huge.py"), huge).err())
+            .expect("thread")
+            .join()
+            .expect("no overflow, no panic");
+        assert_eq!(outcome, Some(SourceError::TooDeep { line: None }), "refused before the parser runs");
+    }
+
+    #[test]
+    fn code_nested_as_deep_as_cpython_allows_is_accepted() {
+        let text = format!("y = x{}\n", " + x".repeat(3000));
+        assert!(SourceFile::parse(Path::new("wide.py"), text).is_ok());
+        let data = format!("y = [{}]\n", "-1, ".repeat(2 * LEX_FIRST_FROM_BYTES / 4));
+        assert!(SourceFile::parse(Path::new("data.py"), data).is_ok(), "a big flat table is not deep");
     }
 }
