@@ -1,6 +1,12 @@
 //! Which files to check: the Python files under the given paths, skipping what `.gitignore`
 //! (and `.ignore`) exclude, in a stable order.
+//!
+//! Only regular files are read. A directory walk does not follow symbolic links (a link may
+//! lead out of the project, or in a circle); a path named on the command line is followed, and
+//! a name that leads nowhere (a broken link, a link loop, a FIFO) is an error naming the reason.
+//! The same file reached by two names (`a.py ./a.py`, a link and its target) is checked once.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
@@ -18,13 +24,20 @@ pub fn is_python(path: &Path) -> bool {
 pub fn discover(paths: &[PathBuf]) -> Discovered {
     let mut found = Discovered { files: Vec::new(), errors: Vec::new() };
     for path in paths {
-        if !path.exists() {
-            found.errors.push((path.clone(), "no such file or directory".to_string()));
+        let metadata = match std::fs::metadata(path) {
+            Ok(metadata) => metadata,
+            Err(err) => {
+                found.errors.push((path.clone(), unreachable_reason(path, &err)));
+                continue;
+            }
+        };
+        // A file named explicitly is checked whatever its name or ignore status.
+        if metadata.is_file() {
+            found.files.push(path.clone());
             continue;
         }
-        // A file named explicitly is checked whatever its name or ignore status.
-        if path.is_file() {
-            found.files.push(path.clone());
+        if !metadata.is_dir() {
+            found.errors.push((path.clone(), format!("not a regular file or directory ({})", kind(&metadata))));
             continue;
         }
         for entry in WalkBuilder::new(path).require_git(false).build() {
@@ -33,13 +46,84 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
                     found.files.push(clean(entry.path()));
                 }
                 Ok(_) => {}
-                Err(err) => found.errors.push((path.clone(), err.to_string())),
+                Err(err) => found.errors.push(walk_error(path, &err)),
             }
         }
     }
     found.files.sort();
     found.files.dedup();
+    let mut seen = HashSet::new();
+    found.files.retain(|file| seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())));
     found
+}
+
+/// Why a path named on the command line cannot be opened.
+fn unreachable_reason(path: &Path, err: &std::io::Error) -> String {
+    if let Ok(target) = std::fs::read_link(path) {
+        return match err.kind() {
+            std::io::ErrorKind::NotFound => {
+                format!("a broken symbolic link (to {}, which does not exist)", target.display())
+            }
+            _ => format!("a symbolic link that cannot be followed: {}", os_reason(err)),
+        };
+    }
+    match err.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => os_reason(err),
+    }
+}
+
+/// An I/O error's reason without the `(os error N)` suffix, which says nothing to a user.
+fn os_reason(err: &std::io::Error) -> String {
+    let text = err.to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_lowercase(),
+        None => text,
+    }
+}
+
+/// What a path that is neither a file nor a directory is.
+fn kind(metadata: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let file_type = metadata.file_type();
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = metadata;
+    "a special file"
+}
+
+/// A walk error, named by the path it is about (not the root the walk started from).
+fn walk_error(root: &Path, err: &ignore::Error) -> (PathBuf, String) {
+    let mut path = None;
+    let mut inner = err;
+    loop {
+        match inner {
+            ignore::Error::WithPath { path: at, err } => {
+                path = Some(at.clone());
+                inner = err;
+            }
+            ignore::Error::WithDepth { err, .. } => inner = err,
+            ignore::Error::Io(io) => {
+                let reason = match io.kind() {
+                    std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+                    _ => os_reason(io),
+                };
+                return (path.map_or_else(|| root.to_path_buf(), |p| clean(&p)), reason);
+            }
+            other => return (path.map_or_else(|| root.to_path_buf(), |p| clean(&p)), other.to_string()),
+        }
+    }
 }
 
 /// `./models/x.py` -> `models/x.py`.
