@@ -7,23 +7,44 @@ use std::path::{Path, PathBuf};
 
 use git2::{BranchType, Repository, Signature, StatusOptions, WorktreeAddOptions};
 
-/// The files among `paths` that have changes git does not hold in a commit. Files outside any
-/// repository have nothing to protect them and are not reported.
+/// The files among `paths` that have changes git does not hold in a commit, in whichever
+/// repository each lies. Files outside any repository have nothing to protect them and are not
+/// reported.
 pub fn uncommitted(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let Some(first) = paths.first() else { return Ok(Vec::new()) };
-    let Ok(repo) = Repository::discover(absolute(first).parent().unwrap_or(Path::new("."))) else {
-        return Ok(Vec::new());
-    };
-    let Some(workdir) = repo.workdir().map(canonical) else { return Ok(Vec::new()) };
+    let mut changed_by_repository: Vec<(PathBuf, HashSet<PathBuf>)> = Vec::new();
+    let mut dirty = Vec::new();
+    for path in paths {
+        let file = canonical(&absolute(path));
+        let known = changed_by_repository.iter().find(|(workdir, _)| file.starts_with(workdir));
+        let changed = match known {
+            Some((_, changed)) => changed,
+            None => {
+                let Some(found) = changed_files(&file)? else { continue };
+                changed_by_repository.push(found);
+                &changed_by_repository.last().expect("just pushed").1
+            }
+        };
+        if changed.contains(&file) {
+            dirty.push(path.clone());
+        }
+    }
+    Ok(dirty)
+}
+
+/// The working directory of the repository holding `file`, and the files there with staged,
+/// unstaged or untracked changes. `None` outside any repository.
+fn changed_files(file: &Path) -> Result<Option<(PathBuf, HashSet<PathBuf>)>, String> {
+    let Ok(repo) = Repository::discover(file.parent().unwrap_or(Path::new("."))) else { return Ok(None) };
+    let Some(workdir) = repo.workdir().map(canonical) else { return Ok(None) };
     let mut options = StatusOptions::new();
     options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
     let statuses = repo.statuses(Some(&mut options)).map_err(|err| format!("git status failed: {err}"))?;
-    let changed: HashSet<PathBuf> = statuses
+    let changed = statuses
         .iter()
         .filter(|entry| !entry.status().is_empty() && !entry.status().is_ignored())
         .filter_map(|entry| entry.path().map(|p| workdir.join(p)))
         .collect();
-    Ok(paths.iter().filter(|path| changed.contains(&canonical(&absolute(path)))).cloned().collect())
+    Ok(Some((workdir, changed)))
 }
 
 /// A linked worktree on a new branch, made from the current HEAD.

@@ -24,7 +24,7 @@ use std::path::Path;
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{FixOutcome, fix_to_fixpoint};
 use crate::model::file::FileModel;
-use crate::model::index::{Facts, FileSummary, ProjectIndex, module_name};
+use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
@@ -51,6 +51,8 @@ pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> R
 pub struct FirstLook {
     pub summary: FileSummary,
     pub facts: Facts,
+    /// What else of the project's facts the analysis depended on.
+    pub dependence: Dependence,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -61,7 +63,7 @@ pub fn first_look(path: &Path, text: &str, settings: &Settings) -> Result<FirstL
     let facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
     mark_region(&mut model, &facts);
     let diagnostics = check_model(&model, settings);
-    Ok(FirstLook { summary, facts, diagnostics })
+    Ok(FirstLook { summary, facts, dependence: Dependence::of(&model), diagnostics })
 }
 
 /// The enabled rules' findings that no suppression comment silences.

@@ -226,7 +226,21 @@ impl Run<'_> {
                 plural(written.len(), "file")
             );
         }
-        Ok(status.max(self.report(&reports)?))
+        // A file that was not written still holds its hazards: report those, not the fixed text's.
+        let written: Vec<PathBuf> = written.iter().map(|(report, _)| report.path.clone()).collect();
+        let unwritten = changed(&reports).len() != written.len();
+        let shown = if unwritten {
+            // Both runs list the same files in path order.
+            let before = run(files, &self.settings, FixMode::Report);
+            reports
+                .into_iter()
+                .zip(before)
+                .map(|(after, before)| if written.contains(&after.path) { after } else { before })
+                .collect()
+        } else {
+            reports
+        };
+        Ok(status.max(self.report(&shown)?))
     }
 
     /// Write each changed file atomically, refusing those with uncommitted changes.
@@ -263,17 +277,31 @@ impl Run<'_> {
         Ok((written, status))
     }
 
-    /// `--apply --worktree DIR`: fix a fresh worktree of HEAD and commit there.
+    /// `--apply --worktree DIR`: fix a fresh worktree of HEAD and commit there. Each file is
+    /// read from the worktree but analysed under the user's own path, so the configuration's
+    /// `exclude` and `per-file-ignores` apply as they would in place.
     fn apply_in_worktree(&self, cwd: &Path, dir: &Path) -> Result<Status, String> {
         let worktree = Worktree::create(cwd, dir, self.cli.branch.as_deref())?;
-        let paths: Vec<PathBuf> = self.cli.paths.iter().map(|p| worktree.map(p)).collect::<Result<_, _>>()?;
-        let files = discover(&paths).files;
-        let reports = self.reports(&files, self.fix_mode());
+        let (files, mut status) = self.files();
+        let mut texts = Vec::new();
+        for file in files {
+            match SourceFile::read(&worktree.map(&file)?) {
+                Ok(text) => texts.push((file, text)),
+                // Not in HEAD (a new file of the user's): nothing of it is in the worktree.
+                Err(SourceError::Io(_)) => {}
+                Err(error) => {
+                    print_error(&file, &error);
+                    status = Status::Error;
+                }
+            }
+        }
+        let reports = run_texts(&texts, &self.settings, self.fix_mode());
         let mut written = Vec::new();
         for (report, checked) in changed(&reports) {
-            tcfix::write::write_atomically(&report.path, &checked.text)
-                .map_err(|err| format!("{}: could not write the fixes: {err}", report.path.display()))?;
-            written.push((report.path.clone(), checked.applied.clone()));
+            let target = worktree.map(&report.path)?;
+            tcfix::write::write_atomically(&target, &checked.text)
+                .map_err(|err| format!("{}: could not write the fixes: {err}", target.display()))?;
+            written.push((target, checked.applied.clone()));
         }
         if written.is_empty() {
             eprintln!(
@@ -281,22 +309,22 @@ impl Run<'_> {
                 worktree.branch,
                 dir.display()
             );
-            return Ok(worst(&reports));
+        } else {
+            let message = commit_message(&worktree, &written);
+            let paths: Vec<PathBuf> = written.iter().map(|(path, _)| path.clone()).collect();
+            let commit = worktree.commit(&paths, &message)?;
+            let fixes: usize = written.iter().map(|(_, applied)| applied.len()).sum();
+            eprintln!(
+                "Fixed {fixes} {} in {} {} on branch `{}` ({}), in {}; your working tree is unchanged.",
+                plural(fixes, "hazard"),
+                written.len(),
+                plural(written.len(), "file"),
+                worktree.branch,
+                &commit[..12],
+                dir.display()
+            );
         }
-        let message = commit_message(&worktree, &written);
-        let paths: Vec<PathBuf> = written.iter().map(|(path, _)| path.clone()).collect();
-        let commit = worktree.commit(&paths, &message)?;
-        let fixes: usize = written.iter().map(|(_, applied)| applied.len()).sum();
-        eprintln!(
-            "Fixed {fixes} {} in {} {} on branch `{}` ({}), in {}; your working tree is unchanged.",
-            plural(fixes, "hazard"),
-            written.len(),
-            plural(written.len(), "file"),
-            worktree.branch,
-            &commit[..12],
-            dir.display()
-        );
-        Ok(worst(&reports))
+        Ok(status.max(self.report(&reports)?))
     }
 
     /// `--patch-dir DIR`: one `git format-patch` file per rule, each on top of the last.

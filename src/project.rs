@@ -172,7 +172,7 @@ fn look(path: &Path, read: &Reader, settings: &Settings, mode: FixMode) -> Resul
         return Ok(Look { summary: crate::summarise(path, text)?, guess: None });
     }
     let first = crate::first_look(path, &text, &settings.for_file(path))?;
-    let dependence = first.summary.dependence();
+    let dependence = first.dependence;
     let checked = if first.diagnostics.is_empty() {
         Checked::nothing()
     } else {

@@ -22,3 +22,7 @@ def install(model: nn.Module):
     torch.set_printoptions(precision=3)
     for m in model.modules():
         m.register_forward_hook(trace_hook)
+
+
+def enable_tracing(on: bool = True):
+    SETTINGS["trace"] = on

@@ -64,6 +64,10 @@ impl Fix {
     pub fn new(title: impl Into<String>, safety: Safety, mut edits: Vec<Edit>) -> Self {
         edits.sort_by_key(|edit| (edit.range.start(), edit.range.end()));
         edits.dedup();
+        debug_assert!(
+            edits.windows(2).all(|pair| pair[0].range.end() <= pair[1].range.start()),
+            "the edits of one fix overlap: {edits:?}"
+        );
         Self { title: title.into(), edits, safety }
     }
 

@@ -124,6 +124,13 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
             self.visit_stmt(stmt);
             if let Some(flag) = compiling_flag(stmt) {
                 self.compiling_flags.insert(flag.to_string());
+            } else if let Stmt::Assign(assign) = stmt {
+                // `compiling = not compiling`: the name no longer says whether Dynamo traces.
+                for target in &assign.targets {
+                    if let Expr::Name(name) = target {
+                        self.compiling_flags.remove(name.id.as_str());
+                    }
+                }
             }
             if (Guards { flags: &self.compiling_flags }).leaves_when_compiling(stmt) {
                 break;

@@ -19,8 +19,6 @@ pub struct FileSummary {
     pub imported_classes: Vec<(String, String)>,
     /// Attribute names that hold changing state (see `mutation`).
     pub state_attributes: StateAttributes,
-    /// Names called to make attributes of `self` (`self.encoder = Encoder(cfg)` -> `Encoder`).
-    pub constructed_on_self: Vec<String>,
     pub classes: Vec<ClassSummary>,
     pub functions: Vec<FunctionSummary>,
 }
@@ -66,6 +64,27 @@ pub struct Dependence {
     constructed: HashSet<String>,
 }
 
+impl Dependence {
+    pub fn of(model: &FileModel) -> Self {
+        Dependence { has_hooks: !model.hooks.is_empty(), constructed: constructed_on_self(model) }
+    }
+}
+
+/// `Encoder` in `self.encoder = Encoder(cfg)` (or `self.encoder: Encoder = Encoder(cfg)`), in any
+/// method of any class of the file.
+fn constructed_on_self(model: &FileModel) -> HashSet<String> {
+    (0..model.classes.len())
+        .flat_map(|class| self_assignments(model, class))
+        .filter_map(|assignment| match assignment.value()? {
+            ruff_python_ast::Expr::Call(call) => match call.func.as_ref() {
+                ruff_python_ast::Expr::Name(name) => Some(name.id.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
 impl Facts {
     /// Whether the analysis of the file these facts describe comes out the same with `other`:
     /// the same region and reasons, and the same answers to the questions the file asks.
@@ -102,13 +121,6 @@ pub fn module_name(path: &Path) -> String {
 }
 
 impl FileSummary {
-    pub fn dependence(&self) -> Dependence {
-        Dependence {
-            has_hooks: self.functions.iter().any(|f| matches!(f.root, Some(Reason::Hook { .. }))),
-            constructed: self.constructed_on_self.iter().cloned().collect(),
-        }
-    }
-
     pub fn of(model: &FileModel) -> Self {
         let classes = model
             .classes
@@ -139,31 +151,10 @@ impl FileSummary {
             module_name: model.module_name.clone(),
             imported_classes,
             state_attributes: StateAttributes::of(model.source.parsed.suite()),
-            constructed_on_self: constructed_on_self(model),
             classes,
             functions,
         }
     }
-}
-
-/// `Encoder` in `self.encoder = Encoder(cfg)`, in any method of any class of the file.
-fn constructed_on_self(model: &FileModel) -> Vec<String> {
-    let mut names: Vec<String> = (0..model.classes.len())
-        .flat_map(|class| self_assignments(model, class))
-        .filter_map(|assignment| match assignment.stmt {
-            ruff_python_ast::Stmt::Assign(assign) => match assign.value.as_ref() {
-                ruff_python_ast::Expr::Call(call) => match call.func.as_ref() {
-                    ruff_python_ast::Expr::Name(name) => Some(name.id.to_string()),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 type FunctionId = (usize, usize);
@@ -210,34 +201,39 @@ impl ProjectIndex {
     }
 
     fn find_module_classes(&self) -> HashSet<(usize, usize)> {
-        let mut found = HashSet::new();
+        let mut known: HashMap<(usize, usize), bool> = HashMap::new();
         for (file, summary) in self.files.iter().enumerate() {
             for class in 0..summary.classes.len() {
-                if self.is_module(file, class, 0) {
-                    found.insert((file, class));
-                }
+                self.is_module(file, class, &mut known, 0);
             }
         }
-        found
+        known.into_iter().filter(|(_, is_module)| *is_module).map(|(class, _)| class).collect()
     }
 
-    fn is_module(&self, file: usize, class: usize, depth: usize) -> bool {
+    /// Whether a class is an `nn.Module`, remembering each answer (hierarchies share bases).
+    fn is_module(&self, file: usize, class: usize, known: &mut HashMap<(usize, usize), bool>, depth: usize) -> bool {
+        if let Some(&answer) = known.get(&(file, class)) {
+            return answer;
+        }
         if depth > 32 {
             return false;
         }
+        known.insert((file, class), false); // a cycle of bases is not a module
         let defines_forward = || {
             let qualname = &self.files[file].classes[class].qualname;
             self.files[file].functions.iter().any(|f| f.name == "forward" && f.class.as_ref() == Some(qualname))
         };
-        self.files[file].classes[class].bases.iter().any(|base| {
+        let answer = self.files[file].classes[class].bases.iter().any(|base| {
             is_torch_module_base(base)
                 || match self.find_class(file, base) {
-                    Some((f, c)) => self.is_module(f, c, depth + 1),
+                    Some((f, c)) => self.is_module(f, c, known, depth + 1),
                     // A class that defines `forward` on a base from a library tcfix cannot see
                     // (`timm.layers.Mlp`, a model class of another package) is a module.
                     None => is_library_class(base) && defines_forward(),
                 }
-        })
+        });
+        known.insert((file, class), answer);
+        answer
     }
 
     /// Breadth-first from the roots over call edges: every function Dynamo would trace.
@@ -379,5 +375,9 @@ fn module_matches(file_module: &str, imported: &str) -> bool {
             && longer.ends_with(shorter)
             && longer.as_bytes()[longer.len() - shorter.len() - 1] == b'.'
     };
-    file_module == imported || ends_with_module(file_module, imported) || ends_with_module(imported, file_module)
+    // `pkg.models.vlm` names the file `models/vlm.py` when tcfix runs inside `pkg`; but a lone
+    // top-level `utils.py` is not what `somelib.utils` means.
+    file_module == imported
+        || ends_with_module(file_module, imported)
+        || (file_module.contains('.') && ends_with_module(imported, file_module))
 }

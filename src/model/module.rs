@@ -15,6 +15,17 @@ pub struct SelfAssignment<'a> {
     pub top_level: bool,
 }
 
+impl<'a> SelfAssignment<'a> {
+    /// The value assigned (`None` for `+=` and bare annotations).
+    pub fn value(&self) -> Option<&'a Expr> {
+        match self.stmt {
+            Stmt::Assign(assign) => Some(&assign.value),
+            Stmt::AnnAssign(assign) => assign.value.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 pub fn init_method(model: &FileModel, class: usize) -> Option<usize> {
     model.method(class, "__init__")
 }

@@ -108,6 +108,35 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
             model.region.insert(index, reason);
         }
     }
+    // A fix disabled a function the index saw as compiled (`@torch.compiler.disable` on a hook):
+    // what was reached only through it is no longer compiled.
+    let newly_disabled = model.functions.iter().any(|f| f.disabled && facts.reached.contains_key(&f.qualname));
+    if newly_disabled {
+        keep_only_reachable(model);
+    }
+}
+
+/// Drop from the region the functions no longer reached from a root or from another file.
+fn keep_only_reachable(model: &mut FileModel) {
+    let is_local = |qualname: &str| model.functions.iter().any(|f| f.qualname == qualname);
+    let mut reachable: Vec<usize> = model
+        .region
+        .iter()
+        .filter(|(_, reason)| !matches!(reason, Reason::CalledFrom(caller) if is_local(caller)))
+        .map(|(&function, _)| function)
+        .collect();
+    let mut next = 0;
+    while next < reachable.len() {
+        for target in targets(model, reachable[next]) {
+            let Target::Local(qualname) = target else { continue };
+            let callee = model.functions.iter().position(|f| f.qualname == qualname && !f.disabled);
+            if let Some(callee) = callee.filter(|callee| !reachable.contains(callee)) {
+                reachable.push(callee);
+            }
+        }
+        next += 1;
+    }
+    model.region.retain(|function, _| reachable.contains(function));
 }
 
 #[derive(Default)]

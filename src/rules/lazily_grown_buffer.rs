@@ -15,7 +15,7 @@ use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::Imports;
-use crate::model::module::{init_method, method_body};
+use crate::model::module::{init_method, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
@@ -291,7 +291,7 @@ fn pre_grow_fix(
     if buffer.persistent {
         risks.push("the buffer is persistent, so its size in `state_dict` changes");
     }
-    if !keeps_dtype(model, grow) {
+    if !keeps_dtype(model, grow, &buffer.name) {
         risks.push("the table is now built before the model is cast (`.to(torch.bfloat16)`), so it takes that dtype where it used to stay float32");
     }
     Ok(if risks.is_empty() {
@@ -301,11 +301,43 @@ fn pre_grow_fix(
     })
 }
 
-/// Whether the growth routine builds the new table in the buffer's own dtype (`dtype=self.pe.dtype`,
-/// `.type_as(...)`, `.to(self.pe)`): then building it early, before a cast, changes nothing.
-fn keeps_dtype(model: &FileModel, grow: usize) -> bool {
-    let text = &model.source.text[model.function(grow).node.range()];
-    text.contains("dtype") || text.contains("type_as") || text.contains(".to(self.")
+/// Whether the growth routine builds the new table in the buffer's own dtype (`self.pe.dtype`,
+/// `.type_as(self.pe)`, `.to(self.pe)`): then building it early, before a cast, changes nothing.
+/// A fixed `dtype=torch.float32` or `.to(self.pe.device)` does not.
+fn keeps_dtype(model: &FileModel, grow: usize, buffer: &str) -> bool {
+    struct Finder<'b> {
+        buffer: &'b str,
+        found: bool,
+    }
+    impl Finder<'_> {
+        fn is_buffer(&self, expr: &Expr) -> bool {
+            matches!(expr, Expr::Attribute(attr) if attr.attr.id.as_str() == self.buffer && is_self(&attr.value))
+        }
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            match expr {
+                // self.pe.dtype
+                Expr::Attribute(attr) if attr.attr.id.as_str() == "dtype" && self.is_buffer(&attr.value) => {
+                    self.found = true
+                }
+                // x.type_as(self.pe), x.to(self.pe)
+                Expr::Call(call) => {
+                    let method = match call.func.as_ref() {
+                        Expr::Attribute(method) => method.attr.id.as_str(),
+                        _ => "",
+                    };
+                    let like_buffer = matches!(call.arguments.args.as_ref(), [only] if self.is_buffer(only));
+                    self.found |= matches!(method, "type_as" | "to") && like_buffer;
+                }
+                _ => {}
+            }
+            true
+        }
+    }
+    let mut finder = Finder { buffer, found: false };
+    visit_compiled(model.function(grow).node.body(), &mut finder);
+    finder.found
 }
 
 /// A routine taking exactly one required argument besides `self`, named like a length
@@ -342,12 +374,12 @@ fn max_length_in_init(model: &FileModel, init: usize) -> Option<String> {
                 && !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
         })
     };
-    let assigned_on_self = MAX_LENGTH_NAMES.iter().map(|name| format!("self.{name}")).find(|attr| {
-        text.match_indices(&format!("{attr} =")).next().is_some()
-            || text.match_indices(&format!("{attr}: ")).next().is_some()
+    let class = model.function(init).class?;
+    let set_in_init = self_assignments(model, class).into_iter().find(|assignment| {
+        assignment.method == init && assignment.top_level && MAX_LENGTH_NAMES.contains(&assignment.attr.as_str())
     });
-    if assigned_on_self.is_some() {
-        return assigned_on_self;
+    if let Some(assignment) = set_in_init {
+        return Some(format!("self.{}", assignment.attr));
     }
     let never_none = |p: &&ast::ParameterWithDefault| !matches!(p.default.as_deref(), Some(Expr::NoneLiteral(_)));
     if let Some(parameter) = parameters

@@ -5,16 +5,18 @@
 //! attribute in the compiled code. `self.config.x` is not a hazard: Dynamo treats it as constant;
 //! nor is a "helper" that holds an `nn.Module` (wav2vec2's `feature_extractor`, a VQ tokenizer).
 
+use std::collections::HashMap;
+
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fix::text::{indentation, insert_line_after};
+use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::module::{SelfAssignment, init_method, method_body, self_assignments};
+use crate::model::module::{init_method, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
@@ -30,6 +32,7 @@ pub static RULE: Rule = Rule {
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
+    let mut names: HashMap<usize, CacheNames> = HashMap::new();
     for function in model.region_functions() {
         let Some(class) = model.self_class(function) else { continue };
         let helpers: Vec<&String> =
@@ -45,7 +48,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             );
             let severity = if lookup.site.in_loop { Severity::Critical } else { Severity::High };
             let diagnostic = Diagnostic::new(&RULE, lookup.expr.range(), message).with_severity(severity);
-            diagnostics.push(match cache_fix(model, class, &lookup) {
+            let names = names.entry(class).or_insert_with(|| CacheNames::new(model, class));
+            diagnostics.push(match cache_fix(model, class, &lookup, names) {
                 Ok(fix) => diagnostic.with_fix(fix),
                 Err(reason) => diagnostic.without_fix(reason),
             });
@@ -60,15 +64,7 @@ fn holds_module(model: &FileModel, class: usize, helper: &str) -> bool {
     self_assignments(model, class)
         .iter()
         .filter(|a| a.attr == helper)
-        .any(|a| matches!(assigned_value(a), Some(Expr::Call(call)) if model.is_module_class(&call.func)))
-}
-
-fn assigned_value<'a>(assignment: &SelfAssignment<'a>) -> Option<&'a Expr> {
-    match assignment.stmt {
-        Stmt::Assign(assign) => Some(&assign.value),
-        Stmt::AnnAssign(assign) => assign.value.as_deref(),
-        _ => None,
-    }
+        .any(|a| matches!(a.value(), Some(Expr::Call(call)) if model.is_module_class(&call.func)))
 }
 
 /// A read of a helper's attribute, a call of its method, `len()` or `getattr()` of it, or a
@@ -200,9 +196,40 @@ fn slug(text: &str) -> String {
     words.split('_').filter(|part| !part.is_empty()).collect::<Vec<_>>().join("_")
 }
 
+/// The attribute names the fixes of one class cache values under: one per distinct lookup (the
+/// fixes of one pass are made on the same text, so they must not pick the same free name).
+struct CacheNames<'a> {
+    model: &'a FileModel<'a>,
+    class: usize,
+    given: Vec<(ComparableExpr<'a>, String)>,
+}
+
+impl<'a> CacheNames<'a> {
+    fn new(model: &'a FileModel<'a>, class: usize) -> Self {
+        Self { model, class, given: Vec::new() }
+    }
+
+    fn name_for(&mut self, looked_up: &'a Expr, base: &str) -> String {
+        let key = ComparableExpr::from(looked_up);
+        if let Some((_, name)) = self.given.iter().find(|(given, _)| *given == key) {
+            return name.clone();
+        }
+        let given = &self.given;
+        let name = free_name(self.model, self.class, base, |name| given.iter().any(|(_, g)| g == name));
+        self.given.push((key, name.clone()));
+        name
+    }
+}
+
 /// Cache the looked-up value in `__init__`. Safe when the helper is assigned only at the top
-/// level of `__init__`; unsafe when other methods reassign it (the cached value could go stale).
-fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, String> {
+/// level of `__init__` and forward looks it up unconditionally; unsafe when other methods
+/// reassign it (the cached value could go stale) or forward looks it up only under a condition.
+fn cache_fix<'a>(
+    model: &FileModel,
+    class: usize,
+    lookup: &Lookup<'a>,
+    names: &mut CacheNames<'a>,
+) -> Result<Fix, String> {
     let helper = &lookup.helper;
     let Some(base_name) = &lookup.cache_name else {
         return Err(format!("the result depends on the inputs: move the {helper} call out of the compiled region"));
@@ -213,7 +240,7 @@ fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, St
     let Some(assignment) = assignments.iter().rev().find(|a| a.method == init && a.top_level) else {
         return Err(format!("`self.{helper}` is not set unconditionally in `__init__`"));
     };
-    let value = assigned_value(assignment);
+    let value = assignment.value();
     if value.is_some_and(|value| may_be_none(model, init, value)) {
         let later = assignments.iter().find(|a| a.method != init).map(|a| model.function(a.method).name.clone());
         let set_later = later.map_or("it is set later".to_string(), |method| format!("`{method}` sets it later"));
@@ -242,7 +269,12 @@ fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, St
                     || alias.is_some_and(|alias| mentions(text, stmt, alias))
             };
             let anchor = body.iter().rev().find(touches).unwrap_or(assignment.stmt);
-            let name = free_name(model, class, base_name);
+            if !body.first().is_some_and(|first| stands_alone(text, first.range()))
+                || !stands_alone(text, anchor.range())
+            {
+                return Err("`__init__` shares its lines with other code: cache the value by hand".to_string());
+            }
+            let name = names.name_for(lookup.expr, base_name);
             let line = format!("self.{name} = {looked_up}");
             edits.push(insert_line_after(text, anchor.range(), indentation(text, anchor.start()), &line));
             name
@@ -253,13 +285,17 @@ fn cache_fix(model: &FileModel, class: usize, lookup: &Lookup) -> Result<Fix, St
         Some(_) => format!("Read `self.{name}`, which `__init__` already sets to `{looked_up}`"),
         None => format!("Compute `{looked_up}` once in `__init__` as `self.{name}`"),
     };
-    Ok(match reassigned_in {
-        None => Fix::new(title, Safety::Safe, edits),
-        Some(method) => Fix::new(
-            format!("{title} (unsafe: `{method}` reassigns `self.{helper}`, the cached value could go stale)"),
-            Safety::Unsafe,
-            edits,
-        ),
+    let mut risks = Vec::new();
+    if let Some(method) = reassigned_in {
+        risks.push(format!("`{method}` reassigns `self.{helper}`, the cached value could go stale"));
+    }
+    if lookup.site.in_branch {
+        risks.push("forward looks it up only under a condition; `__init__` now always does, which can fail where that condition would have skipped it".to_string());
+    }
+    Ok(if risks.is_empty() {
+        Fix::new(title, Safety::Safe, edits)
+    } else {
+        Fix::new(format!("{title} (unsafe: {})", risks.join("; ")), Safety::Unsafe, edits)
     })
 }
 
@@ -299,8 +335,8 @@ fn mentions(text: &str, stmt: &Stmt, name: &str) -> bool {
     })
 }
 
-/// `base`, or `base` with a number, whichever the class does not use yet.
-fn free_name(model: &FileModel, class: usize, base: &str) -> String {
+/// `base`, or `base` with a number, whichever the class does not use yet (nor `also_taken`).
+fn free_name(model: &FileModel, class: usize, base: &str, also_taken: impl Fn(&str) -> bool) -> String {
     let class_node = model.classes[class].node;
     let class_text = &model.source.text[class_node.range()];
     let taken = |name: &str| {
@@ -309,6 +345,7 @@ fn free_name(model: &FileModel, class: usize, base: &str) -> String {
             .match_indices(&attr)
             .any(|(at, _)| !class_text[at + attr.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'))
             || model.method(class, name).is_some()
+            || also_taken(name)
     };
     if !taken(base) {
         return base.to_string();

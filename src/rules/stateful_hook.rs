@@ -73,14 +73,17 @@ fn disable_fix(model: &FileModel, hook: &Hook, target: TorchVersion) -> Fix {
     let (torch, import) = torch_name(model);
     let disable = disable(&torch, target);
     let text = &model.source.text;
-    let mut edits: Vec<Edit> = match model.function(hook.function).node {
+    // The import first: when both land at the same point (a hook def opening a file without
+    // `import torch`), the import must come before the decorator.
+    let mut edits: Vec<Edit> = import.into_iter().collect();
+    match model.function(hook.function).node {
         // Right above `def`, below `@staticmethod` and the like: disable must wrap the function.
-        FunctionNode::Def(def) => vec![insert_decorator(text, def.name.start(), &disable)],
+        FunctionNode::Def(def) => edits.push(insert_decorator(text, def.name.start(), &disable)),
         FunctionNode::Lambda(lambda) => {
-            vec![Edit::insert(lambda.start(), format!("{disable}(")), Edit::insert(lambda.end(), ")")]
+            edits.push(Edit::insert(lambda.start(), format!("{disable}(")));
+            edits.push(Edit::insert(lambda.end(), ")"));
         }
-    };
-    edits.extend(import);
+    }
     let title = format!("Run the hook eagerly with `{disable}` (a graph break at each call instead of guards)");
     if hook.in_loop {
         let why = "unsafe for speed: registered in a loop, the hook likely sits on blocks that forward calls in a loop, where a graph break makes Dynamo run the whole forward eagerly";
@@ -144,6 +147,8 @@ struct Scope {
     rebound: HashSet<String>,
     /// A method hook: `self` is the object the hook was taken from.
     is_method: bool,
+    /// Names whose items the file assigns (`SETTINGS["trace"] = True`, `SETTINGS.update(...)`).
+    item_assigned: HashSet<String>,
 }
 
 impl Scope {
@@ -174,7 +179,8 @@ impl Scope {
         let (mut globals, twice) = module_variables(model.source.parsed.suite());
         rebound.extend(twice);
         globals.extend(model.classes.iter().filter(|c| !c.qualname.contains('.')).map(|c| c.qualname.clone()));
-        Self { locals, captured_parameters, closure, globals, rebound, is_method }
+        let item_assigned = item_assigned_names(model.source.parsed.suite());
+        Self { locals, captured_parameters, closure, globals, rebound, is_method, item_assigned }
     }
 
     /// Whether `name` holds an object from outside the hook (captured, closure, global).
@@ -219,7 +225,8 @@ impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
             Expr::Subscript(subscript) if subscript.ctx == ExprContext::Load => {
                 let Expr::Name(base) = subscript.value.as_ref() else { return true };
                 let keyed_by_name = matches!(subscript.slice.as_ref(), Expr::StringLiteral(_));
-                if keyed_by_name && self.scope.is_captured(base.id.as_str()) {
+                let base = base.id.as_str();
+                if keyed_by_name && self.scope.is_captured(base) && self.scope.item_assigned.contains(base) {
                     self.found(expr, format!("`{read}`"), true);
                     return false;
                 }
@@ -273,6 +280,45 @@ fn module_variables(suite: &[Stmt]) -> (HashSet<String>, HashSet<String>) {
     let mut collector = BindingCollector { kind: Bindings::Assignments, ..BindingCollector::default() };
     collector.visit_body(suite);
     (collector.once, collector.twice)
+}
+
+fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
+    #[derive(Default)]
+    struct ItemAssignments(HashSet<String>);
+    impl ItemAssignments {
+        fn record(&mut self, target: &Expr) {
+            if let Expr::Subscript(subscript) = target {
+                if let Expr::Name(name) = subscript.value.as_ref() {
+                    self.0.insert(name.id.to_string());
+                }
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for ItemAssignments {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::Assign(assign) => assign.targets.iter().for_each(|t| self.record(t)),
+                Stmt::AugAssign(assign) => self.record(&assign.target),
+                _ => {}
+            }
+            walk_stmt(self, stmt);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                if let Expr::Attribute(method) = call.func.as_ref() {
+                    if let (Expr::Name(name), "update" | "setdefault" | "pop") =
+                        (method.value.as_ref(), method.attr.id.as_str())
+                    {
+                        self.0.insert(name.id.to_string());
+                    }
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut found = ItemAssignments::default();
+    found.visit_body(suite);
+    found.0
 }
 
 fn declared_nonlocal_or_global(model: &FileModel) -> HashSet<String> {
