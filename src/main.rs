@@ -33,8 +33,7 @@ enum Status {
 
 fn main() -> ExitCode {
     tcfix::memory::return_memory_promptly();
-    // A panic on one file is reported with that file's name (see `project::run`), not as a trace.
-    std::panic::set_hook(Box::new(|_| {}));
+    tcfix::project::quiet_panics_in_file_work();
     let cli = Cli::parse();
     let status = match run_cli(&cli) {
         Ok(Status::Findings) if cli.exit_zero => Status::Clean,
@@ -433,7 +432,9 @@ impl Run<'_> {
         };
         let shown = display_path(&path);
         if self.cli.apply {
-            write(&mut std::io::stdout().lock(), &checked.text)?;
+            // A file with nothing to fix keeps no text of its own: give the input back as it came.
+            let fixed = if checked.changed() { &checked.text } else { &text };
+            write(&mut std::io::stdout().lock(), fixed)?;
             eprint!("{}", text::diagnostics(&shown, &checked.text, &checked.diagnostics, self.unsafe_fixes));
             return Ok(if checked.diagnostics.is_empty() { Status::Clean } else { Status::Findings });
         }

@@ -2,6 +2,7 @@
 //! index, then analyse (or fix) each file against it. Only names and edges are kept between
 //! the passes, so memory stays per file.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -187,10 +188,29 @@ fn look(path: &Path, read: &Reader, settings: &Settings, mode: FixMode) -> Resul
     Ok(Look { summary: first.summary, guess: Some(Guess { facts: first.facts, dependence, checked }) })
 }
 
+thread_local! {
+    /// Set while a thread does one file's work, whose panics `isolated` reports itself.
+    static IN_FILE_WORK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A panic on one file is reported as that file's error (see `isolated`), not as a trace; any
+/// other panic keeps Rust's usual message.
+pub fn quiet_panics_in_file_work() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !IN_FILE_WORK.with(Cell::get) {
+            default(info);
+        }
+    }));
+}
+
 /// Runs one file's work so that a panic (a tcfix bug) becomes that file's error and the run
 /// goes on with the other files.
 fn isolated<T>(work: impl FnOnce() -> Result<T, SourceError>) -> Result<T, SourceError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+    let outer = IN_FILE_WORK.with(|flag| flag.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    IN_FILE_WORK.with(|flag| flag.set(outer));
+    result.unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<&str>()
             .map(|s| s.to_string())

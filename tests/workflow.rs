@@ -236,6 +236,19 @@ fn stdin_is_checked_and_fixed_through_a_pipe() {
     assert_eq!(report.status.code(), Some(1));
     assert!(text(&report.stdout).starts_with("models/x.py:12:9: TCF101"), "{}", text(&report.stdout));
 
+    let clean = "import torch\n\n\ndef f(x):\n    return x * 2\n";
+    let untouched = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["-", "--apply", "--stdin-filename", "models/clean.py"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child.stdin.take().unwrap().write_all(clean.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(text(&untouched.stdout), clean, "a clean buffer comes back as it went in");
+
     let fixed = pipe(&["-", "--apply", "--stdin-filename", "models/x.py"]);
     assert_eq!(fixed.status.code(), Some(0));
     assert!(text(&fixed.stdout).contains("self.image_token_id_ = self.tokenizer.image_token_id"));

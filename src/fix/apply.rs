@@ -17,7 +17,8 @@ pub const MAX_PASSES: usize = 10;
 pub struct AppliedFix {
     pub rule: &'static Rule,
     pub title: String,
-    /// One-based line of the hazard in the text the fix was made for.
+    /// One-based line of the hazard in the text the fix was made for: the original text for
+    /// fixes of the first pass, the text after earlier passes for later ones.
     pub line: usize,
     pub message: String,
 }

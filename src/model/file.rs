@@ -57,7 +57,8 @@ pub struct Class<'a> {
     pub node: &'a ast::StmtClassDef,
     /// Qualified names of the bases (`torch.nn.Module`, `models.base.Block`, `Block`).
     pub bases: Vec<String>,
-    /// An `nn.Module` subclass, directly or through project classes. Filled by the index.
+    /// An `nn.Module` subclass, directly or through project classes. Filled by `reach::mark_region`
+    /// from what the index found.
     pub is_module: bool,
 }
 
@@ -141,10 +142,6 @@ impl<'a> FileModel<'a> {
             }
             scope = self.functions[scope?].parent;
         }
-    }
-
-    pub fn class_named(&self, qualname: &str) -> Option<usize> {
-        self.classes.iter().position(|c| c.qualname == qualname)
     }
 
     /// Whether `func` names an `nn.Module` class: one of torch.nn's, one of the file's own, or a

@@ -6,6 +6,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::model::file::{FileModel, Function, FunctionNode};
 use crate::model::imports::{Imports, last_segment};
+use crate::model::module::is_self;
 
 /// A function registered as a forward hook or pre-hook.
 pub struct Hook<'a> {
@@ -107,10 +108,6 @@ fn resolve_callable<'a>(model: &mut FileModel<'a>, expr: &'a Expr, scope: Option
         }
         _ => None,
     }
-}
-
-fn is_self(expr: &Expr) -> bool {
-    matches!(expr, Expr::Name(name) if name.id.as_str() == "self")
 }
 
 fn is_partial(model: &FileModel, func: &Expr) -> bool {

@@ -6,6 +6,11 @@ use ruff_python_ast::{Expr, Stmt};
 
 use crate::model::file::{FileModel, FunctionNode};
 
+/// The name `self`: the module a method runs on.
+pub fn is_self(expr: &Expr) -> bool {
+    matches!(expr, Expr::Name(name) if name.id.as_str() == "self")
+}
+
 /// `self.<attr> = ...` (or `+=`, or annotated) somewhere in a method of the class.
 pub struct SelfAssignment<'a> {
     pub attr: String,
@@ -77,7 +82,7 @@ impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
 /// The `self.<attr>` names an assignment target binds (through tuples and lists).
 fn self_attributes(target: &Expr) -> Vec<String> {
     match target {
-        Expr::Attribute(attr) if matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
+        Expr::Attribute(attr) if is_self(&attr.value) => {
             vec![attr.attr.id.to_string()]
         }
         Expr::Tuple(tuple) => tuple.elts.iter().flat_map(self_attributes).collect(),

@@ -15,7 +15,7 @@ use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::Imports;
-use crate::model::module::{init_method, method_body, self_assignments};
+use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
@@ -95,10 +95,6 @@ fn register_buffer_arguments(call: &ast::ExprCall) -> Option<(&Expr, Option<&Exp
         call.arguments.args.get(index).or_else(|| call.arguments.find_keyword(keyword).map(|k| &k.value))
     };
     Some((argument(0, "name")?, argument(1, "tensor"), argument(2, "persistent")))
-}
-
-fn is_self(expr: &Expr) -> bool {
-    matches!(expr, Expr::Name(n) if n.id.as_str() == "self")
 }
 
 /// `self.register_buffer("pe", torch.empty(0, d), persistent=False)` calls in `__init__`.

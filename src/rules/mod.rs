@@ -125,10 +125,6 @@ impl Selection {
     }
 
     /// Selectors that name no rule: a typo should be an error, not a silent no-op.
-    pub fn unknown_selectors(&self) -> Vec<&str> {
-        Self::unknown(self.select.iter().chain(&self.ignore))
-    }
-
     pub fn unknown<'s>(selectors: impl IntoIterator<Item = &'s String>) -> Vec<&'s str> {
         selectors
             .into_iter()
@@ -147,10 +143,6 @@ fn selector_matches(selector: &str, rule: &Rule) -> bool {
     selector == "ALL"
         || selector.eq_ignore_ascii_case(rule.name)
         || rule.code.starts_with(&selector.to_ascii_uppercase())
-}
-
-pub fn by_code_or_name(selector: &str) -> Option<&'static Rule> {
-    RULES.iter().copied().find(|rule| rule.code.eq_ignore_ascii_case(selector) || rule.name == selector)
 }
 
 /// Every enabled rule's findings for one file, in source order.

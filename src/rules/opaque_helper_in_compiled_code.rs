@@ -16,7 +16,7 @@ use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::module::{init_method, method_body, self_assignments};
+use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
@@ -94,7 +94,7 @@ impl<'a> LookupFinder<'a, '_> {
     /// `self.<helper>` -> the helper's name, when it is one of the opaque helpers.
     fn helper(&self, expr: &'a Expr) -> Option<&'a str> {
         let Expr::Attribute(attr) = expr else { return None };
-        let is_self = matches!(attr.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+        let is_self = is_self(&attr.value);
         let name = attr.attr.id.as_str();
         (is_self && self.helpers.iter().any(|h| h.as_str() == name)).then_some(name)
     }
@@ -320,7 +320,7 @@ fn existing_cache(init_body: &[Stmt], looked_up: &Expr) -> Option<String> {
     init_body.iter().find_map(|stmt| {
         let Stmt::Assign(assign) = stmt else { return None };
         let [Expr::Attribute(target)] = assign.targets.as_slice() else { return None };
-        let is_self = matches!(target.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self");
+        let is_self = is_self(&target.value);
         (is_self && ComparableExpr::from(assign.value.as_ref()) == wanted).then(|| target.attr.id.to_string())
     })
 }

@@ -34,6 +34,8 @@ pub static RULE: Rule = Rule {
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut hooks: Vec<&Hook> = model.hooks.iter().filter(|hook| model.in_region(hook.function)).collect();
+    // One finding per hook function; if any of its registrations is in a loop, that one is kept
+    // (sorted first), since it decides the fix's safety.
     hooks.sort_by_key(|hook| (hook.function, !hook.in_loop));
     hooks.dedup_by_key(|hook| hook.function);
     let mut diagnostics = Vec::new();
@@ -384,7 +386,7 @@ impl<'a> Visitor<'a> for BindingCollector {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Name(name) if name.ctx == ExprContext::Store => self.bind(name.id.as_str()),
-            // A lambda's or comprehension's own names are not this function's.
+            // A lambda's own parameters are not this function's names.
             Expr::Lambda(_) => {}
             _ => walk_expr(self, expr),
         }
