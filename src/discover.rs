@@ -8,8 +8,9 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-use ignore::WalkBuilder;
+use ignore::{WalkBuilder, WalkState};
 
 pub struct Discovered {
     pub files: Vec<PathBuf>,
@@ -40,15 +41,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
             found.errors.push((path.clone(), format!("not a regular file or directory ({})", kind(&metadata))));
             continue;
         }
-        for entry in WalkBuilder::new(path).require_git(false).build() {
-            match entry {
-                Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) && is_python(entry.path()) => {
-                    found.files.push(clean(entry.path()));
-                }
-                Ok(_) => {}
-                Err(err) => found.errors.push(walk_error(path, &err)),
-            }
-        }
+        walk(path, &mut found);
     }
     found.files.sort();
     found.files.dedup();
@@ -58,6 +51,28 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
 }
 
 /// Why a path named on the command line cannot be opened.
+/// The Python files under a directory, walked in parallel (the order is restored by sorting).
+fn walk(directory: &Path, found: &mut Discovered) {
+    let walked = Mutex::new(Discovered { files: Vec::new(), errors: Vec::new() });
+    WalkBuilder::new(directory).require_git(false).build_parallel().run(|| {
+        Box::new(|entry| {
+            let mut walked = walked.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match entry {
+                Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) && is_python(entry.path()) => {
+                    walked.files.push(clean(entry.path()));
+                }
+                Ok(_) => {}
+                Err(err) => walked.errors.push(walk_error(directory, &err)),
+            }
+            WalkState::Continue
+        })
+    });
+    let mut walked = walked.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    walked.errors.sort();
+    found.files.append(&mut walked.files);
+    found.errors.append(&mut walked.errors);
+}
+
 fn unreachable_reason(path: &Path, err: &std::io::Error) -> String {
     if let Ok(target) = std::fs::read_link(path) {
         return match err.kind() {
