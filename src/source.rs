@@ -37,6 +37,8 @@ pub enum SourceError {
     Io(String),
     NotUtf8 {
         line: usize,
+        /// The encoding the file declares (`# -*- coding: latin-1 -*-`), if it declares one.
+        declared: Option<String>,
     },
     Syntax {
         line: usize,
@@ -55,7 +57,11 @@ impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SourceError::Io(reason) => write!(f, "{reason}"),
-            SourceError::NotUtf8 { line } => {
+            SourceError::NotUtf8 { line, declared: Some(encoding) } => write!(
+                f,
+                "not valid UTF-8 (line {line}): the file declares the `{encoding}` encoding, and tcfix reads only UTF-8"
+            ),
+            SourceError::NotUtf8 { line, declared: None } => {
                 write!(f, "not valid UTF-8 (line {line}); Python sources must be UTF-8")
             }
             SourceError::Syntax { message, .. } => write!(f, "{message}"),
@@ -79,7 +85,10 @@ impl SourceFile {
         let bytes = std::fs::read(path).map_err(|err| SourceError::Io(io_reason(&err)))?;
         String::from_utf8(bytes).map_err(|err| {
             let valid = &err.as_bytes()[..err.utf8_error().valid_up_to()];
-            SourceError::NotUtf8 { line: valid.iter().filter(|&&b| b == b'\n').count() + 1 }
+            SourceError::NotUtf8 {
+                line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+                declared: declared_encoding(err.as_bytes()),
+            }
         })
     }
 
@@ -108,7 +117,7 @@ impl SourceFile {
                 Err(SourceError::Syntax {
                     line: location.line.get(),
                     column: location.column.get(),
-                    message: err.error.to_string(),
+                    message: printable(&err.error.to_string()),
                 })
             }
         }
@@ -223,6 +232,25 @@ impl<'a> SourceOrderVisitor<'a> for Children<'a> {
         self.0.push(node);
         TraversalSignal::Skip
     }
+}
+
+/// The encoding a PEP 263 declaration in the first two lines names, unless it is UTF-8.
+fn declared_encoding(bytes: &[u8]) -> Option<String> {
+    bytes.split(|&b| b == b'\n').take(2).find_map(|line| {
+        let line = String::from_utf8_lossy(line);
+        let comment = line.trim_start_matches([' ', '\t', '\x0c']).strip_prefix('#')?;
+        let at = comment.find("coding")? + "coding".len();
+        let rest = comment[at..].strip_prefix([':', '='])?.trim_start_matches([' ', '\t']);
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c)).collect();
+        let normal = name.to_ascii_lowercase().replace('_', "-");
+        (!name.is_empty() && !matches!(normal.as_str(), "utf-8" | "utf8" | "utf-8-sig")).then_some(name)
+    })
+}
+
+/// A message fit for a terminal: control characters from the file (a NUL byte the parser quotes)
+/// are written as escapes.
+fn printable(message: &str) -> String {
+    message.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
 }
 
 fn io_reason(err: &std::io::Error) -> String {
