@@ -50,7 +50,6 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     found
 }
 
-/// Why a path named on the command line cannot be opened.
 /// The Python files under a directory, walked in parallel (the order is restored by sorting).
 fn walk(directory: &Path, found: &mut Discovered) {
     let walked = Mutex::new(Discovered { files: Vec::new(), errors: Vec::new() });
@@ -73,6 +72,7 @@ fn walk(directory: &Path, found: &mut Discovered) {
     found.errors.append(&mut walked.errors);
 }
 
+/// Why a path named on the command line cannot be opened.
 fn unreachable_reason(path: &Path, err: &std::io::Error) -> String {
     if let Ok(target) = std::fs::read_link(path) {
         return match err.kind() {
