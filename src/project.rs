@@ -253,3 +253,73 @@ fn check_file(
     let quiet = checked.diagnostics.is_empty() && !checked.changed() && checked.dropped.is_empty();
     Ok(if quiet { Checked::nothing() } else { checked })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    const MODEL: &str = "import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(x)
+        return x
+";
+
+    fn outcomes(reports: &[FileReport]) -> Vec<(String, Result<usize, SourceError>)> {
+        reports
+            .iter()
+            .map(|report| {
+                let outcome = report.outcome.as_ref().map(|checked| checked.applied.len()).map_err(Clone::clone);
+                (report.path.display().to_string(), outcome)
+            })
+            .collect()
+    }
+
+    /// No input is known to make tcfix panic (the fuzz and corpus tiers look for one), so a
+    /// reader that panics stands in for a bug: it runs inside each file's work, where a panic in
+    /// the parser, a rule or the fixer would happen.
+    #[test]
+    fn a_panic_on_one_file_is_that_files_error_and_the_others_are_still_fixed() {
+        let files = [PathBuf::from("a.py"), PathBuf::from("boom.py"), PathBuf::from("c.py")];
+        let read = |path: &Path| -> Result<String, SourceError> {
+            assert!(path != Path::new("boom.py"), "a bug while reading boom.py");
+            Ok(MODEL.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        assert_eq!(
+            outcomes(&reports),
+            [
+                ("a.py".to_string(), Ok(1)),
+                ("boom.py".to_string(), Err(SourceError::Internal("a bug while reading boom.py".to_string()))),
+                ("c.py".to_string(), Ok(1)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_panic_in_the_second_pass_is_caught_too() {
+        let files = [PathBuf::from("a.py"), PathBuf::from("late.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            // The first pass reads each file to index it; the second reads it again to fix it.
+            if path == Path::new("late.py") && reads.fetch_add(1, Ordering::SeqCst) == 1 {
+                panic!("a bug in the second pass: {}", path.display());
+            }
+            Ok(MODEL.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        assert_eq!(
+            outcomes(&reports),
+            [
+                ("a.py".to_string(), Ok(1)),
+                ("late.py".to_string(), Err(SourceError::Internal("a bug in the second pass: late.py".to_string()))),
+            ]
+        );
+        assert_eq!(reads.load(Ordering::SeqCst), 2, "late.py was read in both passes");
+    }
+}
