@@ -90,7 +90,13 @@ fn keep_owner(file: &std::fs::File, original: &std::fs::Metadata) {
 fn keep_owner(_file: &std::fs::File, _original: &std::fs::Metadata) {}
 
 fn context(err: std::io::Error, what: &str) -> std::io::Error {
-    std::io::Error::new(err.kind(), format!("{what}: {err}"))
+    let reason = match err.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::StorageFull => "no space left on the device".to_string(),
+        std::io::ErrorKind::ReadOnlyFilesystem => "the file system is read-only".to_string(),
+        _ => err.to_string(),
+    };
+    std::io::Error::new(err.kind(), format!("{what}: {reason}"))
 }
 
 #[cfg(test)]

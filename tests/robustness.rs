@@ -406,8 +406,38 @@ mod unix {
             stderr(&output)
         );
         assert_eq!(text(dir.path(), "locked.py"), model("\n", "    "), "left exactly as it was");
+        assert!(stdout(&output).contains("locked.py:7:9: TCF101"), "still reported: {}", stdout(&output));
         assert_eq!(fs::metadata(&locked).unwrap().permissions().mode() & 0o777, 0o444);
         assert_eq!(text(dir.path(), "good.py"), fixed("\n", "    "));
+        assert_no_leftovers(dir.path());
+    }
+
+    #[test]
+    fn a_file_in_a_read_only_directory_is_not_written_and_the_others_are() {
+        let dir = project(&[
+            ("good.py", model("\n", "    ").as_bytes()),
+            ("locked/model.py", model("\n", "    ").as_bytes()),
+        ]);
+        let locked = dir.path().join("locked");
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
+        let output = tcfix(dir.path(), &["--apply", "."]);
+        fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(text(dir.path(), "good.py"), fixed("\n", "    "));
+        if is_root() {
+            // root may create files in a directory whatever its mode: the file is fixed, and the
+            // refusal cannot be shown here.
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+            assert_eq!(text(dir.path(), "locked/model.py"), fixed("\n", "    "));
+        } else {
+            assert_eq!(output.status.code(), Some(2));
+            assert!(
+                stderr(&output)
+                    .contains("locked/model.py: error: could not write the fixes: cannot create a temporary file in"),
+                "{}",
+                stderr(&output)
+            );
+            assert_eq!(text(dir.path(), "locked/model.py"), model("\n", "    "), "left exactly as it was");
+        }
         assert_no_leftovers(dir.path());
     }
 
