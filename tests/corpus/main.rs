@@ -56,6 +56,7 @@ fn every_fix_on_the_corpus_touches_only_its_edits_parses_matches_the_cli_and_is_
     settings.config = Some(Arc::new(Config::discover(&original, None, true).expect("no configuration")));
 
     let (changed, fixes, passes) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let unparsable = AtomicUsize::new(0);
     let violations = Mutex::new(Vec::new());
     indexed.par_iter().zip(facts.par_iter()).for_each(|(&i, facts)| {
         let (path, text) = (&files[i], texts[i].as_ref().expect("indexed"));
@@ -66,6 +67,7 @@ fn every_fix_on_the_corpus_touches_only_its_edits_parses_matches_the_cli_and_is_
             Err(err) => return fail(format!("fixing failed: {err}")),
         };
         if let Err(err) = parse_module(&outcome.text) {
+            unparsable.fetch_add(1, Ordering::Relaxed);
             return fail(format!("the fixed text does not parse (ruff): {err}"));
         }
         match containment::check_passes(&recorded, &outcome.text, true) {
@@ -94,11 +96,15 @@ fn every_fix_on_the_corpus_touches_only_its_edits_parses_matches_the_cli_and_is_
     let violations = violations.into_inner().unwrap();
     let unreadable = files.len() - indexed.len();
     println!(
-        "corpus: checker: {} files ({unreadable} unreadable or unparsable, left to the CLI's exit code), {} changed by {} fixes in {} passes; {} violations",
+        "corpus: checker: {} files ({unreadable} unreadable or unparsable, left to the CLI's exit code), {} changed by {} fixes in {} passes",
         files.len(),
         changed.into_inner(),
         fixes.into_inner(),
         passes.into_inner(),
+    );
+    println!(
+        "corpus: checker: fixed texts ruff's parser rejects: {} (must be 0); violations in all (bytes outside the proposed edits, disagreement with the CLI, not a fixpoint, ruff): {} (must be 0)",
+        unparsable.into_inner(),
         violations.len()
     );
     for violation in violations.iter().take(20) {
