@@ -10,11 +10,14 @@
 #      checks that each pass changed the text only through that pass's proposed edits
 #      (tests/corpus/containment.rs says what that check can and cannot see), and that its result
 #      is byte for byte the file the CLI wrote.
+# The same checks run on three layouts of the same code: as published; with CRLF and CR-only line
+# endings (alternating by file); and indented with tabs (every leading group of four spaces, in
+# the files where CPython still accepts that).
 # Prints the figures and exits non-zero on any violation.
 #
 # Needs python3 with pip, and network to PyPI the first time: the wheels are downloaded with
 # their hashes pinned below and cached in $TCFIX_CORPUS_CACHE (default ~/.cache/tcfix-corpus).
-# The cached sources are never modified: tcfix runs on a copy in a temporary directory.
+# The cached sources are never modified: tcfix runs on copies in a temporary directory.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 repo=$(pwd)
@@ -51,95 +54,135 @@ for entry in "${WHEELS[@]}"; do
   fi
 done
 
-# 2. tcfix itself, and the checker.
+# 2. tcfix itself (the checker is built by `cargo test` below).
 cargo build --release --locked --quiet
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 tcfix="$target_dir/release/tcfix"
 
-# 3. A copy of the packages to fix, and a pristine copy to compare with.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir "$work/original"
-for entry in "${WHEELS[@]}"; do
-  read -r name version _ <<<"$entry"
-  cp -R "$cache/src/$name-$version/$name" "$work/original/$name"
-done
-cp -R "$work/original" "$work/fixed"
-
-files=$(find "$work/original" -name '*.py' -o -name '*.pyi' | wc -l | tr -d ' ')
 violations=0
 
-# 4. What there is to fix, then fix everything.
-(cd "$work/original" && "$tcfix" --statistics --unsafe-fixes --isolated --exit-zero . >"$work/statistics.out" 2>&1) || true
-set +e
-(cd "$work/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --exit-zero . >"$work/first.out" 2>"$work/first.err")
-first=$?
-set -e
-if [ "$first" -ge 2 ]; then
-  echo "corpus: VIOLATION: the first --apply exited $first:" >&2
-  head -20 "$work/first.err" >&2
-  violations=$((violations + 1))
-fi
-fixes=$(sed -n 's/^Fixed \([0-9]*\) hazards\{0,1\} in \([0-9]*\) files\{0,1\}\.$/\1/p' "$work/first.err")
-fixed_files=$(sed -n 's/^Fixed \([0-9]*\) hazards\{0,1\} in \([0-9]*\) files\{0,1\}\.$/\2/p' "$work/first.err")
-remaining=$(cd "$work/fixed" && "$tcfix" --isolated --unsafe-fixes . | tail -1 || true)
+# Rewrites the Python files under $1 in place: `crlf-cr` (CRLF and CR-only line endings, by
+# turns) or `tabs` (leading groups of four spaces become tabs where CPython still parses it).
+relayout() {
+  python3 - "$1" "$2" <<'PY'
+import ast, os, re, sys
+root, layout = sys.argv[1], sys.argv[2]
+turn = 0
+for directory, _, names in sorted(os.walk(root)):
+    for name in sorted(names):
+        if not name.endswith((".py", ".pyi")):
+            continue
+        path = os.path.join(directory, name)
+        text = open(path, "rb").read()
+        if layout == "crlf-cr":
+            text = text.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n" if turn % 2 == 0 else b"\r")
+            turn += 1
+        else:
+            tabbed = re.sub(rb"(?m)^((?:    )+)", lambda m: b"\t" * (len(m.group(1)) // 4), text)
+            try:
+                ast.parse(tabbed)
+            except SyntaxError:
+                continue
+            text = tabbed
+        open(path, "wb").write(text)
+PY
+}
 
-# 5. CPython parses every file tcfix changed (each parsed before, or it would not be fixed).
-cpython_failures=$(python3 - "$work/original" "$work/fixed" <<'PY'
+sha_all() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 python3 -c '
+import hashlib, sys
+for p in sys.argv[1:]:
+    print(hashlib.sha256(open(p, "rb").read()).hexdigest(), p)'); }
+
+# All the checks on one layout of the corpus.
+check_layout() {
+  local layout=$1 dir="$work/$1" failed=0
+  mkdir -p "$dir/original"
+  for entry in "${WHEELS[@]}"; do
+    read -r name version _ <<<"$entry"
+    cp -R "$cache/src/$name-$version/$name" "$dir/original/$name"
+  done
+  [ "$layout" = "published" ] || relayout "$dir/original" "$layout"
+  cp -R "$dir/original" "$dir/fixed"
+  local files
+  files=$(find "$dir/original" -name '*.py' -o -name '*.pyi' | wc -l | tr -d ' ')
+
+  # What there is to fix, then fix everything.
+  (cd "$dir/original" && "$tcfix" --statistics --unsafe-fixes --isolated --exit-zero . >"$dir/statistics.out" 2>&1) || true
+  local first=0
+  (cd "$dir/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --exit-zero . >"$dir/first.out" 2>"$dir/first.err") || first=$?
+  if [ "$first" -ge 2 ]; then
+    echo "corpus[$layout]: VIOLATION: the first --apply exited $first:" >&2
+    head -20 "$dir/first.err" >&2
+    failed=$((failed + 1))
+  fi
+  local summary='^Fixed \([0-9]*\) hazards\{0,1\} in \([0-9]*\) files\{0,1\}\.$'
+  local fixes fixed_files remaining
+  fixes=$(sed -n "s/$summary/\1/p" "$dir/first.err")
+  fixed_files=$(sed -n "s/$summary/\2/p" "$dir/first.err")
+  remaining=$(cd "$dir/fixed" && "$tcfix" --isolated --unsafe-fixes . | tail -1 || true)
+
+  # CPython parses every file tcfix changed (each parsed before, or it would not be fixed).
+  local cpython_failures
+  cpython_failures=$(python3 - "$dir/original" "$dir/fixed" "$layout" <<'PY'
 import ast, os, sys
-original, fixed = sys.argv[1], sys.argv[2]
+original, fixed, layout = sys.argv[1:4]
 failures = 0
 for root, _, names in os.walk(fixed):
     for name in names:
         if not name.endswith((".py", ".pyi")):
             continue
         path = os.path.join(root, name)
-        before = os.path.join(original, os.path.relpath(path, fixed))
         text = open(path, "rb").read()
-        if text == open(before, "rb").read():
+        if text == open(os.path.join(original, os.path.relpath(path, fixed)), "rb").read():
             continue
         try:
             ast.parse(text, path)
         except (SyntaxError, ValueError) as err:
             failures += 1
-            print(f"corpus: VIOLATION: CPython rejects the fixed {os.path.relpath(path, fixed)}: {err}", file=sys.stderr)
+            print(f"corpus[{layout}]: VIOLATION: CPython rejects the fixed {os.path.relpath(path, fixed)}: {err}", file=sys.stderr)
 print(failures)
 PY
 )
-violations=$((violations + cpython_failures))
+  failed=$((failed + cpython_failures))
 
-# 6. A second pass changes nothing.
-hashes() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 python3 -c '
-import hashlib, sys
-for p in sys.argv[1:]:
-    print(hashlib.sha256(open(p, "rb").read()).hexdigest(), p)'); }
-hashes "$work/fixed" >"$work/before-second.sha"
-set +e
-(cd "$work/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --quiet --exit-zero . >/dev/null 2>"$work/second.err")
-second=$?
-set -e
-hashes "$work/fixed" >"$work/after-second.sha"
-second_diffs=$(diff "$work/before-second.sha" "$work/after-second.sha" | grep -c '^>' || true)
-if [ "$second" -ge 2 ] || [ "$second_diffs" -ne 0 ]; then
-  echo "corpus: VIOLATION: the second --apply exited $second and changed $second_diffs files:" >&2
-  diff "$work/before-second.sha" "$work/after-second.sha" | grep '^>' | head -20 >&2 || true
-  head -20 "$work/second.err" >&2
-  violations=$((violations + 1))
-fi
+  # A second pass changes nothing.
+  sha_all "$dir/fixed" >"$dir/before-second.sha"
+  local second=0 second_diffs
+  (cd "$dir/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --quiet --exit-zero . >/dev/null 2>"$dir/second.err") || second=$?
+  sha_all "$dir/fixed" >"$dir/after-second.sha"
+  second_diffs=$(diff "$dir/before-second.sha" "$dir/after-second.sha" | grep -c '^>' || true)
+  if [ "$second" -ge 2 ] || [ "$second_diffs" -ne 0 ]; then
+    echo "corpus[$layout]: VIOLATION: the second --apply exited $second and changed $second_diffs files:" >&2
+    diff "$dir/before-second.sha" "$dir/after-second.sha" | grep '^>' | head -20 >&2 || true
+    head -20 "$dir/second.err" >&2
+    failed=$((failed + 1))
+  fi
 
-# 7. Bytes outside the proposed edits, ruff's parser, agreement with the CLI: the Rust checker.
-set +e
-TCFIX_CORPUS_ORIGINAL="$work/original" TCFIX_CORPUS_FIXED="$work/fixed" \
-  cargo test --release --locked --quiet --test corpus -- --ignored --nocapture 2>&1 | tee "$work/checker.out" | grep -E '^corpus|VIOLATION|panicked'
-checker=${PIPESTATUS[0]}
-set -e
-[ "$checker" -eq 0 ] || violations=$((violations + 1))
+  # Bytes outside the proposed edits, ruff's parser, agreement with the CLI: the Rust checker.
+  local checker=0
+  TCFIX_CORPUS_ORIGINAL="$dir/original" TCFIX_CORPUS_FIXED="$dir/fixed" \
+    cargo test --release --locked --quiet --test corpus -- --ignored --nocapture >"$dir/checker.out" 2>&1 || checker=$?
+  grep -E '^corpus|panicked' "$dir/checker.out" | sed "s/^corpus:/corpus[$layout]:/" || true
+  if [ "$checker" -ne 0 ]; then
+    grep -q '^corpus' "$dir/checker.out" || tail -20 "$dir/checker.out" >&2
+    failed=$((failed + 1))
+  fi
 
-echo "corpus: transformers 5.23.0 + timm 1.0.31: $files files processed; ${fixes:-0} fixes applied in ${fixed_files:-0} files"
-sed 's/^/corpus: before:   /' "$work/statistics.out"
-echo "corpus: after the fixes: $remaining"
-echo "corpus: fixed files CPython rejects: $cpython_failures (must be 0)"
-echo "corpus: files changed by a second --apply: $second_diffs (must be 0)"
+  echo "corpus[$layout]: $files files processed; ${fixes:-0} fixes applied in ${fixed_files:-0} files"
+  sed "s/^/corpus[$layout]: before: /" "$dir/statistics.out"
+  echo "corpus[$layout]: after the fixes: $remaining"
+  echo "corpus[$layout]: fixed files CPython rejects: $cpython_failures (must be 0)"
+  echo "corpus[$layout]: files changed by a second --apply: $second_diffs (must be 0)"
+  violations=$((violations + failed))
+  rm -rf "$dir"
+}
+
+echo "corpus: transformers 5.23.0 + timm 1.0.31"
+for layout in published crlf-cr tabs; do
+  check_layout "$layout"
+done
 if [ "$violations" -ne 0 ]; then
   echo "corpus: FAILED with $violations violation(s)" >&2
   exit 1
