@@ -21,7 +21,9 @@ pub const MAX_NESTING: usize = 10_000;
 /// Files at least this large are first measured with the lexer alone (`estimated_nesting`): the
 /// parser's own memory grows with the nesting (a gigabyte for a million levels), and when it
 /// gives up on a deep file with a syntax error it drops its tree recursively, beyond any stack.
-/// A smaller file cannot nest deeply enough for either to matter (a level takes at least a byte).
+/// A smaller file nests at most this many levels (a level takes at least a byte): the parser
+/// then needs at most a few hundred megabytes, and dropping its tree fits in the stack of the
+/// threads `project::run` analyses files on.
 const LEX_FIRST_FROM_BYTES: usize = 256 * 1024;
 
 pub struct SourceFile {
