@@ -385,12 +385,19 @@ impl Run<'_> {
             let (edits, skipped) = tcfix::suppress::noqa_edits(&source, &checked.diagnostics);
             for line in skipped {
                 eprintln!(
-                    "{}:{line}: warning: no noqa comment added: the line ends inside a string",
+                    "{}:{line}: warning: no noqa comment added: the line ends inside a string or continues with `\\`",
                     display_path(&report.path)
                 );
             }
             added += edits.len();
             let text = tcfix::fix::edit::apply_edits(&checked.text, &edits.iter().collect::<Vec<_>>());
+            if SourceFile::parse(&report.path, text.clone()).is_err() {
+                let shown = display_path(&report.path);
+                eprintln!(
+                    "{shown}: warning: no noqa comments added: they would leave invalid Python; please report this"
+                );
+                continue;
+            }
             with_comments.push(FileReport {
                 path: report.path.clone(),
                 outcome: Ok(Checked { text, diagnostics: Vec::new(), ..checked.clone() }),

@@ -106,8 +106,8 @@ fn codes_in(list: &str) -> Vec<String> {
 }
 
 /// `--add-noqa`: for each line with findings, `  # noqa: CODE, ...` at its end (or the codes
-/// added to a `# noqa:` already there). Lines that end inside a string are left alone and
-/// returned, so the caller can say which findings stay unsuppressed.
+/// added to a `# noqa:` already there). Lines that end inside a string or in a backslash
+/// continuation are left alone and returned, so the caller can say which stay unsuppressed.
 pub fn noqa_edits(source: &SourceFile, diagnostics: &[Diagnostic]) -> (Vec<Edit>, Vec<usize>) {
     let mut codes_by_line: BTreeMap<usize, (TextSize, Vec<&str>)> = BTreeMap::new();
     for diagnostic in diagnostics {
@@ -126,6 +126,11 @@ pub fn noqa_edits(source: &SourceFile, diagnostics: &[Diagnostic]) -> (Vec<Edit>
             continue;
         }
         let line_text = &source.text[source.text.line_start(offset).to_usize()..end.to_usize()];
+        // After a backslash continuation a comment is a syntax error.
+        if line_text.trim_end().ends_with('\\') {
+            skipped.push(line);
+            continue;
+        }
         let codes = codes.join(", ");
         edits.push(match existing_noqa_codes_end(source, offset, line_text) {
             Some(at) => Edit::insert(at, format!(", {codes}")),
@@ -184,6 +189,16 @@ mod tests {
         assert_eq!(findings("  # type: ignore  # tcfix: ignore"), 0, "several directives in one comment");
         assert_eq!(findings("\n# tcfix: ignore-file[TCF1]"), 0);
         assert_eq!(findings("  # tcfix: ignore-file"), 1, "ignore-file only on a line of its own");
+    }
+
+    #[test]
+    fn add_noqa_leaves_a_backslash_continued_line_alone() {
+        let text = MODEL.replace("print(x)LINE", "print(x, \\\n              x)");
+        let source = SourceFile::parse(Path::new("m.py"), text.clone()).unwrap();
+        let diagnostics = crate::check_source(Path::new("m.py"), &text, &crate::rules::Settings::default()).unwrap();
+        let (edits, skipped) = noqa_edits(&source, &diagnostics);
+        assert!(edits.is_empty(), "a comment after `\\` would not parse");
+        assert_eq!(skipped, vec![7]);
     }
 
     #[test]

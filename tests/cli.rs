@@ -108,6 +108,18 @@ fn diff_writes_nothing_and_git_apply_accepts_it() {
 }
 
 #[test]
+fn diffs_of_cr_only_files_and_files_without_a_final_newline_apply_with_git() {
+    let cr_only = PRINT_IN_FORWARD.replace('\n', "\r");
+    let no_final_newline = PRINT_IN_FORWARD.trim_end();
+    let dir = project(&[("cr.py", &cr_only), ("last.py", no_final_newline)]);
+    let output = tcfix(dir.path(), &["--diff", "."]);
+    assert_eq!(output.status.code(), Some(1));
+    fs::write(dir.path().join("fix.patch"), &output.stdout).unwrap();
+    let check = Command::new("git").args(["apply", "--check", "fix.patch"]).current_dir(dir.path()).output().unwrap();
+    assert!(check.status.success(), "git apply --check: {}", String::from_utf8_lossy(&check.stderr));
+}
+
+#[test]
 fn diff_with_nothing_to_fix_exits_zero() {
     let dir = project(&[("clean.py", CLEAN)]);
     let output = tcfix(dir.path(), &["--diff", "."]);

@@ -48,12 +48,16 @@ pub fn fix_to_fixpoint<E>(
 ) -> Result<FixOutcome, E> {
     let mut outcome = FixOutcome { text, applied: Vec::new(), dropped: Vec::new(), remaining: Vec::new() };
     let mut refused: HashSet<String> = HashSet::new();
+    // A fix whose own finding comes back after it was applied does not converge: never again.
+    let mut applied_keys: HashSet<String> = HashSet::new();
     for _ in 0..MAX_PASSES {
         let diagnostics = analyse(&outcome.text)?;
         let candidates: Vec<&Diagnostic> = diagnostics
             .iter()
             .filter(|d| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes)))
-            .filter(|d| !refused.contains(&fix_key(d, &outcome.text)))
+            .filter(|d| {
+                !refused.contains(&fix_key(d, &outcome.text)) && !applied_keys.contains(&fix_key(d, &outcome.text))
+            })
             .collect();
         if candidates.is_empty() {
             outcome.remaining = diagnostics;
@@ -69,6 +73,7 @@ pub fn fix_to_fixpoint<E>(
                 line: lines.line_column(d.range.start(), &outcome.text).line.get(),
                 message: d.message.clone(),
             }));
+            applied_keys.extend(accepted.iter().map(|d| fix_key(d, &outcome.text)));
             let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
             outcome.text = apply_edits(&outcome.text, &edits);
         }

@@ -35,7 +35,18 @@ pub enum Body<'a> {
 }
 
 pub fn visit_compiled<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>) {
-    let mut walker = Walker { inner: visitor, loop_depth: 0, branch_depth: 0, compiling_flags: HashSet::new() };
+    walk(body, visitor, true);
+}
+
+/// Walks all of a function's own code, `is_compiling()` branches included: for code that does not
+/// run under compile (`__init__`), where those branches mean nothing.
+pub fn visit_all<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>) {
+    walk(body, visitor, false);
+}
+
+fn walk<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>, honour_guards: bool) {
+    let mut walker =
+        Walker { inner: visitor, loop_depth: 0, branch_depth: 0, compiling_flags: HashSet::new(), honour_guards };
     match body {
         Body::Stmts(stmts) => walker.visit_body(stmts),
         Body::Expr(expr) => walker.visit_expr(expr),
@@ -110,6 +121,8 @@ struct Walker<'v, V> {
     branch_depth: usize,
     /// Local names assigned `is_compiling()` so far.
     compiling_flags: HashSet<String>,
+    /// Skip what only runs in eager mode (`visit_compiled`), or walk everything (`visit_all`).
+    honour_guards: bool,
 }
 
 impl<V> Walker<'_, V> {
@@ -132,7 +145,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
                     }
                 }
             }
-            if (Guards { flags: &self.compiling_flags }).leaves_when_compiling(stmt) {
+            if self.honour_guards && (Guards { flags: &self.compiling_flags }).leaves_when_compiling(stmt) {
                 break;
             }
         }
@@ -191,7 +204,9 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
     }
 
     fn visit_if_branches(&mut self, if_stmt: &'a ast::StmtIf) {
-        match (Guards { flags: &self.compiling_flags }).guard(&if_stmt.test) {
+        let guard =
+            if self.honour_guards { (Guards { flags: &self.compiling_flags }).guard(&if_stmt.test) } else { None };
+        match guard {
             Some(Guard::EagerBody) => {
                 for clause in &if_stmt.elif_else_clauses {
                     if let Some(test) = &clause.test {

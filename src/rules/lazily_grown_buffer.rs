@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::Imports;
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
@@ -117,7 +117,7 @@ fn empty_buffers(model: &FileModel, init: usize) -> Vec<EmptyBuffer> {
         }
     }
     let mut finder = Finder { imports: &model.imports, found: Vec::new() };
-    visit_compiled(model.function(init).node.body(), &mut finder);
+    visit_all(model.function(init).node.body(), &mut finder);
     finder.found
 }
 
@@ -196,7 +196,7 @@ fn growth_is_guarded(model: &FileModel, class: usize, function: usize, site: Sit
         .region_functions()
         .into_iter()
         .filter(|&f| model.self_class(f) == Some(class))
-        .flat_map(|caller| self_calls(model, caller).into_iter().filter(|(called, _)| called == name))
+        .flat_map(|caller| self_calls(model, caller, true).into_iter().filter(|(called, _)| called == name))
         .map(|(_, site)| site)
         .collect();
     !call_sites.is_empty() && call_sites.iter().all(|site| site.in_branch)
@@ -209,7 +209,8 @@ fn has_early_return(model: &FileModel, function: usize) -> bool {
 }
 
 /// The `self.<method>(...)` calls in a function's code, with where they sit.
-fn self_calls(model: &FileModel, function: usize) -> Vec<(String, Site)> {
+/// With `compiled`, only the calls in the compiled view of the code; else every call in it.
+fn self_calls(model: &FileModel, function: usize, compiled: bool) -> Vec<(String, Site)> {
     struct Finder(Vec<(String, Site)>);
     impl<'a> CompiledCodeVisitor<'a> for Finder {
         fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
@@ -224,7 +225,12 @@ fn self_calls(model: &FileModel, function: usize) -> Vec<(String, Site)> {
         }
     }
     let mut finder = Finder(Vec::new());
-    visit_compiled(model.function(function).node.body(), &mut finder);
+    let body = model.function(function).node.body();
+    if compiled {
+        visit_compiled(body, &mut finder);
+    } else {
+        visit_all(body, &mut finder);
+    }
     finder.0
 }
 
@@ -234,7 +240,8 @@ fn methods_run_by(model: &FileModel, class: usize, init: usize) -> HashSet<Strin
     let mut run: HashSet<String> = HashSet::new();
     let mut pending = vec![init];
     while let Some(function) = pending.pop() {
-        for (name, _) in self_calls(model, function) {
+        // `__init__` and what it calls run eagerly, whatever `is_compiling()` branches they hold.
+        for (name, _) in self_calls(model, function, false) {
             if run.insert(name.clone()) {
                 pending.extend(model.method(class, &name));
             }
