@@ -52,6 +52,8 @@ struct Run<'c> {
     settings: Settings,
     unsafe_fixes: bool,
     config: Arc<Config>,
+    /// A path could not be walked: the summary must not say everything passed.
+    walk_failed: std::cell::Cell<bool>,
 }
 
 fn run_cli(cli: &Cli) -> Result<Status, String> {
@@ -62,6 +64,7 @@ fn run_cli(cli: &Cli) -> Result<Status, String> {
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
         settings: settings(cli, &config)?,
         config,
+        walk_failed: Default::default(),
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
         return run.stdin();
@@ -114,6 +117,7 @@ impl Run<'_> {
         for (path, reason) in &discovered.errors {
             eprintln!("{}: error: {reason}", display_path(path));
             status = Status::Error;
+            self.walk_failed.set(true);
         }
         let named = |file: &PathBuf| self.cli.paths.contains(file);
         let files = discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
@@ -161,7 +165,12 @@ impl Run<'_> {
             write(&mut out, &render(format, &files, self.unsafe_fixes))?;
         }
         if matches!(format, Format::Full | Format::Concise) && !self.cli.quiet {
-            write(&mut out, &format!("{}\n", text::summary(tally, self.unsafe_fixes)))?;
+            let failed = self.walk_failed.get() || worst(reports) == Status::Error;
+            let summary = match text::summary(tally, self.unsafe_fixes) {
+                _ if failed && tally.found == 0 => "No hazards found in the files that could be checked.".to_string(),
+                summary => summary,
+            };
+            write(&mut out, &format!("{summary}\n"))?;
         }
         Ok(worst(reports).max(if tally.found > 0 { Status::Findings } else { Status::Clean }))
     }

@@ -183,11 +183,30 @@ mod tests {
     }
 
     #[test]
-    fn fixes_that_keep_recreating_hazards_stop_at_the_cap() {
+    fn a_fix_whose_finding_comes_back_is_applied_once() {
         let analyse = |current: &str| -> Result<_, ()> {
             Ok(findings(current, &|at| vec![Edit::replace(TextRange::at(at, TextSize::new(6)), "hazard + 1")])
                 .into_iter()
                 .take(1)
+                .collect())
+        };
+        let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, analyse).unwrap();
+        assert_eq!(outcome.text, "x = hazard + 1\n");
+        assert_eq!(outcome.applied.len(), 1);
+        assert_eq!(outcome.remaining.len(), 1, "the hazard is still reported");
+    }
+
+    #[test]
+    fn fixes_that_keep_making_new_hazards_stop_at_the_cap() {
+        // Each pass's finding is new (its message names the text's length), so only the cap stops.
+        let analyse = |current: &str| -> Result<Vec<Diagnostic>, ()> {
+            Ok(findings(current, &|at| vec![Edit::replace(TextRange::at(at, TextSize::new(6)), "hazard + 1")])
+                .into_iter()
+                .take(1)
+                .map(|mut d| {
+                    d.message = format!("pass at length {}", current.len());
+                    d
+                })
                 .collect())
         };
         let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, analyse).unwrap();

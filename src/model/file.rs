@@ -29,6 +29,12 @@ pub struct FileModel<'a> {
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
     pub state_attributes: Arc<StateAttributes>,
+    /// Lookups kept as functions are added (a file can define tens of thousands of functions):
+    /// non-method functions by (enclosing function, name), methods by (class, name), and each
+    /// class's methods. The first definition of a name wins.
+    in_scope: HashMap<(Option<usize>, String), usize>,
+    methods: HashMap<(usize, String), usize>,
+    methods_of: HashMap<usize, Vec<usize>>,
 }
 
 #[derive(Clone, Copy)]
@@ -100,6 +106,9 @@ impl<'a> FileModel<'a> {
             region: HashMap::new(),
             imported_module_classes: HashSet::new(),
             state_attributes: Arc::default(),
+            in_scope: HashMap::new(),
+            methods: HashMap::new(),
+            methods_of: HashMap::new(),
         };
         let mut collector =
             ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
@@ -128,7 +137,12 @@ impl<'a> FileModel<'a> {
 
     /// The method `name` defined directly in `class`.
     pub fn method(&self, class: usize, name: &str) -> Option<usize> {
-        self.functions.iter().position(|f| f.class == Some(class) && f.name == name)
+        self.methods.get(&(class, name.to_string())).copied()
+    }
+
+    /// The methods defined directly in `class`, in source order.
+    pub fn methods_of(&self, class: usize) -> &[usize] {
+        self.methods_of.get(&class).map_or(&[], Vec::as_slice)
     }
 
     /// A function visible as `name` from inside `from`: nested defs of `from` and of the
@@ -136,7 +150,7 @@ impl<'a> FileModel<'a> {
     pub fn resolve_name(&self, name: &str, from: Option<usize>) -> Option<usize> {
         let mut scope = from;
         loop {
-            let found = self.functions.iter().position(|f| f.name == name && f.parent == scope && f.class.is_none());
+            let found = self.in_scope.get(&(scope, name.to_string())).copied();
             if found.is_some() || scope.is_none() {
                 return found;
             }
@@ -174,8 +188,18 @@ impl<'a> FileModel<'a> {
     }
 
     pub fn add_function(&mut self, function: Function<'a>) -> usize {
+        let index = self.functions.len();
+        match function.class {
+            Some(class) => {
+                self.methods.entry((class, function.name.clone())).or_insert(index);
+                self.methods_of.entry(class).or_default().push(index);
+            }
+            None => {
+                self.in_scope.entry((function.parent, function.name.clone())).or_insert(index);
+            }
+        }
         self.functions.push(function);
-        self.functions.len() - 1
+        index
     }
 }
 

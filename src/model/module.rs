@@ -46,7 +46,7 @@ pub fn method_body<'a>(model: &FileModel<'a>, method: usize) -> &'a [Stmt] {
 /// Every assignment to an attribute of `self` in the class's methods, in source order.
 pub fn self_assignments<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
     let mut found = Vec::new();
-    for method in (0..model.functions.len()).filter(|&f| model.function(f).class == Some(class)) {
+    for &method in model.methods_of(class) {
         let body = method_body(model, method);
         let mut collector = AssignmentCollector { method, top_level: body, found: &mut found };
         collector.visit_body(body);
