@@ -23,35 +23,10 @@ PRE_COMMIT_VERSION=4.7.0
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cache="${TCFIX_PACKAGING_CACHE:-$HOME/.cache/tcfix-packaging}"
 python="${PYTHON:-python3}"
-passed=0
-failed=0
-skipped=0
+label=pre-commit
+# shellcheck source=tests/packaging/tally.sh
+source "$repo/tests/packaging/tally.sh"
 started=$SECONDS
-
-say() { echo "packaging(pre-commit): $*"; }
-ok() {
-    passed=$((passed + 1))
-    say "ok   $*"
-}
-fail() {
-    failed=$((failed + 1))
-    say "FAIL $*" >&2
-}
-summary() {
-    if ((skipped > 0)); then
-        echo "packaging: $passed passed, $failed failed, $skipped skipped"
-    else
-        echo "packaging: $passed passed, $failed failed"
-    fi
-}
-# A step the later checks cannot do without: stop here, counting it as a failure.
-die() {
-    fail "$*"
-    summary
-    exit 1
-}
-# `show FILE`: a command's output, indented.
-show() { sed 's/^/    | /' "$1"; }
 
 command -v git >/dev/null || die "git is not on PATH"
 command -v cargo >/dev/null || die "cargo is not on PATH: the hook's install builds tcfix with it (Rust 1.95+)"
@@ -218,8 +193,7 @@ env_bin=("$PRE_COMMIT_HOME"/repo*/py_env-*/bin/tcfix)
 if [[ ! -x "${env_bin[0]}" ]]; then
     fail "no tcfix binary in the hook environment ($PRE_COMMIT_HOME/repo*/py_env-*/bin/tcfix)"
 elif ! "${env_bin[0]}" --help | grep -q -- '--allow-dirty'; then
-    skipped=$((skipped + 1))
-    say "SKIP tcfix-fix: the tcfix built from $rev has no --allow-dirty option yet (the hook's entry needs it)"
+    skip "tcfix-fix: the tcfix built from $rev has no --allow-dirty option yet (the hook's entry needs it)"
 else
     write_config tcfix-fix
     with_print | sed 's/class Net/class Net2/' >models/net2.py

@@ -16,27 +16,10 @@ MATURIN_VERSION=1.16.0
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cache="${TCFIX_PACKAGING_CACHE:-$HOME/.cache/tcfix-packaging}"
 python="${PYTHON:-python3}"
-passed=0
-failed=0
+label=wheel
+# shellcheck source=tests/packaging/tally.sh
+source "$repo/tests/packaging/tally.sh"
 started=$SECONDS
-
-say() { echo "packaging(wheel): $*"; }
-ok() {
-    passed=$((passed + 1))
-    say "ok   $*"
-}
-fail() {
-    failed=$((failed + 1))
-    say "FAIL $*" >&2
-}
-# A step the later checks cannot do without: stop here, counting it as a failure.
-die() {
-    fail "$*"
-    echo "packaging: $passed passed, $failed failed"
-    exit 1
-}
-# `show FILE`: a command's output, indented, for a failure message.
-show() { sed 's/^/    | /' "$1" >&2; }
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/tcfix-wheel.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
@@ -201,5 +184,5 @@ else
 fi
 
 say "took $((SECONDS - started)) s"
-echo "packaging: $passed passed, $failed failed"
+summary
 ((failed == 0))
