@@ -2,17 +2,21 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
-use tcfix::output::Format;
+use clap::{Parser, Subcommand};
+use tcfix::diagnostic::Severity;
+use tcfix::output::{Format, Order};
 
 /// Find and fix the code that makes torch.compile graph-break or recompile.
 ///
 /// Reports each hazard at its line; `--diff` shows the rewrite, `--apply` writes it.
 #[derive(Debug, Parser)]
-#[command(name = "tcfix", version, after_help = EXIT_CODES)]
+#[command(name = "tcfix", version, after_help = EXIT_CODES, args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Files or directories to check (directories are walked, honouring .gitignore); `-` reads
-    /// one file from standard input.
+    /// one file from standard input. A directory named like a command: `./rules`.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
 
@@ -62,6 +66,14 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
+    /// Report and fix only findings at least this severe.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub min_severity: Option<Severity>,
+
+    /// The order of the text report.
+    #[arg(long, value_enum, default_value_t = Order::Path)]
+    pub sort: Order,
+
     /// How to print the findings.
     #[arg(long, value_enum, default_value_t = Format::Full)]
     pub output_format: Format,
@@ -93,6 +105,17 @@ pub struct Cli {
     /// Print findings only: no summary line.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every rule: code, name, category, and whether its fixes are safe.
+    Rules,
+    /// Print a rule's documentation: the hazard, what Dynamo does, the fix.
+    Explain {
+        /// A code (TCF104) or a name (data-dependent-branch).
+        rule: String,
+    },
 }
 
 const EXIT_CODES: &str = "Exit codes:

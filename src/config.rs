@@ -22,6 +22,8 @@ pub struct Options {
     /// The oldest torch the code must run on (`"2.1"`): fixes then use `torch._dynamo.*` names
     /// where the `torch.compiler.*` ones are newer.
     pub target_torch: Option<String>,
+    /// Report (and fix) only findings at least this severe.
+    pub min_severity: Option<crate::diagnostic::Severity>,
     /// More attribute names on `self` to treat like `tokenizer` (TCF102).
     pub opaque_helpers: Option<Vec<String>>,
     /// Files and directories not to check (globs).

@@ -8,8 +8,10 @@ use crate::fix::Fix;
 use crate::rules::Rule;
 
 /// How much the hazard costs on the hot path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Severity {
+    #[default]
     Low,
     Medium,
     High,

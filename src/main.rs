@@ -12,7 +12,8 @@ use tcfix::git::{Worktree, uncommitted};
 use tcfix::output::{FileFindings, Format, display_path, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
-use tcfix::rules::{RULES, Selection, Settings};
+use tcfix::fix::Safety;
+use tcfix::rules::{RULES, Rule, Selection, Settings};
 use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
@@ -21,7 +22,7 @@ mod cli;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use cli::Cli;
+use cli::{Cli, Command};
 
 /// What the run ended with, most serious last: the exit code is the worst seen.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -57,6 +58,11 @@ struct Run<'c> {
 }
 
 fn run_cli(cli: &Cli) -> Result<Status, String> {
+    match &cli.command {
+        Some(Command::Rules) => return print_rules(),
+        Some(Command::Explain { rule }) => return explain(rule),
+        None => {}
+    }
     let cwd = std::env::current_dir().map_err(|err| format!("cannot read the current directory: {err}"))?;
     let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated)?);
     let run = Run {
@@ -87,6 +93,40 @@ fn run_cli(cli: &Cli) -> Result<Status, String> {
     Ok(status)
 }
 
+/// `tcfix rules`: one line per rule.
+fn print_rules() -> Result<Status, String> {
+    let mut out = format!("{:<7} {:<38} {:<14} {}\n", "CODE", "NAME", "CATEGORY", "FIX");
+    for rule in RULES {
+        out.push_str(&format!("{:<7} {:<38} {:<14} {}\n", rule.code, rule.name, rule.category, fixes(rule)));
+    }
+    write(&mut std::io::stdout().lock(), &out)?;
+    Ok(Status::Clean)
+}
+
+/// "safe fix", "unsafe fix", "safe or unsafe fix", "no fix".
+fn fixes(rule: &Rule) -> String {
+    let names: Vec<&str> = rule
+        .fixes
+        .iter()
+        .map(|safety| match safety {
+            Safety::Safe => "safe",
+            Safety::Unsafe => "unsafe",
+            Safety::DisplayOnly => "display-only",
+        })
+        .collect();
+    if names.is_empty() { "no fix".to_string() } else { format!("{} fix", names.join(" or ")) }
+}
+
+/// `tcfix explain TCF104` / `tcfix explain data-dependent-branch`: the rule's README.
+fn explain(wanted: &str) -> Result<Status, String> {
+    let rule = RULES
+        .iter()
+        .find(|rule| rule.code.eq_ignore_ascii_case(wanted) || rule.name.eq_ignore_ascii_case(wanted))
+        .ok_or_else(|| format!("no rule is called {wanted:?}: `tcfix rules` lists them"))?;
+    write(&mut std::io::stdout().lock(), rule.explanation)?;
+    Ok(Status::Clean)
+}
+
 /// The settings from the command line over those of the configuration file.
 fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
     let unknown = Selection::unknown(cli.select.iter().chain(&cli.ignore));
@@ -101,6 +141,7 @@ fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
     };
     settings.opaque_helpers.extend(options.opaque_helpers.iter().flatten().cloned());
     settings.target_torch = config.target_torch.unwrap_or(settings.target_torch);
+    settings.min_severity = cli.min_severity.or(options.min_severity).unwrap_or_default();
     settings.config = Some(Arc::clone(config));
     Ok(settings)
 }
@@ -162,7 +203,7 @@ impl Run<'_> {
         if self.cli.statistics {
             write(&mut out, &tcfix::output::statistics(&files, self.unsafe_fixes))?;
         } else {
-            write(&mut out, &render(format, &files, self.unsafe_fixes))?;
+            write(&mut out, &render(format, &files, self.cli.sort, self.unsafe_fixes))?;
         }
         if matches!(format, Format::Full | Format::Concise) && !self.cli.quiet {
             let failed = self.walk_failed.get() || worst(reports) == Status::Error;

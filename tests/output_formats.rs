@@ -10,7 +10,7 @@ use serde_json::Value;
 use tcfix::diagnostic::{Diagnostic, Severity};
 use tcfix::fix::Safety;
 use tcfix::fix::edit::apply_edits;
-use tcfix::output::{FileFindings, Format, render, statistics, text};
+use tcfix::output::{FileFindings, Format, Order, render, statistics, text};
 use tcfix::rules::{RULES, Settings};
 
 /// Fixtures with a safe fix in a loop (critical), unsafe fixes, no fix (with a reason), a medium
@@ -124,17 +124,17 @@ fn full_is_the_default_report_and_concise_drops_the_reasons() {
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
     let expected: String =
         sorted.iter().map(|c| text::diagnostics(&c.path, &c.text, &c.diagnostics, false)).collect::<String>();
-    assert_eq!(render(Format::Full, &files, false), expected);
+    assert_eq!(render(Format::Full, &files, Order::Path, false), expected);
     assert!(expected.contains("    no fix: "));
 
-    let concise = render(Format::Concise, &files, false);
+    let concise = render(Format::Concise, &files, Order::Path, false);
     let finding_lines: Vec<&str> = expected.lines().filter(|line| !line.starts_with("    ")).collect();
     assert_eq!(concise.lines().collect::<Vec<_>>(), finding_lines);
     assert_eq!(concise.lines().count(), in_order(&checked).len());
 
     // `[*]` follows `--unsafe-fixes`.
     let unsafe_count = |out: &str| out.matches(" [*]\n").count();
-    assert!(unsafe_count(&render(Format::Concise, &files, true)) > unsafe_count(&concise));
+    assert!(unsafe_count(&render(Format::Concise, &files, Order::Path, true)) > unsafe_count(&concise));
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn every_format_is_sorted_and_does_not_depend_on_the_input_order() {
     let mut reversed = files.clone();
     reversed.reverse();
     for format in [Format::Full, Format::Concise, Format::Json, Format::Github, Format::Sarif, Format::Markdown] {
-        assert_eq!(render(format, &files, false), render(format, &reversed, false), "{format:?}");
+        assert_eq!(render(format, &files, Order::Path, false), render(format, &reversed, Order::Path, false), "{format:?}");
     }
     assert_eq!(statistics(&files, false), statistics(&reversed, false));
 }
@@ -152,7 +152,7 @@ fn every_format_is_sorted_and_does_not_depend_on_the_input_order() {
 #[test]
 fn json_has_every_finding_with_positions_that_point_at_it() {
     let checked = fixtures();
-    let out = render(Format::Json, &findings(&checked), false);
+    let out = render(Format::Json, &findings(&checked), Order::Path, false);
     let parsed: Value = serde_json::from_str(&out).expect("valid JSON");
     let objects = parsed.as_array().expect("an array");
     let expected = in_order(&checked);
@@ -202,13 +202,13 @@ fn json_has_every_finding_with_positions_that_point_at_it() {
         }
         assert_eq!(object["no_fix_reason"].as_str(), diagnostic.no_fix_reason.as_deref());
     }
-    assert_eq!(render(Format::Json, &[], false).trim(), "[]");
+    assert_eq!(render(Format::Json, &[], Order::Path, false).trim(), "[]");
 }
 
 #[test]
 fn json_columns_count_characters() {
     let checked = [check("non_ascii.py", NON_ASCII.to_string())];
-    let parsed: Value = serde_json::from_str(&render(Format::Json, &findings(&checked), false)).unwrap();
+    let parsed: Value = serde_json::from_str(&render(Format::Json, &findings(&checked), Order::Path, false)).unwrap();
     let second = &parsed[1];
     // `        label = "日本"; print(label)`: `print` is the 23rd character, the 27th byte.
     assert_eq!((number(&second["location"]["row"]), number(&second["location"]["column"])), (8, 23));
@@ -220,7 +220,7 @@ fn json_columns_count_characters() {
 #[test]
 fn github_annotations_escape_what_the_runner_reads() {
     let checked = fixtures();
-    let out = render(Format::Github, &findings(&checked), false);
+    let out = render(Format::Github, &findings(&checked), Order::Path, false);
     let expected = in_order(&checked);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), expected.len(), "one command per finding, no raw newline inside one");
@@ -280,15 +280,15 @@ fn sarif_is_valid_against_the_official_schema() {
     let validator = sarif_schema();
     let checked = fixtures();
     for unsafe_fixes in [false, true] {
-        let log: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), unsafe_fixes)).unwrap();
+        let log: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, unsafe_fixes)).unwrap();
         assert_valid(&validator, &log);
     }
-    let empty: Value = serde_json::from_str(&render(Format::Sarif, &[], false)).unwrap();
+    let empty: Value = serde_json::from_str(&render(Format::Sarif, &[], Order::Path, false)).unwrap();
     assert_valid(&validator, &empty);
     assert_eq!(empty["runs"][0]["results"], Value::Array(vec![]));
 
     // The validator does reject what the schema forbids.
-    let mut broken: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), false)).unwrap();
+    let mut broken: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, false)).unwrap();
     broken["runs"][0]["results"][0]["level"] = Value::from("critical");
     assert!(!validator.is_valid(&broken));
     broken["runs"][0]["results"][0]["level"] = Value::from("error");
@@ -296,7 +296,7 @@ fn sarif_is_valid_against_the_official_schema() {
     broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = Value::from(0);
     assert!(!validator.is_valid(&broken));
     // Formats are checked too: `informationUri` must be an absolute URI.
-    let mut relative: Value = serde_json::from_str(&render(Format::Sarif, &[], false)).unwrap();
+    let mut relative: Value = serde_json::from_str(&render(Format::Sarif, &[], Order::Path, false)).unwrap();
     relative["runs"][0]["tool"]["driver"]["informationUri"] = Value::from("tcfix/README.md");
     assert!(!validator.is_valid(&relative));
 }
@@ -304,7 +304,7 @@ fn sarif_is_valid_against_the_official_schema() {
 #[test]
 fn sarif_describes_every_rule_and_every_finding() {
     let checked = fixtures();
-    let log: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), false)).unwrap();
+    let log: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, false)).unwrap();
     assert_eq!(log["version"], "2.1.0");
     assert!(log["$schema"].as_str().unwrap().ends_with("sarif-schema-2.1.0.json"));
     let run = &log["runs"][0];
@@ -396,7 +396,7 @@ fn sarif_describes_every_rule_and_every_finding() {
 fn markdown_report_has_the_table_and_a_section_per_finding() {
     let checked = fixtures();
     let files = findings(&checked);
-    let out = render(Format::Markdown, &files, false);
+    let out = render(Format::Markdown, &files, Order::Path, false);
     let expected = in_order(&checked);
     assert!(out.starts_with("## tcfix"), "{out}");
 
@@ -450,7 +450,7 @@ fn markdown_report_has_the_table_and_a_section_per_finding() {
     let fixes = all.iter().filter(|d| d.fix.is_some()).count();
     assert_eq!(out.matches("```diff\n").count(), fixes);
 
-    assert!(render(Format::Markdown, &[], false).contains("No hazards found."));
+    assert!(render(Format::Markdown, &[], Order::Path, false).contains("No hazards found."));
 }
 
 #[test]

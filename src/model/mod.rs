@@ -6,6 +6,7 @@ pub mod file;
 pub mod hooks;
 pub mod imports;
 pub mod index;
+pub mod loops;
 pub mod module;
 pub mod mutation;
 pub mod reach;

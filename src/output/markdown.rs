@@ -4,7 +4,6 @@
 
 use std::fmt::Write;
 
-use super::rule_docs::doc;
 use super::text::{Tally, summary};
 use super::{FileFindings, Locator, by_file};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -80,9 +79,7 @@ fn finding(out: &mut String, file: &FileFindings, locator: &Locator, diagnostic:
     );
     let _ = writeln!(out, "**{}** · {}\n", diagnostic.severity, rule.category);
     let _ = writeln!(out, "{}\n", escape_text(&diagnostic.message));
-    if let Some(doc) = doc(rule) {
-        let _ = writeln!(out, "**Why it hurts:** {}\n", escape_text(doc.why));
-    }
+    let _ = writeln!(out, "**Why it hurts:** {}\n", escape_text(rule.why));
     match (&diagnostic.fix, &diagnostic.no_fix_reason) {
         (Some(fix), _) => fix_section(out, file, fix, unsafe_fixes),
         (None, Some(reason)) => {

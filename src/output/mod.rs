@@ -7,7 +7,6 @@
 pub mod github;
 pub mod json;
 pub mod markdown;
-mod rule_docs;
 pub mod sarif;
 pub mod statistics;
 pub mod text;
@@ -40,6 +39,16 @@ pub enum Format {
     Markdown,
 }
 
+/// `--sort`: the order of the text report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Order {
+    /// By path, then by line.
+    #[default]
+    Path,
+    /// The most severe first (critical, high, medium, low), then by path and line.
+    Severity,
+}
+
 /// One file's findings, as the renderers see them.
 #[derive(Clone, Copy, Debug)]
 pub struct FileFindings<'a> {
@@ -54,10 +63,11 @@ pub struct FileFindings<'a> {
 /// `concise` the caller prints [`text::summary`] after it; the other formats are complete
 /// documents (an empty JSON array, a SARIF log with no results, a report that says nothing was
 /// found) even when nothing was found.
-pub fn render(format: Format, files: &[FileFindings], unsafe_fixes: bool) -> String {
+/// `order` applies to the text formats; the others keep the path order.
+pub fn render(format: Format, files: &[FileFindings], order: Order, unsafe_fixes: bool) -> String {
     match format {
-        Format::Full => text::full(files, unsafe_fixes),
-        Format::Concise => text::concise(files, unsafe_fixes),
+        Format::Full => text::full(files, order, unsafe_fixes),
+        Format::Concise => text::concise(files, order, unsafe_fixes),
         Format::Json => json::render(files),
         Format::Github => github::render(files),
         Format::Sarif => sarif::render(files),
@@ -121,4 +131,15 @@ fn applicability(safety: Safety) -> &'static str {
         Safety::Unsafe => "unsafe",
         Safety::DisplayOnly => "display-only",
     }
+}
+
+/// The first paragraph after a README's title, its lines joined: what the rule finds.
+pub(crate) fn first_paragraph(readme: &str) -> String {
+    readme
+        .lines()
+        .map(str::trim)
+        .skip_while(|line| line.is_empty() || line.starts_with('#'))
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

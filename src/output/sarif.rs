@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::rule_docs::{doc, first_paragraph};
+use super::first_paragraph;
 use super::{FileFindings, Locator, Position, applicability, by_file};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::Fix;
@@ -206,7 +206,7 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
     ReportingDescriptor {
         id: rule.code,
         name: rule.name,
-        short_description: Text { text: doc(rule).map_or(rule.summary, |doc| doc.summary).to_string() },
+        short_description: Text { text: rule.hazard.to_string() },
         full_description: Text { text: if paragraph.is_empty() { rule.summary.to_string() } else { paragraph } },
         help: Help { text: rule.explanation, markdown: rule.explanation },
         properties: RuleProperties {

@@ -5,18 +5,34 @@
 
 use std::fmt::Write;
 
-use super::{FileFindings, Locator, by_file};
+use super::{FileFindings, Locator, Order, by_file};
 use crate::diagnostic::Diagnostic;
 use crate::fix::Safety;
 
-/// `--output-format full`: every file's findings, by path.
-pub fn full(files: &[FileFindings], unsafe_fixes: bool) -> String {
-    by_file(files).into_iter().map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, true)).collect()
+/// `--output-format full`: every file's findings, in `order`.
+pub fn full(files: &[FileFindings], order: Order, unsafe_fixes: bool) -> String {
+    report(files, order, unsafe_fixes, true)
 }
 
 /// `--output-format concise`: one line per finding, no reason lines.
-pub fn concise(files: &[FileFindings], unsafe_fixes: bool) -> String {
-    by_file(files).into_iter().map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, false)).collect()
+pub fn concise(files: &[FileFindings], order: Order, unsafe_fixes: bool) -> String {
+    report(files, order, unsafe_fixes, false)
+}
+
+fn report(files: &[FileFindings], order: Order, unsafe_fixes: bool, reasons: bool) -> String {
+    let by_file = by_file(files);
+    match order {
+        Order::Path => {
+            by_file.into_iter().map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, reasons)).collect()
+        }
+        Order::Severity => {
+            // Worst first; within a severity, the path order (the sort is stable).
+            let mut found: Vec<(&FileFindings, &Diagnostic)> =
+                by_file.iter().flat_map(|(file, found)| found.iter().map(move |d| (*file, *d))).collect();
+            found.sort_by_key(|(_, diagnostic)| std::cmp::Reverse(diagnostic.severity));
+            found.into_iter().map(|(file, d)| lines(file.path, file.text, &[d], unsafe_fixes, reasons)).collect()
+        }
+    }
 }
 
 /// The `full` report lines of one file's findings, in the order given.

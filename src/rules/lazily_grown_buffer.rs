@@ -24,7 +24,11 @@ pub static RULE: Rule = Rule {
     name: "lazily-grown-buffer",
     summary: "pre-grow buffers that forward grows",
     explanation: include_str!("../../codemods/lazily-grown-buffer/README.md"),
+    hazard: "A buffer registered empty and grown in compiled code recompiles at every growth.",
+    why: "Dynamo guards on the buffer's shape, so every growth costs a full recompile, and after the recompile \
+              limit the frame silently runs eagerly.",
     category: Category::Recompile,
+    fixes: &[Safety::Safe, Safety::Unsafe],
     check,
 };
 

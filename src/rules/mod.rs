@@ -7,9 +7,12 @@ use std::sync::Arc;
 
 use crate::config::Config;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::Safety;
 pub use crate::fix::torch_api::TorchVersion;
+use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
+use crate::model::loops;
 
 mod lazily_grown_buffer;
 mod opaque_helper_in_compiled_code;
@@ -41,11 +44,17 @@ pub struct Rule {
     pub code: &'static str,
     /// The kebab name users type and the folder of its codemod (`codemods/<name>/`).
     pub name: &'static str,
-    /// What the fix does, in one line ("guard print and logging calls in compiled code").
+    /// What the fix does, or what to do, in one line ("guard print and logging calls in compiled code").
     pub summary: &'static str,
+    /// What the rule finds, in one sentence (`tcfix rules`, SARIF `shortDescription`).
+    pub hazard: &'static str,
+    /// Why the hazard hurts, in one sentence (the Markdown report).
+    pub why: &'static str,
     /// The hazard for a human: `codemods/<name>/README.md`, embedded.
     pub explanation: &'static str,
     pub category: Category,
+    /// The safeties its fixes can have; empty when the rule only reports.
+    pub fixes: &'static [Safety],
     pub check: fn(&Checker) -> Vec<Diagnostic>,
 }
 
@@ -74,6 +83,18 @@ pub struct Checker<'a> {
     pub settings: &'a Settings,
 }
 
+impl Checker<'_> {
+    /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
+    /// it sits in a loop of a traced frame (Dynamo then runs that whole frame eagerly).
+    pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
+        if let Some(in_loop) = loops::in_loop(self.model, function, site) {
+            diagnostic.severity = Severity::Critical;
+            diagnostic.message.push_str(&format!(" {in_loop}: Dynamo runs the whole frame eagerly"));
+        }
+        diagnostic
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     /// Attribute names on `self` that hold opaque helper objects (tokenizers and the like).
@@ -81,6 +102,8 @@ pub struct Settings {
     pub selection: Selection,
     /// The oldest torch the fixed code must run on.
     pub target_torch: TorchVersion,
+    /// Findings less severe than this are dropped (`--min-severity`).
+    pub min_severity: Severity,
     /// The configuration file's per-file ignores, if any.
     pub config: Option<Arc<Config>>,
 }
@@ -106,6 +129,7 @@ impl Default for Settings {
                 .to_vec(),
             selection: Selection::default(),
             target_torch: TorchVersion::DEFAULT,
+            min_severity: Severity::Low,
             config: None,
         }
     }
@@ -148,8 +172,36 @@ fn selector_matches(selector: &str, rule: &Rule) -> bool {
 /// Every enabled rule's findings for one file, in source order.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     let checker = Checker { model, settings };
-    let mut diagnostics: Vec<Diagnostic> =
-        RULES.iter().filter(|rule| settings.selection.enabled(rule)).flat_map(|rule| (rule.check)(&checker)).collect();
+    let mut diagnostics: Vec<Diagnostic> = RULES
+        .iter()
+        .filter(|rule| settings.selection.enabled(rule))
+        .flat_map(|rule| (rule.check)(&checker))
+        .filter(|diagnostic| diagnostic.severity >= settings.min_severity)
+        .collect();
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_says_what_it_finds_and_why() {
+        for rule in RULES {
+            assert!(rule.code.len() == 6 && rule.code.starts_with("TCF"), "{rule:?}");
+            assert!(rule.hazard.ends_with('.') && rule.why.ends_with('.'), "{rule:?}");
+            let title = rule.explanation.lines().next().unwrap_or_default();
+            assert_eq!(title, format!("# {} {}", rule.code, rule.name), "codemods/{}/README.md's title", rule.name);
+        }
+    }
+
+    #[test]
+    fn codes_and_names_are_unique() {
+        for (i, rule) in RULES.iter().enumerate() {
+            for other in &RULES[i + 1..] {
+                assert!(rule.code != other.code && rule.name != other.name, "{rule:?} and {other:?}");
+            }
+        }
+    }
 }

@@ -11,7 +11,7 @@ use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
@@ -25,7 +25,11 @@ pub static RULE: Rule = Rule {
     name: "opaque-helper-in-compiled-code",
     summary: "compute tokenizer and processor lookups once in __init__",
     explanation: include_str!("../../codemods/opaque-helper-in-compiled-code/README.md"),
+    hazard: "A tokenizer or processor lookup in compiled code breaks the graph.",
+    why: "Dynamo cannot trace the tokenizer, so the graph breaks on every call to fetch a value that never \
+              changes, and inside a loop the whole frame runs eagerly.",
     category: Category::GraphBreak,
+    fixes: &[Safety::Safe],
     check,
 };
 
@@ -46,8 +50,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                 describe(model, function),
                 lookup.helper.replace('_', " ")
             );
-            let severity = if lookup.site.in_loop { Severity::Critical } else { Severity::High };
-            let diagnostic = Diagnostic::new(&RULE, lookup.expr.range(), message).with_severity(severity);
+            let diagnostic = checker.graph_break(Diagnostic::new(&RULE, lookup.expr.range(), message), function, lookup.site);
             let names = names.entry(class).or_insert_with(|| CacheNames::new(model, class));
             diagnostics.push(match cache_fix(model, class, &lookup, names) {
                 Ok(fix) => diagnostic.with_fix(fix),

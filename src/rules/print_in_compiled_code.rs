@@ -5,7 +5,7 @@
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::fix::text::{block_indent_unit, indent_unit, torch_name, wrap_in_if};
 use crate::fix::torch_api::is_compiling_call;
 use crate::fix::{Fix, Safety};
@@ -20,7 +20,11 @@ pub static RULE: Rule = Rule {
     name: "print-in-compiled-code",
     summary: "guard print and logging calls in compiled code",
     explanation: include_str!("../../codemods/print-in-compiled-code/README.md"),
+    hazard: "A print, logging or warnings.warn call in compiled code breaks the graph.",
+    why: "Every call splits the compiled code into separate graphs with a Python round trip between them, and \
+              inside a loop Dynamo gives up on the whole frame and runs it eagerly.",
     category: Category::GraphBreak,
+    fixes: &[Safety::Safe],
     check,
 };
 
@@ -49,8 +53,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         visit_compiled(model.function(function).node.body(), &mut finder);
         for output in finder.found {
             let message = format!("`{}` in {} breaks the graph", output.name, describe(model, function));
-            let severity = if output.site.in_loop { Severity::Critical } else { Severity::High };
-            let diagnostic = Diagnostic::new(&RULE, output.call, message).with_severity(severity);
+            let diagnostic = checker.graph_break(Diagnostic::new(&RULE, output.call, message), function, output.site);
             diagnostics.push(match output.statement {
                 Some(statement) => with_guard_fix(checker, function, diagnostic, statement),
                 None => diagnostic.without_fix("the call is inside an expression: move it to a statement of its own"),

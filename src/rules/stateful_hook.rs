@@ -27,7 +27,11 @@ pub static RULE: Rule = Rule {
     name: "stateful-hook",
     summary: "run hooks that read changing state eagerly",
     explanation: include_str!("../../codemods/stateful-hook/README.md"),
+    hazard: "A forward hook that reads mutable state recompiles whenever the state changes.",
+    why: "Dynamo guards on every outside value the hook reads, so each new value costs a recompile of the frame, \
+              and state that changes on every call reaches the recompile limit and leaves the frame eager.",
     category: Category::Recompile,
+    fixes: &[Safety::Safe, Safety::Unsafe],
     check,
 };
 
