@@ -58,11 +58,12 @@ pub struct Cli {
     #[arg(long, conflicts_with = "apply")]
     pub add_noqa: bool,
 
-    /// Only these rules: codes, code prefixes (TCF1) or names, comma-separated.
+    /// Only these rules: codes, code prefixes (TCF1), names or categories (graph-break, recompile,
+    /// setup, error), comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub select: Vec<String>,
 
-    /// Skip these rules: codes, code prefixes or names, comma-separated.
+    /// Skip these rules: codes, code prefixes, names or categories, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 

@@ -131,7 +131,7 @@ fn explain(wanted: &str) -> Result<Status, String> {
 fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
     let unknown = Selection::unknown(cli.select.iter().chain(&cli.ignore));
     if !unknown.is_empty() {
-        return Err(format!("no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name", unknown.join(", ")));
+        return Err(format!("no rule matches {}: use a code (TCF101), a prefix (TCF1), a name or a category (graph-break, recompile, setup, error)", unknown.join(", ")));
     }
     let options = &config.options;
     let mut settings = Settings::default();

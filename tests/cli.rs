@@ -282,3 +282,84 @@ class Decoder(Block):
     let diff = stdout(&tcfix(dir.path(), &["--diff", "pkg"]));
     assert!(diff.contains("+import torch\n from .base import Block\n"), "{diff}");
 }
+
+const PRINT_IN_LOOP_AND_FORWARD: &str = "import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(\"start\")
+        for _ in range(3):
+            print(\"step\")
+            x = x * 2
+        return x
+";
+
+#[test]
+fn rules_lists_every_rule_with_category_and_fix_safety() {
+    let dir = project(&[]);
+    let output = tcfix(dir.path(), &["rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    let listed = stdout(&output);
+    assert!(listed.starts_with("CODE"), "{listed}");
+    assert!(listed.contains("TCF101  print-in-compiled-code") && listed.contains("graph break safe fix"), "{listed}");
+    assert!(listed.contains("TCF201  lazily-grown-buffer") && listed.contains("safe or unsafe fix"), "{listed}");
+    assert_eq!(listed.lines().count(), tcfix::rules::RULES.len() + 1, "{listed}");
+}
+
+#[test]
+fn explain_prints_the_readme_by_code_or_name() {
+    let dir = project(&[]);
+    let by_code = tcfix(dir.path(), &["explain", "tcf201"]);
+    let by_name = tcfix(dir.path(), &["explain", "lazily-grown-buffer"]);
+    assert_eq!(by_code.status.code(), Some(0));
+    assert!(stdout(&by_code).starts_with("# TCF201 lazily-grown-buffer\n"));
+    assert_eq!(stdout(&by_code), stdout(&by_name));
+    let unknown = tcfix(dir.path(), &["explain", "TCF999"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("no rule is called \"TCF999\": `tcfix rules` lists them"));
+}
+
+#[test]
+fn a_directory_named_like_a_command_is_checked_when_written_as_a_path() {
+    let dir = project(&[("rules/model.py", PRINT_IN_FORWARD)]);
+    let output = tcfix(dir.path(), &["./rules"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stdout(&output).contains("model.py:11:9: TCF101"), "{}", stdout(&output));
+}
+
+#[test]
+fn min_severity_drops_lesser_findings_and_sort_puts_the_worst_first() {
+    let dir = project(&[("model.py", PRINT_IN_LOOP_AND_FORWARD)]);
+    let all = stdout(&tcfix(dir.path(), &["--output-format", "concise", "-q"]));
+    let lines: Vec<&str> = all.lines().collect();
+    assert!(lines.len() == 2 && lines[0].contains(":7:9: TCF101 high") && lines[1].contains(":9:13: TCF101 critical"));
+    assert!(lines[1].contains("inside a loop, so Dynamo runs all of `Model.forward` eagerly"), "{all}");
+
+    let sorted = stdout(&tcfix(dir.path(), &["--output-format", "concise", "-q", "--sort", "severity"]));
+    assert_eq!(sorted.lines().collect::<Vec<_>>(), [lines[1], lines[0]]);
+
+    let critical = tcfix(dir.path(), &["--output-format", "concise", "-q", "--min-severity", "critical"]);
+    assert_eq!(stdout(&critical).lines().collect::<Vec<_>>(), [lines[1]]);
+    let nothing_left = project(&[("model.py", PRINT_IN_FORWARD)]);
+    let output = tcfix(nothing_left.path(), &["--min-severity", "critical"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}
+
+#[test]
+fn min_severity_from_the_configuration_file() {
+    let dir = project(&[("model.py", PRINT_IN_LOOP_AND_FORWARD), ("tcfix.toml", "min-severity = \"critical\"\n")]);
+    let output = stdout(&tcfix(dir.path(), &["--output-format", "concise", "-q"]));
+    assert_eq!(output.lines().count(), 1, "{output}");
+    let overridden = stdout(&tcfix(dir.path(), &["--output-format", "concise", "-q", "--min-severity", "low"]));
+    assert_eq!(overridden.lines().count(), 2, "{overridden}");
+}
+
+#[test]
+fn select_by_category() {
+    let dir = project(&[("model.py", PRINT_IN_FORWARD)]);
+    assert_eq!(tcfix(dir.path(), &["--select", "recompile"]).status.code(), Some(0));
+    assert_eq!(tcfix(dir.path(), &["--select", "graph-break"]).status.code(), Some(1));
+    assert_eq!(tcfix(dir.path(), &["--ignore", "graph-break"]).status.code(), Some(0));
+}

@@ -1,6 +1,7 @@
 //! The rules: one file each, registered here in one line each.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use crate::fix::Safety;
 pub use crate::fix::torch_api::TorchVersion;
 use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
-use crate::model::loops;
+use crate::model::loops::LoopCalls;
 
 mod lazily_grown_buffer;
 mod opaque_helper_in_compiled_code;
@@ -26,6 +27,18 @@ pub enum Category {
     Recompile,
     Setup,
     Error,
+}
+
+impl Category {
+    /// How `--select` / `--ignore` name the category: `graph-break`, `recompile`, `setup`, `error`.
+    pub fn selector(self) -> &'static str {
+        match self {
+            Category::GraphBreak => "graph-break",
+            Category::Recompile => "recompile",
+            Category::Setup => "setup",
+            Category::Error => "error",
+        }
+    }
 }
 
 impl fmt::Display for Category {
@@ -81,15 +94,22 @@ pub static RULES: &[&Rule] = &[
 pub struct Checker<'a> {
     pub model: &'a FileModel<'a>,
     pub settings: &'a Settings,
+    /// Which functions run in loops of traced frames: found once, when a graph break asks.
+    loop_calls: OnceCell<LoopCalls>,
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
+    pub fn new(model: &'a FileModel<'a>, settings: &'a Settings) -> Self {
+        Self { model, settings, loop_calls: OnceCell::new() }
+    }
+
     /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
     /// it sits in a loop of a traced frame (Dynamo then runs that whole frame eagerly).
     pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
-        if let Some(in_loop) = loops::in_loop(self.model, function, site) {
+        let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
+        if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
             diagnostic.severity = Severity::Critical;
-            diagnostic.message.push_str(&format!(" {in_loop}: Dynamo runs the whole frame eagerly"));
+            diagnostic.message.push_str(&format!("; {in_loop}"));
         }
         diagnostic
     }
@@ -135,7 +155,7 @@ impl Default for Settings {
     }
 }
 
-/// `--select` / `--ignore`: by code, code prefix (`TCF1`) or name.
+/// `--select` / `--ignore`: by code, code prefix (`TCF1`), name or category (`recompile`).
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     pub select: Vec<String>,
@@ -167,11 +187,12 @@ fn selector_matches(selector: &str, rule: &Rule) -> bool {
     selector == "ALL"
         || selector.eq_ignore_ascii_case(rule.name)
         || rule.code.starts_with(&selector.to_ascii_uppercase())
+        || selector.eq_ignore_ascii_case(rule.category.selector())
 }
 
 /// Every enabled rule's findings for one file, in source order.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
-    let checker = Checker { model, settings };
+    let checker = Checker::new(model, settings);
     let mut diagnostics: Vec<Diagnostic> = RULES
         .iter()
         .filter(|rule| settings.selection.enabled(rule))
