@@ -1,7 +1,8 @@
 //! Walks the code of a function that Dynamo traces, skipping what the user already keeps out
 //! of the compiled region: `if not torch.compiler.is_compiling():` bodies, the `else` of
 //! `if torch.compiler.is_compiling():`, everything after `if torch.compiler.is_compiling(): return`,
-//! and nested `def`/`class` bodies (they are functions of their own).
+//! dead branches (`if 0:`, `if False:`: CPython drops them from the bytecode, Dynamo never sees
+//! them), and nested `def`/`class` bodies (they are functions of their own).
 
 use std::collections::HashSet;
 
@@ -204,27 +205,43 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
     }
 
     fn visit_if_branches(&mut self, if_stmt: &'a ast::StmtIf) {
+        match constant_truth(&if_stmt.test) {
+            Some(true) => return self.visit_body(&if_stmt.body),
+            Some(false) => return self.visit_else_branches(if_stmt),
+            None => {}
+        }
         let guard =
             if self.honour_guards { (Guards { flags: &self.compiling_flags }).guard(&if_stmt.test) } else { None };
         match guard {
-            Some(Guard::EagerBody) => {
-                for clause in &if_stmt.elif_else_clauses {
-                    if let Some(test) = &clause.test {
-                        self.visit_expr(test);
-                    }
-                    self.visit_body(&clause.body);
-                }
-            }
+            Some(Guard::EagerBody) => self.visit_else_branches(if_stmt),
             Some(Guard::CompiledBody) => self.visit_body(&if_stmt.body),
             None => {
                 self.visit_body(&if_stmt.body);
-                for clause in &if_stmt.elif_else_clauses {
-                    if let Some(test) = &clause.test {
-                        self.visit_expr(test);
-                    }
-                    self.visit_body(&clause.body);
-                }
+                self.visit_else_branches(if_stmt);
             }
         }
+    }
+
+    /// The `elif` tests and bodies and the `else` body.
+    fn visit_else_branches(&mut self, if_stmt: &'a ast::StmtIf) {
+        for clause in &if_stmt.elif_else_clauses {
+            if let Some(test) = &clause.test {
+                self.visit_expr(test);
+            }
+            self.visit_body(&clause.body);
+        }
+    }
+}
+
+/// The truth of an `if` test that is a literal (`0`, `1`, `False`, `True`, `None`): CPython
+/// compiles only the branch that runs, so the other never reaches Dynamo (nor eager mode).
+fn constant_truth(test: &Expr) -> Option<bool> {
+    match test {
+        Expr::BooleanLiteral(literal) => Some(literal.value),
+        Expr::NoneLiteral(_) => Some(false),
+        Expr::NumberLiteral(ast::ExprNumberLiteral { value: ast::Number::Int(int), .. }) => {
+            int.as_u64().map(|value| value != 0)
+        }
+        _ => None,
     }
 }

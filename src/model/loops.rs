@@ -1,22 +1,24 @@
 //! The loop amplifier: a graph break inside a `for`/`while` body of a traced frame makes Dynamo
 //! give up on the whole frame ("graph break in loop", GB7000) and run it eagerly. The body may hold
 //! the break itself, or call what breaks: a method, the forward of a block the loop runs
-//! (`for block in self.blocks: x = block(x)`), a hook on modules that run in a loop.
+//! (`for block in self.blocks: x = block(x)`, also through `zip`, `reversed`, `.items()` or
+//! `block = self.blocks[i]`), a hook on modules that run in a loop. Which classes a container
+//! holds is `submodules`' business.
 //!
 //! Measured under torch 2.15: a `print` in `Block.forward` with `for b in self.blocks: x = b(x)`
 //! in `Net.forward` leaves `Net.forward` uncompiled; the same blocks run by an `nn.Sequential`
 //! only split the graph (Sequential's own frame is skipped, not the caller's), so calls through a
 //! Sequential are not amplified here.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_python_ast::{Expr, Stmt};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
-use crate::model::module::{is_self, self_assignments};
+use crate::model::module::is_self;
+use crate::model::submodules::Submodules;
 
 /// Why a graph break at a site costs a whole frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,10 +133,21 @@ struct CallCollector {
 
 impl<'a> CompiledCodeVisitor<'a> for CallCollector {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        if let Stmt::For(for_stmt) = stmt {
-            if let (Some(target), Some(attr)) = (item_name(&for_stmt.target), self_container(&for_stmt.iter)) {
-                self.loop_targets.insert(target, attr);
+        match stmt {
+            Stmt::For(for_stmt) => bind_items(&for_stmt.target, &for_stmt.iter, &mut self.loop_targets),
+            // `layer = self.layers[i]`: the name holds one of the blocks.
+            Stmt::Assign(assign) => {
+                if let [Expr::Name(name)] = assign.targets.as_slice() {
+                    match assign.value.as_ref() {
+                        Expr::Subscript(subscript) => match self_attribute(&subscript.value) {
+                            Some(attr) => self.loop_targets.insert(name.id.to_string(), attr),
+                            None => self.loop_targets.remove(name.id.as_str()),
+                        },
+                        _ => self.loop_targets.remove(name.id.as_str()),
+                    };
+                }
             }
+            _ => {}
         }
     }
 
@@ -154,25 +167,75 @@ impl<'a> CompiledCodeVisitor<'a> for CallCollector {
     }
 }
 
-/// The loop variable that holds each item: `block` in `for block in ...` and in
-/// `for i, block in enumerate(...)`.
-fn item_name(target: &Expr) -> Option<String> {
+/// Binds the loop variables that hold the items of a `self.<attr>` container:
+/// `for block in self.blocks` (or `self.blocks[:n]`, `self.blocks.values()`, `reversed(...)`),
+/// `for i, block in enumerate(...)`, `for name, block in self.blocks.items()`,
+/// `for block, norm in zip(self.blocks, self.norms)`. Other loop variables are unbound.
+fn bind_items(target: &Expr, iter: &Expr, bound: &mut HashMap<String, String>) {
     match target {
-        Expr::Name(name) => Some(name.id.to_string()),
-        Expr::Tuple(tuple) => match tuple.elts.as_slice() {
-            [_, Expr::Name(name)] => Some(name.id.to_string()),
-            _ => None,
-        },
-        _ => None,
+        Expr::Name(name) => {
+            match self_container(iter) {
+                Some(attr) => bound.insert(name.id.to_string(), attr),
+                None => bound.remove(name.id.as_str()),
+            };
+        }
+        Expr::Tuple(tuple) => {
+            let items = items_of(iter);
+            for (index, element) in tuple.elts.iter().enumerate() {
+                match items.get(index).copied().flatten() {
+                    Some(iter) => bind_items(element, iter, bound),
+                    None => unbind(element, bound),
+                }
+            }
+            // `for name, block in self.blocks.items()`
+            if let ([_, Expr::Name(name)], Some(attr)) = (tuple.elts.as_slice(), dict_items(iter)) {
+                bound.insert(name.id.to_string(), attr);
+            }
+        }
+        _ => {}
     }
 }
 
-/// `self.blocks`, `self.blocks[:n]`, `enumerate(self.blocks)`: the attribute a loop walks.
+/// For a tuple target, the iterable each element walks: `enumerate(xs)` -> (none, xs),
+/// `zip(xs, ys)` -> (xs, ys).
+fn items_of(iter: &Expr) -> Vec<Option<&Expr>> {
+    let Expr::Call(call) = iter else { return Vec::new() };
+    let args = &call.arguments.args;
+    match call.func.as_ref() {
+        Expr::Name(name) if name.id.as_str() == "enumerate" => vec![None, args.first()],
+        Expr::Name(name) if name.id.as_str() == "zip" => args.iter().map(Some).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `self.blocks.items()` (an `nn.ModuleDict`): the attribute.
+fn dict_items(iter: &Expr) -> Option<String> {
+    let Expr::Call(call) = iter else { return None };
+    let Expr::Attribute(method) = call.func.as_ref() else { return None };
+    (method.attr.id.as_str() == "items" && call.arguments.is_empty()).then(|| self_attribute(&method.value)).flatten()
+}
+
+fn unbind(target: &Expr, bound: &mut HashMap<String, String>) {
+    match target {
+        Expr::Name(name) => {
+            bound.remove(name.id.as_str());
+        }
+        Expr::Tuple(tuple) => tuple.elts.iter().for_each(|element| unbind(element, bound)),
+        _ => {}
+    }
+}
+
+/// `self.blocks`, `self.blocks[:n]`, `self.blocks.values()`, `reversed(self.blocks)`: the
+/// attribute a loop walks.
 fn self_container(iter: &Expr) -> Option<String> {
     match iter {
-        Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "enumerate") => {
-            self_container(call.arguments.args.first()?)
-        }
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Name(name) if name.id.as_str() == "reversed" => self_container(call.arguments.args.first()?),
+            Expr::Attribute(method) if method.attr.id.as_str() == "values" && call.arguments.is_empty() => {
+                self_attribute(&method.value)
+            }
+            _ => None,
+        },
         Expr::Subscript(subscript) => self_attribute(&subscript.value),
         _ => self_attribute(iter),
     }
@@ -182,62 +245,5 @@ fn self_attribute(expr: &Expr) -> Option<String> {
     match expr {
         Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.to_string()),
         _ => None,
-    }
-}
-
-/// Which of the file's module classes each `self.<attr>` holds, read from the values assigned
-/// to it (`nn.ModuleList([Block(d) for _ in range(n)])`, `Block(d)`, `.append(Block(d))` is not
-/// followed). Computed once per class.
-#[derive(Default)]
-struct Submodules {
-    of_class: HashMap<usize, HashMap<String, HashSet<usize>>>,
-}
-
-impl Submodules {
-    /// The `forward` methods of the classes `self.<attr>` of `class` holds.
-    fn forwards(&mut self, model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
-        let held = self.of_class.entry(class).or_insert_with(|| held_classes(model, class));
-        let mut forwards: Vec<usize> =
-            held.get(attr).into_iter().flatten().filter_map(|&held| model.method(held, "forward")).collect();
-        forwards.sort_unstable();
-        forwards
-    }
-}
-
-fn held_classes(model: &FileModel, class: usize) -> HashMap<String, HashSet<usize>> {
-    let mut held: HashMap<String, HashSet<usize>> = HashMap::new();
-    for assignment in self_assignments(model, class) {
-        let Some(value) = assignment.value() else { continue };
-        if is_sequential(model, value) {
-            continue;
-        }
-        let mut constructors = Constructors { model, found: HashSet::new() };
-        constructors.visit_expr(value);
-        held.entry(assignment.attr).or_default().extend(constructors.found);
-    }
-    held
-}
-
-/// `nn.Sequential(...)`: its own forward runs the loop, so a break inside only skips that frame.
-fn is_sequential(model: &FileModel, value: &Expr) -> bool {
-    let Expr::Call(call) = value else { return false };
-    model.imports.qualified_name(&call.func).as_deref() == Some("torch.nn.Sequential")
-}
-
-/// Calls of the file's own module classes inside an expression.
-struct Constructors<'m, 'a> {
-    model: &'m FileModel<'a>,
-    found: HashSet<usize>,
-}
-
-impl<'a> Visitor<'a> for Constructors<'_, '_> {
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(ast::ExprCall { func, .. }) = expr {
-            if let Expr::Name(name) = func.as_ref() {
-                let class = self.model.classes.iter().position(|class| class.node.name.id.as_str() == name.id.as_str());
-                self.found.extend(class.filter(|&class| self.model.classes[class].is_module));
-            }
-        }
-        walk_expr(self, expr);
     }
 }
