@@ -10,3 +10,5 @@ pub mod loops;
 pub mod module;
 pub mod mutation;
 pub mod reach;
+pub mod scalars;
+pub mod shapes;
