@@ -18,6 +18,8 @@ pub struct InputSizes {
     names: HashSet<String>,
     /// Parameters of the function (not `self`): `len(param)` is an input's length.
     parameters: HashSet<String>,
+    /// Locals holding the module's own tensors (`w = self.codebook.weight`): fixed sizes.
+    module_tensors: HashSet<String>,
 }
 
 impl InputSizes {
@@ -29,7 +31,7 @@ impl InputSizes {
             .parameters()
             .map(|p| p.iter_non_variadic_params().skip(1).map(|p| p.parameter.name.id.to_string()).collect())
             .unwrap_or_default();
-        let mut finder = NameFinder { sizes: InputSizes { names: HashSet::new(), parameters } };
+        let mut finder = NameFinder { sizes: InputSizes { names: HashSet::new(), parameters, module_tensors: HashSet::new() } };
         visit_all(node.body(), &mut finder);
         finder.sizes
     }
@@ -44,11 +46,13 @@ impl InputSizes {
     fn is_size(&self, expr: &Expr) -> bool {
         match expr {
             Expr::Name(name) => name.ctx == ExprContext::Load && self.names.contains(name.id.as_str()),
-            // x.shape, x.shape[1]
-            Expr::Attribute(attr) => attr.attr.id.as_str() == "shape" && !rooted_at_self(&attr.value),
+            // x.shape[1]
+            Expr::Subscript(subscript) => self.is_size(&subscript.value),
+            // x.shape
+            Expr::Attribute(attr) => attr.attr.id.as_str() == "shape" && !self.rooted_at_self(&attr.value),
             // x.size(1), x.size()
             Expr::Call(call) => match call.func.as_ref() {
-                Expr::Attribute(method) => method.attr.id.as_str() == "size" && !rooted_at_self(&method.value),
+                Expr::Attribute(method) => method.attr.id.as_str() == "size" && !self.rooted_at_self(&method.value),
                 Expr::Name(func) if func.id.as_str() == "len" => {
                     matches!(call.arguments.args.as_ref(), [Expr::Name(arg)] if self.parameters.contains(arg.id.as_str()))
                 }
@@ -56,6 +60,25 @@ impl InputSizes {
             },
             _ => false,
         }
+    }
+}
+
+/// `len(x.shape)`, `len(x.size())`: the number of dimensions, fixed by the model.
+fn is_rank(expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else { return false };
+    let is_len = matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "len");
+    let of_shape = match call.arguments.args.first() {
+        Some(Expr::Attribute(attr)) => attr.attr.id.as_str() == "shape",
+        Some(Expr::Call(size)) => matches!(size.func.as_ref(), Expr::Attribute(m) if m.attr.id.as_str() == "size"),
+        _ => false,
+    };
+    is_len && of_shape
+}
+
+impl InputSizes {
+    /// `self.weight`, `self.pos_embed[0]`, or a local holding one: the module's own tensors.
+    fn rooted_at_self(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Name(name) if self.module_tensors.contains(name.id.as_str())) || rooted_at_self(expr)
     }
 }
 
@@ -77,6 +100,9 @@ struct SizeRead<'s, 'a> {
 impl<'a> Visitor<'a> for SizeRead<'_, 'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if self.found.is_some() {
+            return;
+        }
+        if is_rank(expr) {
             return;
         }
         if self.sizes.is_size(expr) {
@@ -101,6 +127,10 @@ impl<'a> CompiledCodeVisitor<'a> for NameFinder {
             },
             _ => return,
         };
+        if let ([Expr::Name(name)], true) = (targets.as_slice(), rooted_at_self(value)) {
+            self.sizes.module_tensors.insert(name.id.to_string());
+            return;
+        }
         if !is_int_size(value, &self.sizes) {
             return;
         }

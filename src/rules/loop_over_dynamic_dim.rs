@@ -52,6 +52,18 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// Words that name dimensions a model fixes (`num_heads`, `num_levels`, `num_codebooks`, `ndim`,
+/// `channels`): unpacked from an input's shape, they still take one value per model, so the loop
+/// compiles once. Seen in transformers (grounding-dino's `num_levels = hidden_states.shape[1]`).
+const FIXED_DIMENSION_WORDS: [&str; 10] =
+    ["head", "channel", "level", "codebook", "dim", "layer", "expert", "class", "label", "feature"];
+
+fn names_fixed_dimension(size: &Expr) -> bool {
+    let Expr::Name(name) = size else { return false };
+    let name = name.id.to_ascii_lowercase();
+    FIXED_DIMENSION_WORDS.iter().any(|word| name.contains(word)) || name == "c"
+}
+
 struct LoopFinder<'s> {
     sizes: &'s InputSizes,
     /// The `range(...)` call and the size it reads.
@@ -65,7 +77,8 @@ impl LoopFinder<'_> {
         if !is_range {
             return;
         }
-        if let Some(size) = call.arguments.args.iter().find_map(|arg| self.sizes.read_by(arg)) {
+        let size = call.arguments.args.iter().find_map(|arg| self.sizes.read_by(arg));
+        if let Some(size) = size.filter(|size| !names_fixed_dimension(size)) {
             self.found.push((call.range(), size.range()));
         }
     }

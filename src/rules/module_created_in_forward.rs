@@ -60,6 +60,10 @@ const WITH_PARAMETERS: &[&str] = &[
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
 ];
 
+/// Tensors, not modules: `nn.Parameter(...)`, `nn.Buffer(...)` (a buffer regrown in forward is
+/// TCF201's or TCF207's business).
+const NOT_MODULES: &[&str] = &["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"];
+
 /// What the module built is, as far as the name tells.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -68,6 +72,7 @@ enum Kind {
     WithParameters,
     /// A project class, or a torch.nn class not listed: it may hold parameters.
     Unknown,
+    NotAModule,
 }
 
 struct Construction<'a> {
@@ -103,8 +108,8 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
     let class = &construction.class;
     let Some(attribute) = &construction.attribute else {
         let message = format!(
-            "`{class}(...)` in {place} builds a layer with new, untrained weights on every call (its output is \
-             random) and breaks the graph (GB0264: parameters built under compile)"
+            "`{class}(...)` in {place} builds a layer with new parameters on every call: building parameters breaks \
+             the graph (GB0264), and unless they are copied from trained ones they are untrained each time"
         );
         return Diagnostic::new(&RULE, construction.call.range(), message).without_fix(format!(
             "create it once in `__init__` as an attribute (`self.<name> = {class}(...)`) so it is trained and saved"
@@ -118,7 +123,7 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
              new attribute recompiles the frame"
                 .to_string(),
         ),
-        Kind::Unknown => (
+        Kind::Unknown | Kind::NotAModule => (
             Severity::Medium,
             "the new attribute recompiles the frame once, and any parameters it has are built anew, untrained, each \
              time"
@@ -147,6 +152,9 @@ fn constructions<'a>(model: &FileModel<'a>, function: usize) -> Vec<Construction
             let [target] = assign.targets.as_slice() else { return };
             let Some(call) = module_call(self.model, &assign.value) else { return };
             let (class, kind) = classify(self.model, &call.func);
+            if kind == Kind::NotAModule {
+                return;
+            }
             let attribute = match target {
                 Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.to_string()),
                 Expr::Name(_) if kind == Kind::WithParameters => None,
@@ -183,6 +191,9 @@ fn classify(model: &FileModel, func: &Expr) -> (String, Kind) {
         return (written, Kind::Unknown);
     };
     let name = name.rsplit('.').next().unwrap_or(name);
+    if NOT_MODULES.contains(&name) {
+        return (written, Kind::NotAModule);
+    }
     let kind = if STATELESS.contains(&name) {
         Kind::Stateless
     } else if DROPOUT.contains(&name) {
@@ -238,7 +249,7 @@ fn move_to_init(model: &FileModel, construction: &Construction, attribute: &str)
             Safety::Unsafe,
             vec![insert, delete],
         ),
-        Kind::WithParameters | Kind::Unknown => Fix::new(
+        Kind::WithParameters | Kind::Unknown | Kind::NotAModule => Fix::new(
             format!(
                 "{title} (unsafe: any parameters it has are now built once, trained, and saved in `state_dict`, \
                  where every call built new ones)"

@@ -59,17 +59,36 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
+/// Lists with one entry per layer or feature level: their length is fixed by the model
+/// (transformers' depth necks take `hidden_states: list[Tensor]`, timm's feature nets `x`).
+const PER_LAYER_WORDS: [&str; 6] = ["hidden_states", "feat", "logits", "layer", "level", "outputs"];
+
 /// Parameters that the function's compiled code tests with `isinstance(p, list)` (or `tuple`):
 /// arguments that may arrive as a Python list.
 fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
     struct Finder<'p> {
         parameters: &'p HashSet<String>,
+        validating: Option<TextRange>,
         found: HashSet<String>,
     }
     impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
+        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+            // `if not isinstance(x, list): raise ...`: a check of the argument's type, and
+            // `isinstance(x, list)` tests inside it say nothing about how it is used.
+            if let Stmt::If(if_stmt) = stmt {
+                if matches!(if_stmt.body.last(), Some(Stmt::Raise(_))) {
+                    self.validating = Some(if_stmt.test.range());
+                }
+            }
+        }
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            if self.validating.is_some_and(|test| test.contains_range(expr.range())) {
+                return true;
+            }
             if let Some(name) = isinstance_list(expr).filter(|name| self.parameters.contains(*name)) {
-                self.found.insert(name.to_string());
+                if !PER_LAYER_WORDS.iter().any(|word| name.contains(word)) {
+                    self.found.insert(name.to_string());
+                }
             }
             true
         }
@@ -78,7 +97,7 @@ fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
     let Some(parameters) = node.parameters() else { return HashSet::new() };
     let parameters: HashSet<String> =
         parameters.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect();
-    let mut finder = Finder { parameters: &parameters, found: HashSet::new() };
+    let mut finder = Finder { parameters: &parameters, validating: None, found: HashSet::new() };
     visit_compiled(node.body(), &mut finder);
     finder.found
 }
@@ -88,7 +107,9 @@ fn isinstance_list(expr: &Expr) -> Option<&str> {
     let Expr::Call(call) = expr else { return None };
     let is_isinstance = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "isinstance");
     let [Expr::Name(tested), types] = call.arguments.args.as_ref() else { return None };
-    let is_list_type = |e: &Expr| matches!(e, Expr::Name(n) if matches!(n.id.as_str(), "list" | "tuple" | "List" | "Tuple"));
+    // Tuples are mostly fixed-structure outputs (per-layer hidden states, gate logits): lists are
+    // what batches of images or crops arrive in.
+    let is_list_type = |e: &Expr| matches!(e, Expr::Name(n) if matches!(n.id.as_str(), "list" | "List"));
     let lists = match types {
         Expr::Tuple(tuple) => tuple.elts.iter().any(is_list_type),
         other => is_list_type(other),
