@@ -10,4 +10,6 @@ pub mod loops;
 pub mod module;
 pub mod mutation;
 pub mod reach;
+pub mod scalars;
+pub mod shapes;
 pub mod submodules;

@@ -45,8 +45,8 @@ const MAX_LENGTH_NAMES: [&str; 9] = [
     "n_positions",
 ];
 
-struct EmptyBuffer {
-    name: String,
+pub(crate) struct EmptyBuffer {
+    pub(crate) name: String,
     persistent: bool,
 }
 
@@ -90,7 +90,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 }
 
 /// The `self.register_buffer(name, tensor, persistent)` arguments, positional or by keyword.
-fn register_buffer_arguments(call: &ast::ExprCall) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
+pub(crate) fn register_buffer_arguments(call: &ast::ExprCall) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
     let Expr::Attribute(method) = call.func.as_ref() else { return None };
     if method.attr.id.as_str() != "register_buffer" || !is_self(&method.value) {
         return None;
@@ -102,7 +102,7 @@ fn register_buffer_arguments(call: &ast::ExprCall) -> Option<(&Expr, Option<&Exp
 }
 
 /// `self.register_buffer("pe", torch.empty(0, d), persistent=False)` calls in `__init__`.
-fn empty_buffers(model: &FileModel, init: usize) -> Vec<EmptyBuffer> {
+pub(crate) fn empty_buffers(model: &FileModel, init: usize) -> Vec<EmptyBuffer> {
     struct Finder<'i> {
         imports: &'i Imports,
         found: Vec<EmptyBuffer>,

@@ -15,9 +15,14 @@ use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::loops::LoopCalls;
 
+mod attribute_reassigned_with_new_shape;
 mod lazily_grown_buffer;
+mod loop_over_dynamic_dim;
+mod module_created_in_forward;
+mod module_state_mutation;
 mod opaque_helper_in_compiled_code;
 mod print_in_compiled_code;
+mod python_container_specialization;
 mod stateful_hook;
 
 /// What a hazard costs under torch.compile.
@@ -88,6 +93,11 @@ pub static RULES: &[&Rule] = &[
     &opaque_helper_in_compiled_code::RULE,
     &lazily_grown_buffer::RULE,
     &stateful_hook::RULE,
+    &module_state_mutation::RULE,
+    &loop_over_dynamic_dim::RULE,
+    &python_container_specialization::RULE,
+    &module_created_in_forward::RULE,
+    &attribute_reassigned_with_new_shape::RULE,
 ];
 
 /// What a rule sees: the file's model and the settings that shape fixes.

@@ -1,0 +1,211 @@
+//! TCF207 attribute-reassigned-with-new-shape: compiled code that checks a tensor attribute and
+//! rebuilds it for the input's size (`if self.rel_indices.shape[1] != N: self.rel_indices =
+//! self.get_rel_indices(N)`, timm's ConViT). The old value is read before it is replaced, so
+//! Dynamo guards on its size. Measured under torch 2.15: a registered buffer is static, so every
+//! new size recompiles until the recompile limit (8); a plain tensor attribute recompiles once,
+//! then automatic dynamic shapes cover it (once per size with `dynamic=False`).
+//! Empty buffers grown this way are TCF201's; Python scalars are TCF203's.
+
+use std::collections::HashSet;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{Expr, ExprContext, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled};
+use crate::model::file::FileModel;
+use crate::model::module::{init_method, is_self};
+use crate::model::reach::describe;
+use crate::model::scalars::scalar_attributes;
+use crate::model::shapes::InputSizes;
+use crate::rules::lazily_grown_buffer::{empty_buffers, register_buffer_arguments};
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF207",
+    name: "attribute-reassigned-with-new-shape",
+    summary: "size attributes for the largest input up front",
+    explanation: include_str!("../../codemods/attribute-reassigned-with-new-shape/README.md"),
+    hazard: "Compiled code rebuilds a tensor attribute for the input's size after checking the old one.",
+    why: "Dynamo guards on the old tensor's size, so a buffer rebuilt for a new size recompiles for every size \
+              (a plain attribute once), and after the recompile limit the frame runs eagerly.",
+    category: Category::Recompile,
+    fixes: &[],
+    check,
+};
+
+struct Rebuild {
+    attribute: String,
+    range: TextRange,
+    /// The input size it is rebuilt for, as written.
+    size: String,
+}
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
+        let functions: Vec<usize> =
+            model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)).collect();
+        if functions.is_empty() {
+            continue;
+        }
+        let others = attributes_of_other_rules(model, class);
+        let buffers = registered_buffers(model, class);
+        for function in functions {
+            for rebuild in rebuilds(model, function) {
+                if others.contains(&rebuild.attribute) {
+                    continue;
+                }
+                diagnostics.push(report(model, function, &rebuild, buffers.contains(&rebuild.attribute)));
+            }
+        }
+    }
+    diagnostics
+}
+
+fn report(model: &FileModel, function: usize, rebuild: &Rebuild, buffer: bool) -> Diagnostic {
+    let place = describe(model, function);
+    let (what, severity, cost) = if buffer {
+        (
+            "buffer",
+            Severity::High,
+            "buffers are static to Dynamo, so every new size recompiles (dynamic shapes do not help) and after 8 \
+             sizes the frame runs eagerly",
+        )
+    } else {
+        (
+            "attribute",
+            Severity::Low,
+            "Dynamo guards on its size: it recompiles once, then treats the size as dynamic (with `dynamic=False`, \
+             once per size)",
+        )
+    };
+    let message = format!(
+        "{what} `self.{}` is checked and rebuilt for `{}` in {place}: {cost}",
+        rebuild.attribute, rebuild.size
+    );
+    Diagnostic::new(&RULE, rebuild.range, message).with_severity(severity).without_fix(
+        "build it once in `__init__` for the largest size and slice it in forward, or compute it in forward \
+         without storing it on `self`",
+    )
+}
+
+/// Attributes TCF201 (empty buffers grown in forward) and TCF203 (Python scalars) report.
+fn attributes_of_other_rules(model: &FileModel, class: usize) -> HashSet<String> {
+    let mut names: HashSet<String> = scalar_attributes(model, class).into_iter().map(|a| a.init.attr).collect();
+    if let Some(init) = init_method(model, class) {
+        names.extend(empty_buffers(model, init).into_iter().map(|b| b.name));
+    }
+    names
+}
+
+/// Names the class registers with `self.register_buffer("name", ...)` in any method.
+fn registered_buffers(model: &FileModel, class: usize) -> HashSet<String> {
+    struct Finder(HashSet<String>);
+    impl<'a> CompiledCodeVisitor<'a> for Finder {
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            if let Expr::Call(call) = expr {
+                if let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call) {
+                    self.0.insert(name.value.to_str().to_string());
+                }
+            }
+            true
+        }
+    }
+    let mut finder = Finder(HashSet::new());
+    for &method in model.methods_of(class) {
+        visit_all(model.function(method).node.body(), &mut finder);
+    }
+    finder.0
+}
+
+/// `if <test reading self.X>: ... self.X = <value reading an input size>` (or
+/// `self.register_buffer("X", <value>)`) in the compiled code of `function`.
+fn rebuilds(model: &FileModel, function: usize) -> Vec<Rebuild> {
+    struct Finder<'m, 's> {
+        model: &'m FileModel<'m>,
+        sizes: &'s InputSizes,
+        found: Vec<Rebuild>,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'_, '_> {
+        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+            let Stmt::If(if_stmt) = stmt else { return };
+            let tested = self_attributes_read(&if_stmt.test);
+            if tested.is_empty() {
+                return;
+            }
+            let mut assignments = Assignments::default();
+            assignments.visit_body(&if_stmt.body);
+            for clause in &if_stmt.elif_else_clauses {
+                assignments.visit_body(&clause.body);
+            }
+            for (attribute, value, range) in assignments.found {
+                if !tested.contains(&attribute) || self.found.iter().any(|r| r.range == range) {
+                    continue;
+                }
+                if let Some(size) = self.sizes.read_by(value) {
+                    let size = self.model.source.text[size.range()].to_string();
+                    self.found.push(Rebuild { attribute, range, size });
+                }
+            }
+        }
+    }
+    let sizes = InputSizes::of(model, function);
+    let mut finder = Finder { model, sizes: &sizes, found: Vec::new() };
+    visit_compiled(model.function(function).node.body(), &mut finder);
+    finder.found
+}
+
+/// The `self.<attr>` names an expression reads.
+fn self_attributes_read(expr: &Expr) -> HashSet<String> {
+    struct Finder(HashSet<String>);
+    impl<'a> Visitor<'a> for Finder {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Attribute(attr) = expr {
+                if attr.ctx == ExprContext::Load && is_self(&attr.value) {
+                    self.0.insert(attr.attr.id.to_string());
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut finder = Finder(HashSet::new());
+    finder.visit_expr(expr);
+    finder.0
+}
+
+/// `self.X = value` statements and `self.register_buffer("X", value)` calls in a block.
+#[derive(Default)]
+struct Assignments<'a> {
+    found: Vec<(String, &'a Expr, TextRange)>,
+}
+
+impl<'a> Visitor<'a> for Assignments<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+            Stmt::Assign(assign) => {
+                for target in &assign.targets {
+                    if let Expr::Attribute(attr) = target {
+                        if is_self(&attr.value) {
+                            self.found.push((attr.attr.id.to_string(), &assign.value, stmt.range()));
+                        }
+                    }
+                }
+            }
+            Stmt::Expr(expr) => {
+                if let Expr::Call(call) = expr.value.as_ref() {
+                    if let Some((Expr::StringLiteral(name), Some(value), _)) = register_buffer_arguments(call) {
+                        self.found.push((name.value.to_str().to_string(), value, stmt.range()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+}

@@ -1,0 +1,110 @@
+//! TCF204 loop-over-dynamic-dim: `for i in range(x.shape[1])`, `range(x.size(0))`, `range(len(x))`
+//! or `range(N)` with `N` unpacked from an input's shape, in compiled code. Dynamo unrolls the loop,
+//! so the graph holds one copy of the body per iteration and is valid for that size only: every new
+//! size recompiles, dynamic shapes do not help, and after the recompile limit (8) the frame runs
+//! eagerly. There is no mechanical fix: the body has to be written as one batched tensor operation.
+
+use ruff_python_ast::{Comprehension, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::reach::describe;
+use crate::model::shapes::InputSizes;
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF204",
+    name: "loop-over-dynamic-dim",
+    summary: "vectorize loops over an input's size",
+    explanation: include_str!("../../codemods/loop-over-dynamic-dim/README.md"),
+    hazard: "A loop over `range` of an input's size in compiled code is unrolled for that size.",
+    why: "Dynamo unrolls the loop into the graph, so every new size of that dimension recompiles, even with \
+              dynamic shapes, and after the recompile limit the frame runs eagerly.",
+    category: Category::Recompile,
+    fixes: &[],
+    check,
+};
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for function in model.region_functions() {
+        let sizes = InputSizes::of(model, function);
+        let mut finder = LoopFinder { sizes: &sizes, found: Vec::new() };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        for (range, size) in finder.found {
+            let size = &model.source.text[size];
+            let message = format!(
+                "loop over `range` of `{size}` in {} is unrolled for each size: every new size recompiles \
+                 (dynamic shapes do not help), and after 8 sizes the frame runs eagerly",
+                describe(model, function)
+            );
+            // Medium: it costs only when that dimension varies between calls (sequence length,
+            // batch size); over a channel count fixed by the model it compiles once.
+            diagnostics.push(
+                Diagnostic::new(&RULE, range, message)
+                    .with_severity(Severity::Medium)
+                    .without_fix("write the loop body as one batched tensor operation over that dimension"),
+            );
+        }
+    }
+    diagnostics
+}
+
+/// Words that name dimensions a model fixes (`num_heads`, `num_levels`, `num_codebooks`, `ndim`,
+/// `channels`): unpacked from an input's shape, they still take one value per model, so the loop
+/// compiles once. Seen in transformers (grounding-dino's `num_levels = hidden_states.shape[1]`).
+const FIXED_DIMENSION_WORDS: [&str; 10] =
+    ["head", "channel", "level", "codebook", "dim", "layer", "expert", "class", "label", "feature"];
+
+fn names_fixed_dimension(size: &Expr) -> bool {
+    let Expr::Name(name) = size else { return false };
+    let name = name.id.to_ascii_lowercase();
+    FIXED_DIMENSION_WORDS.iter().any(|word| name.contains(word)) || name == "c"
+}
+
+struct LoopFinder<'s> {
+    sizes: &'s InputSizes,
+    /// The `range(...)` call and the size it reads.
+    found: Vec<(TextRange, TextRange)>,
+}
+
+impl LoopFinder<'_> {
+    fn iterable(&mut self, iter: &Expr) {
+        let Expr::Call(call) = iter else { return };
+        let is_range = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range");
+        if !is_range {
+            return;
+        }
+        let size = call.arguments.args.iter().find_map(|arg| self.sizes.read_by(arg));
+        if let Some(size) = size.filter(|size| !names_fixed_dimension(size)) {
+            self.found.push((call.range(), size.range()));
+        }
+    }
+
+    fn comprehensions(&mut self, generators: &[Comprehension]) {
+        for generator in generators {
+            self.iterable(&generator.iter);
+        }
+    }
+}
+
+impl<'a> CompiledCodeVisitor<'a> for LoopFinder<'_> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        if let Stmt::For(for_stmt) = stmt {
+            self.iterable(&for_stmt.iter);
+        }
+    }
+
+    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        match expr {
+            Expr::ListComp(comp) => self.comprehensions(&comp.generators),
+            Expr::SetComp(comp) => self.comprehensions(&comp.generators),
+            Expr::DictComp(comp) => self.comprehensions(&comp.generators),
+            Expr::Generator(comp) => self.comprehensions(&comp.generators),
+            _ => {}
+        }
+        true
+    }
+}

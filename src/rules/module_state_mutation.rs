@@ -1,0 +1,381 @@
+//! TCF203 module-state-mutation: compiled code that changes a Python number or bool attribute of
+//! the module (`self.step += 1`, `self.calls = self.calls + 1`, `self.warmed_up = True`). Dynamo
+//! treats such attributes as constants and guards on their value: an int counter recompiles on
+//! every call until the recompile limit (8), then the frame runs eagerly. The fix (unsafe) makes
+//! an int counter a 0-d buffer updated out of place, which Dynamo traces as a graph input.
+
+use std::collections::HashSet;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr};
+use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
+use ruff_text_size::Ranged;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::text::{stands_alone, torch_name};
+use crate::fix::{Edit, Fix, Safety};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::FileModel;
+use crate::model::module::{is_self, method_body, self_assignments};
+use crate::model::reach::describe;
+use crate::model::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF203",
+    name: "module-state-mutation",
+    summary: "keep changing module counters in buffers",
+    explanation: include_str!("../../codemods/module-state-mutation/README.md"),
+    hazard: "Compiled code changes a Python int, float or bool attribute of the module.",
+    why: "Dynamo treats a module's scalar attributes as constants and guards on their value, so a counter \
+              recompiles on every call and after the recompile limit the frame runs eagerly.",
+    category: Category::Recompile,
+    fixes: &[Safety::Unsafe],
+    check,
+};
+
+/// How compiled code changes a scalar attribute.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// From its own value (`+=`, `self.x = self.x + 1`, `self.flag = not self.flag`): a new value
+    /// on every call, for numbers.
+    Update,
+    /// To a literal (`self.warmed_up = True`): one new value.
+    Set,
+}
+
+struct Mutation<'a> {
+    function: usize,
+    stmt: &'a Stmt,
+    change: Change,
+}
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
+        let functions: Vec<usize> =
+            model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)).collect();
+        if functions.is_empty() {
+            continue;
+        }
+        let attributes = scalar_attributes(model, class);
+        let mut seen = HashSet::new();
+        for attribute in &attributes {
+            let name = attribute.init.attr.as_str();
+            if !seen.insert(name) {
+                continue; // assigned twice in `__init__`: one report
+            }
+            let mutations = mutations(model, &functions, name);
+            let updated = mutations.iter().any(|m| m.change == Change::Update);
+            let fix = (updated && attribute.kind == ScalarKind::Int)
+                .then(|| counter_fix(model, class, &functions, attribute, &attributes, &mutations));
+            for mutation in &mutations {
+                // A literal set next to an update is the update's business; a set never read by
+                // compiled code is never guarded on (measured: no recompile).
+                if mutation.change == Change::Set && (updated || !read_in(model, &functions, name)) {
+                    continue;
+                }
+                diagnostics.push(report(model, attribute, mutation, fix.clone()));
+            }
+        }
+    }
+    diagnostics
+}
+
+fn report(
+    model: &FileModel,
+    attribute: &ScalarAttribute,
+    mutation: &Mutation,
+    fix: Option<Result<Fix, String>>,
+) -> Diagnostic {
+    let code = first_line(&model.source.text[mutation.stmt.range()]);
+    let place = describe(model, mutation.function);
+    let (severity, cost) = match (attribute.kind, mutation.change) {
+        (ScalarKind::Int, Change::Update) => (
+            Severity::High,
+            "Dynamo treats a module's int attributes as constants, so every call recompiles; after 8 recompiles the frame runs eagerly",
+        ),
+        (ScalarKind::Float, Change::Update) => (
+            Severity::Medium,
+            "Dynamo guards on the float and recompiles once before it treats it as dynamic",
+        ),
+        _ => (Severity::Low, "Dynamo guards on its value and compiles one version per value it takes"),
+    };
+    let kind = match attribute.kind {
+        ScalarKind::Int => "int",
+        ScalarKind::Float => "float",
+        ScalarKind::Bool => "bool",
+    };
+    let message = format!("`{code}` in {place} changes the {kind} attribute `{}`: {cost}", attribute.init.attr);
+    let diagnostic = Diagnostic::new(&RULE, mutation.stmt.range(), message).with_severity(severity);
+    match fix {
+        Some(Ok(fix)) => diagnostic.with_fix(fix),
+        Some(Err(reason)) => diagnostic.without_fix(reason),
+        None if attribute.kind == ScalarKind::Float => diagnostic.without_fix(
+            "a tensor buffer would compute in float32 where the Python float is float64; if one recompile matters, keep the value in a float64 buffer",
+        ),
+        None => diagnostic,
+    }
+}
+
+fn first_line(code: &str) -> String {
+    match code.lines().next() {
+        Some(line) if line.len() < code.len() => format!("{line} ..."),
+        _ => code.to_string(),
+    }
+}
+
+/// Where the compiled code of the class changes `self.<name>`.
+fn mutations<'a>(model: &FileModel<'a>, functions: &[usize], name: &str) -> Vec<Mutation<'a>> {
+    struct Finder<'a, 'n> {
+        name: &'n str,
+        function: usize,
+        found: Vec<Mutation<'a>>,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'a, '_> {
+        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+            let change = match stmt {
+                Stmt::AugAssign(assign) if is_attribute(&assign.target, self.name) => Some(Change::Update),
+                Stmt::Assign(assign) if assign.targets.iter().any(|t| is_attribute(t, self.name)) => {
+                    if reads(&assign.value, self.name) {
+                        Some(Change::Update)
+                    } else if scalar_kind(&assign.value).is_some() {
+                        Some(Change::Set)
+                    } else {
+                        None // anything else is no longer a Python scalar (TCF207's business)
+                    }
+                }
+                _ => None,
+            };
+            if let Some(change) = change {
+                self.found.push(Mutation { function: self.function, stmt, change });
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for &function in functions {
+        let mut finder = Finder { name, function, found: Vec::new() };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        found.extend(finder.found);
+    }
+    found
+}
+
+/// `self.<name>`.
+fn is_attribute(expr: &Expr, name: &str) -> bool {
+    matches!(expr, Expr::Attribute(attr) if attr.attr.id.as_str() == name && is_self(&attr.value))
+}
+
+/// Whether `expr` reads `self.<name>`.
+fn reads(expr: &Expr, name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if matches!(expr, Expr::Attribute(attr) if attr.ctx == ExprContext::Load) && is_attribute(expr, self.name) {
+                self.found = true;
+            }
+            if !self.found {
+                walk_expr(self, expr);
+            }
+        }
+    }
+    let mut finder = Finder { name, found: false };
+    finder.visit_expr(expr);
+    finder.found
+}
+
+/// Whether compiled code of the class reads `self.<name>` anywhere (outside the statements that
+/// set it to a literal).
+fn read_in(model: &FileModel, functions: &[usize], name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            if matches!(expr, Expr::Attribute(attr) if attr.ctx == ExprContext::Load) && is_attribute(expr, self.name) {
+                self.found = true;
+            }
+            true
+        }
+    }
+    functions.iter().any(|&function| {
+        let mut finder = Finder { name, found: false };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        finder.found
+    })
+}
+
+/// `self.step = 0` in `__init__` becomes a 0-d buffer, and `self.step += 1` becomes
+/// `self.step = self.step + 1`: out of place, because an in-place update of a tensor that
+/// autograd saved (`y = x * self.step` before the update) fails in backward.
+fn counter_fix(
+    model: &FileModel,
+    class: usize,
+    functions: &[usize],
+    attribute: &ScalarAttribute,
+    attributes: &[ScalarAttribute],
+    mutations: &[Mutation],
+) -> Result<Fix, String> {
+    let name = attribute.init.attr.as_str();
+    let text = &model.source.text;
+    if let Some(reason) = control_flow_read(model, functions, name) {
+        return Err(format!(
+            "`{reason}` feeds Python control flow: as a tensor it would be a data-dependent branch (a graph break); \
+             keep the counter out of the compiled code or make the branch a tensor operation"
+        ));
+    }
+    if attributes.iter().filter(|a| a.init.attr == name).count() != 1 || !attribute.init.top_level {
+        return Err(format!("`__init__` sets `{name}` more than once or under a condition: make it a buffer by hand"));
+    }
+    let init = attribute.init.method;
+    let assigned_elsewhere = self_assignments(model, class).into_iter().find(|assignment| {
+        assignment.attr == name
+            && assignment.method != init
+            && !mutations.iter().any(|m| std::ptr::eq(m.stmt, assignment.stmt) && m.change == Change::Update)
+    });
+    if let Some(assignment) = assigned_elsewhere {
+        return Err(format!(
+            "`{}` also assigns `{name}`; a buffer only takes tensors, so that assignment would need changing too",
+            model.function(assignment.method).name
+        ));
+    }
+    if !after_super_init(model, init, attribute.init.stmt) {
+        return Err("`__init__` sets it before `super().__init__()`, where buffers cannot be registered yet".to_string());
+    }
+    if !stands_alone(text, attribute.init.stmt.range()) {
+        return Err("its assignment in `__init__` shares its line with other code: make it a buffer by hand".to_string());
+    }
+    let (torch, import) = torch_name(model);
+    let literal = &text[attribute.literal.range()];
+    let mut edits = vec![Edit::replace(
+        attribute.init.stmt.range(),
+        format!("self.register_buffer(\"{name}\", {torch}.tensor({literal}), persistent=False)"),
+    )];
+    for mutation in mutations {
+        if let Stmt::AugAssign(assign) = mutation.stmt {
+            edits.push(out_of_place(text, assign, name));
+        }
+    }
+    edits.extend(import);
+    let title = format!(
+        "Make `{name}` a 0-d buffer that forward updates out of place (unsafe: code outside forward that reads \
+         `.{name}` now gets a tensor)"
+    );
+    Ok(Fix::new(title, Safety::Unsafe, edits))
+}
+
+/// `self.step += n` as `self.step = self.step + n`.
+fn out_of_place(text: &str, assign: &ast::StmtAugAssign, name: &str) -> Edit {
+    let value = &text[assign.value.range()];
+    let value = match assign.value.as_ref() {
+        Expr::Name(_) | Expr::NumberLiteral(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => {
+            value.to_string()
+        }
+        _ => format!("({value})"),
+    };
+    Edit::replace(assign.range(), format!("self.{name} = self.{name} {} {value}", assign.op.as_str()))
+}
+
+/// Whether the assignment in `__init__` comes after its `super().__init__(...)` call.
+fn after_super_init(model: &FileModel, init: usize, assignment: &Stmt) -> bool {
+    let body = method_body(model, init);
+    let is_super_init = |stmt: &Stmt| {
+        let Stmt::Expr(expr) = stmt else { return false };
+        let Expr::Call(call) = expr.value.as_ref() else { return false };
+        matches!(call.func.as_ref(), Expr::Attribute(method) if method.attr.id.as_str() == "__init__")
+    };
+    let super_at = body.iter().position(is_super_init);
+    let assigned_at = body.iter().position(|stmt| std::ptr::eq(stmt, assignment));
+    matches!((super_at, assigned_at), (Some(s), Some(a)) if s < a)
+}
+
+/// Code that turns `self.<name>` (or a local computed from it) into Python control flow: an
+/// `if`/`while`/ternary/`assert` test, a `range`, an index, `int()`. As a tensor it becomes a
+/// data-dependent branch or shape. The text of the first one found.
+fn control_flow_read(model: &FileModel, functions: &[usize], name: &str) -> Option<String> {
+    struct Finder<'n, 't> {
+        name: &'n str,
+        text: &'t str,
+        /// Locals computed from the attribute (`do_log = self.step % 100 == 0`).
+        derived: HashSet<String>,
+        found: Option<String>,
+    }
+    impl Finder<'_, '_> {
+        fn depends(&self, expr: &Expr) -> bool {
+            reads(expr, self.name) || mentions_any(expr, &self.derived)
+        }
+        fn sink(&mut self, expr: &Expr) {
+            if self.found.is_none() && self.depends(expr) {
+                self.found = Some(first_line(&self.text[expr.range()]));
+            }
+        }
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'_, '_> {
+        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+            match stmt {
+                Stmt::If(s) => self.sink(&s.test),
+                Stmt::While(s) => self.sink(&s.test),
+                Stmt::Assert(s) => self.sink(&s.test),
+                Stmt::For(s) => self.sink(&s.iter),
+                Stmt::Assign(assign) if self.depends(&assign.value) => {
+                    for target in &assign.targets {
+                        if let Expr::Name(local) = target {
+                            self.derived.insert(local.id.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            match expr {
+                Expr::If(e) => self.sink(&e.test),
+                Expr::BoolOp(e) => e.values.iter().for_each(|v| self.sink(v)),
+                Expr::Subscript(e) => self.sink(&e.slice),
+                Expr::FString(_) => self.sink(expr),
+                Expr::Call(call) => {
+                    let python = matches!(call.func.as_ref(), Expr::Name(f)
+                        if matches!(f.id.as_str(), "range" | "int" | "float" | "bool" | "str" | "len" | "round" | "min" | "max"));
+                    if python {
+                        call.arguments.args.iter().for_each(|arg| self.sink(arg));
+                    }
+                }
+                _ => {}
+            }
+            true
+        }
+    }
+    let text = model.source.text.as_str();
+    functions.iter().find_map(|&function| {
+        let mut finder = Finder { name, text, derived: HashSet::new(), found: None };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        finder.found
+    })
+}
+
+fn mentions_any(expr: &Expr, names: &HashSet<String>) -> bool {
+    struct Finder<'n> {
+        names: &'n HashSet<String>,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if matches!(expr, Expr::Name(name) if self.names.contains(name.id.as_str())) {
+                self.found = true;
+            }
+            if !self.found {
+                walk_expr(self, expr);
+            }
+        }
+    }
+    if names.is_empty() {
+        return false;
+    }
+    let mut finder = Finder { names, found: false };
+    finder.visit_expr(expr);
+    finder.found
+}

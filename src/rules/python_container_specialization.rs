@@ -1,0 +1,183 @@
+//! TCF205 python-container-specialization: a list argument of compiled code handled element by
+//! element — `if isinstance(images, list): images = torch.cat(images)`, `len(images)`,
+//! `for image in images` (nanoVLM's `_process_images`). Dynamo traces a Python list as its
+//! elements: it guards on the list's length and compiles one version per distinct length,
+//! dynamic shapes or not. The list should become one tensor before the compiled call.
+
+use std::collections::HashSet;
+
+use ruff_python_ast::{self as ast, Comprehension, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::FileModel;
+use crate::model::imports::Imports;
+use crate::model::reach::describe;
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF205",
+    name: "python-container-specialization",
+    summary: "stack list arguments before the compiled call",
+    explanation: include_str!("../../codemods/python-container-specialization/README.md"),
+    hazard: "A list argument whose length shapes compiled code (torch.cat over it, len of it, a loop over it).",
+    why: "Dynamo guards on the list's length, so every new number of elements recompiles, dynamic shapes or \
+              not, and after the recompile limit the frame runs eagerly.",
+    category: Category::Recompile,
+    fixes: &[],
+    check,
+};
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for function in model.region_functions() {
+        let lists = list_parameters(model, function);
+        if lists.is_empty() {
+            continue;
+        }
+        let mut finder = UseFinder { lists: &lists, imports: &model.imports, found: Vec::new() };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        let mut reported = HashSet::new();
+        for (parameter, range, how) in finder.found {
+            if !reported.insert(parameter.clone()) {
+                continue; // one finding per argument: the first place its length matters
+            }
+            let message = format!(
+                "list argument `{parameter}` is {how} in {}: Dynamo guards on its length, so each new number of \
+                 elements recompiles (dynamic shapes do not help)",
+                describe(model, function)
+            );
+            // Medium: one compile per distinct length, bounded by how many lengths the data has.
+            diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(Severity::Medium).without_fix(
+                "stack or concatenate the list into one tensor before calling the compiled model, and pass the \
+                 tensor (mark its first dimension dynamic if it varies)",
+            ));
+        }
+    }
+    diagnostics
+}
+
+/// Lists with one entry per layer or feature level: their length is fixed by the model
+/// (transformers' depth necks take `hidden_states: list[Tensor]`, timm's feature nets `x`).
+const PER_LAYER_WORDS: [&str; 6] = ["hidden_states", "feat", "logits", "layer", "level", "outputs"];
+
+/// Parameters that the function's compiled code tests with `isinstance(p, list)` (or `tuple`):
+/// arguments that may arrive as a Python list.
+fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
+    struct Finder<'p> {
+        parameters: &'p HashSet<String>,
+        validating: Option<TextRange>,
+        found: HashSet<String>,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
+        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+            // `if not isinstance(x, list): raise ...`: a check of the argument's type, and
+            // `isinstance(x, list)` tests inside it say nothing about how it is used.
+            if let Stmt::If(if_stmt) = stmt {
+                if matches!(if_stmt.body.last(), Some(Stmt::Raise(_))) {
+                    self.validating = Some(if_stmt.test.range());
+                }
+            }
+        }
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            if self.validating.is_some_and(|test| test.contains_range(expr.range())) {
+                return true;
+            }
+            if let Some(name) = isinstance_list(expr).filter(|name| self.parameters.contains(*name)) {
+                if !PER_LAYER_WORDS.iter().any(|word| name.contains(word)) {
+                    self.found.insert(name.to_string());
+                }
+            }
+            true
+        }
+    }
+    let node = model.function(function).node;
+    let Some(parameters) = node.parameters() else { return HashSet::new() };
+    let parameters: HashSet<String> =
+        parameters.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect();
+    let mut finder = Finder { parameters: &parameters, validating: None, found: HashSet::new() };
+    visit_compiled(node.body(), &mut finder);
+    finder.found
+}
+
+/// `isinstance(images, list)`, `isinstance(images, (list, tuple))`: the name tested.
+fn isinstance_list(expr: &Expr) -> Option<&str> {
+    let Expr::Call(call) = expr else { return None };
+    let is_isinstance = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "isinstance");
+    let [Expr::Name(tested), types] = call.arguments.args.as_ref() else { return None };
+    // Tuples are mostly fixed-structure outputs (per-layer hidden states, gate logits): lists are
+    // what batches of images or crops arrive in.
+    let is_list_type = |e: &Expr| matches!(e, Expr::Name(n) if matches!(n.id.as_str(), "list" | "List"));
+    let lists = match types {
+        Expr::Tuple(tuple) => tuple.elts.iter().any(is_list_type),
+        other => is_list_type(other),
+    };
+    (is_isinstance && lists).then_some(tested.id.as_str())
+}
+
+struct UseFinder<'l> {
+    lists: &'l HashSet<String>,
+    imports: &'l Imports,
+    /// The argument, where its length shapes the code, and how it is used.
+    found: Vec<(String, TextRange, &'static str)>,
+}
+
+impl UseFinder<'_> {
+    fn list_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
+        match expr {
+            Expr::Name(name) if self.lists.contains(name.id.as_str()) => Some(name.id.as_str()),
+            _ => None,
+        }
+    }
+
+    fn call(&mut self, call: &ast::ExprCall) {
+        let Some(first) = call.arguments.args.first() else { return };
+        let Some(name) = self.list_name(first) else { return };
+        let how = match self.imports.qualified_name(&call.func).as_deref() {
+            Some("torch.cat" | "torch.concat" | "torch.concatenate") => "concatenated",
+            Some("torch.stack") => "stacked",
+            Some("len") => "measured with `len`",
+            _ => return,
+        };
+        self.found.push((name.to_string(), call.range(), how));
+    }
+
+    fn iterated(&mut self, iter: &Expr) {
+        let iterated = match iter {
+            // enumerate(images), zip(images, ...)
+            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "enumerate" | "zip")) => {
+                call.arguments.args.iter().find_map(|arg| self.list_name(arg).map(|name| (name, arg)))
+            }
+            other => self.list_name(other).map(|name| (name, other)),
+        };
+        if let Some((name, at)) = iterated {
+            self.found.push((name.to_string(), at.range(), "looped over"));
+        }
+    }
+
+    fn comprehensions(&mut self, generators: &[Comprehension]) {
+        generators.iter().for_each(|generator| self.iterated(&generator.iter));
+    }
+}
+
+impl<'a> CompiledCodeVisitor<'a> for UseFinder<'_> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        if let Stmt::For(for_stmt) = stmt {
+            self.iterated(&for_stmt.iter);
+        }
+    }
+
+    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        match expr {
+            Expr::Call(call) => self.call(call),
+            Expr::ListComp(comp) => self.comprehensions(&comp.generators),
+            Expr::SetComp(comp) => self.comprehensions(&comp.generators),
+            Expr::DictComp(comp) => self.comprehensions(&comp.generators),
+            Expr::Generator(comp) => self.comprehensions(&comp.generators),
+            _ => {}
+        }
+        true
+    }
+}
