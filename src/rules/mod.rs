@@ -14,9 +14,16 @@ use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::loops;
 
+mod compile_and_ddp;
+mod custom_op_without_fake;
+mod deprecated_sdp_kernel;
+mod full_backward_hook;
+mod hook_registered_after_compile;
+mod host_call_in_compiled_code;
 mod lazily_grown_buffer;
 mod opaque_helper_in_compiled_code;
 mod print_in_compiled_code;
+mod scripted_submodule;
 mod stateful_hook;
 
 /// What a hazard costs under torch.compile.
@@ -73,8 +80,15 @@ impl PartialEq for Rule {
 pub static RULES: &[&Rule] = &[
     &print_in_compiled_code::RULE,
     &opaque_helper_in_compiled_code::RULE,
+    &host_call_in_compiled_code::RULE,
+    &deprecated_sdp_kernel::RULE,
+    &scripted_submodule::RULE,
+    &full_backward_hook::RULE,
     &lazily_grown_buffer::RULE,
     &stateful_hook::RULE,
+    &hook_registered_after_compile::RULE,
+    &compile_and_ddp::RULE,
+    &custom_op_without_fake::RULE,
 ];
 
 /// What a rule sees: the file's model and the settings that shape fixes.
