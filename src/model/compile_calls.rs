@@ -52,6 +52,12 @@ pub fn rebound_at(body: &[Stmt], target: &str, after: TextSize) -> Option<TextSi
     finder.found
 }
 
+/// Whether the text may hold what the setup rules look for outside the compiled region (a cheap
+/// superset: a file without these words has nothing for them).
+pub fn mentions_setup_code(text: &str) -> bool {
+    ["compile", "backward_hook", "custom_op", "sdp_kernel"].iter().any(|word| text.contains(word))
+}
+
 pub fn is_torch_compile(imports: &Imports, call: &ast::ExprCall) -> bool {
     imports.qualified_name(&call.func).as_deref() == Some("torch.compile")
 }

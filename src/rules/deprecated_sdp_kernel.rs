@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
+use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -135,6 +136,9 @@ fn with_fix(checker: &Checker, diagnostic: Diagnostic, call: &ast::ExprCall) -> 
         Err(why) => return diagnostic.without_fix(why),
     };
     let model = checker.model;
+    if model.source.text[call.range()].contains('#') && has_comment(model, call) {
+        return diagnostic.without_fix("the call holds comments that the rewrite would drop: rewrite it by hand");
+    }
     let names = AttentionNames::of(model);
     let (torch, import) = torch_name(model);
     let needs_torch = names.sdpa_kernel.is_none() || names.sdp_backend.is_none();
@@ -148,6 +152,10 @@ fn with_fix(checker: &Checker, diagnostic: Diagnostic, call: &ast::ExprCall) -> 
     }
     let title = format!("Use `{sdpa_kernel}` with the backends `sdp_kernel` enabled");
     diagnostic.with_fix(Fix::new(title, Safety::Safe, edits))
+}
+
+fn has_comment(model: &FileModel, call: &ast::ExprCall) -> bool {
+    model.source.parsed.tokens().in_range(call.range()).iter().any(|token| token.kind() == TokenKind::Comment)
 }
 
 /// The backends the call enables, in `sdp_kernel`'s order; an error saying why when an argument is

@@ -15,7 +15,7 @@ use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
 use crate::model::file::FileModel;
-use crate::model::imports::{dotted_name, last_segment};
+use crate::model::imports::last_segment;
 use crate::rules::{Category, Checker, Rule};
 
 pub static RULE: Rule = Rule {
@@ -46,15 +46,11 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         if !compiles && !on_own_module {
             continue;
         }
-        let receiver = dotted_name(&method.value).unwrap_or_else(|| "the module".to_string());
+        let receiver = &model.source.text[method.value.range()];
         let id = if method.attr.id.as_str() == "register_backward_hook" { "GB0104" } else { "GB0083" };
-        let why = if on_own_module {
-            "every torch.compile of this module"
-        } else {
-            "a file that calls torch.compile"
-        };
+        let whose = if on_own_module { "a module's own code" } else { "a file that calls torch.compile" };
         let message = format!(
-            "`{receiver}.{}(...)` in {why}: Dynamo breaks the graph at `{receiver}`'s call ({id}, module backward hooks need compiled autograd) and compiles no graph for the frame that calls it",
+            "`{receiver}.{}(...)` in {whose}: under torch.compile Dynamo breaks the graph at `{receiver}`'s call ({id}: module backward hooks need compiled autograd) and the frame that calls it compiles no graph",
             method.attr.id
         );
         diagnostics.push(Diagnostic::new(&RULE, call.range(), message).without_fix(

@@ -44,10 +44,12 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                 continue;
             };
             for registration in calls.iter().filter(live).filter(|call| call.start() > first_call.end()) {
-                let Some((receiver, hook)) = hook_registration(registration) else { continue };
-                if !reaches_compiled_module(&receiver, binding) {
+                let Some((path, hook)) = hook_registration(registration) else { continue };
+                if !reaches_compiled_module(&path, binding) {
                     continue;
                 }
+                let Expr::Attribute(method) = registration.func.as_ref() else { continue };
+                let receiver = &model.source.text[method.value.range()];
                 let line = model.source.line_column(first_call.start()).0;
                 let message = format!(
                     "`{receiver}.{hook}(...)` comes after `{}` was first called (line {line}): the graph compiled then does not run the hook, silently",

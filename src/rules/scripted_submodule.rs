@@ -4,9 +4,9 @@
 //! wrapper (unsafe: TorchScript-only behaviour and exported methods may differ).
 
 use ruff_python_ast::{self as ast, Expr, ExprContext};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
@@ -43,13 +43,14 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             if !is_jit_script(model, script) {
                 continue;
             }
-            let Some((function, site)) = first_compiled_call(model, class, &assignment.attr) else { continue };
+            let Some(function) = first_compiled_call(model, class, &assignment.attr) else { continue };
             let message = format!(
                 "`self.{}` is a `torch.jit.script` module called from {}: Dynamo cannot trace a ScriptModule and runs that frame eagerly",
                 assignment.attr,
                 describe(model, function)
             );
-            let diagnostic = checker.graph_break(Diagnostic::new(&RULE, script.range(), message), function, site);
+            // Critical wherever the call sits: the frame runs eagerly already, loop or not.
+            let diagnostic = Diagnostic::new(&RULE, script.range(), message).with_severity(Severity::Critical);
             diagnostics.push(with_fix(model, diagnostic, script));
         }
     }
@@ -68,17 +69,27 @@ fn with_fix(model: &FileModel, diagnostic: Diagnostic, script: &ast::ExprCall) -
     if !script.arguments.keywords.is_empty() || argument.is_starred_expr() {
         return diagnostic.without_fix("the `torch.jit.script` call has other arguments: remove the wrapper by hand");
     }
-    let inner = &model.source.text[argument.range()];
+    let text = &model.source.text;
+    let edits = if text[script.range()].contains(['\n', '\r', '#']) {
+        // Spread over lines or holding comments: drop only `torch.jit.script`, so its parentheses
+        // keep the lines together and every comment stays. A trailing comma would make a tuple.
+        if text[TextRange::new(argument.end(), script.end())].contains(',') {
+            return diagnostic.without_fix("the call ends with a trailing comma: remove the wrapper by hand");
+        }
+        vec![Edit::replace(script.func.range(), "")]
+    } else {
+        vec![Edit::replace(script.range(), &text[argument.range()])]
+    };
     let title = "Drop the `torch.jit.script` wrapper (unsafe: TorchScript-only behaviour, such as `@torch.jit.export` methods and scripted type refinement, is gone)";
-    diagnostic.with_fix(Fix::new(title, Safety::Unsafe, vec![Edit::replace(script.range(), inner)]))
+    diagnostic.with_fix(Fix::new(title, Safety::Unsafe, edits))
 }
 
-/// The first compiled function of the class that calls `self.<attr>(...)`, and where.
-fn first_compiled_call(model: &FileModel, class: usize, attr: &str) -> Option<(usize, Site)> {
+/// The first compiled function of the class that calls `self.<attr>(...)`.
+fn first_compiled_call(model: &FileModel, class: usize, attr: &str) -> Option<usize> {
     model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)).find_map(|function| {
         let mut finder = CallFinder { attr, found: None };
         visit_compiled(model.function(function).node.body(), &mut finder);
-        finder.found.map(|site| (function, site))
+        finder.found.map(|_| function)
     })
 }
 
