@@ -58,7 +58,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                 continue;
             }
             let message = format!(
-                "`{}` in {} breaks the graph (GB0208) and is deprecated",
+                "`{}` is deprecated, and in {} it breaks the graph (GB0208)",
                 shown(model, call),
                 describe(model, function)
             );

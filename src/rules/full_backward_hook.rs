@@ -4,16 +4,17 @@
 //! legacy hook) and, measured under torch 2.15, compiles no graph for that frame at all.
 //!
 //! Which modules get compiled is not visible from one registration, so the rule stays
-//! conservative: it reports registrations in a file that compiles something (`torch.compile(...)`,
-//! `@torch.compile`, `x.compile()`), and registrations a module class makes on itself or its
+//! conservative: it reports registrations in a function (or module level) that also compiles
+//! something (`torch.compile(...)`, `@torch.compile`, `x.compile()`), and registrations a module class makes on itself or its
 //! submodules (`self.register_full_backward_hook`, `self.proj.register_...`), since the module
 //! then carries the hook into every compile of it.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{self as ast, Expr};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
+use crate::model::compile_calls::scopes;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
 use crate::rules::{Category, Checker, Rule};
@@ -36,28 +37,37 @@ const BACKWARD_HOOKS: [&str; 3] =
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
-    let mut finder = Finder { model, registrations: Vec::new(), compiles: false };
-    finder.visit_body(model.source.parsed.suite());
-    let compiles = finder.compiles || model.functions.iter().any(|f| f.compiled);
     let mut diagnostics = Vec::new();
-    for call in finder.registrations {
-        let Expr::Attribute(method) = call.func.as_ref() else { continue };
-        let on_own_module = is_self_or_submodule(&method.value) && in_module_class(model, call);
-        if !compiles && !on_own_module {
-            continue;
+    for body in scopes(model) {
+        let mut finder = Finder { model, registrations: Vec::new(), compiles: false };
+        finder.visit_body(body);
+        for call in finder.registrations {
+            if let Some(diagnostic) = finding(model, call, finder.compiles) {
+                diagnostics.push(diagnostic);
+            }
         }
-        let receiver = &model.source.text[method.value.range()];
-        let id = if method.attr.id.as_str() == "register_backward_hook" { "GB0104" } else { "GB0083" };
-        let whose = if on_own_module { "a module's own code" } else { "a file that calls torch.compile" };
-        let message = format!(
-            "`{receiver}.{}(...)` in {whose}: under torch.compile Dynamo breaks the graph at `{receiver}`'s call ({id}: module backward hooks need compiled autograd) and the frame that calls it compiles no graph",
-            method.attr.id
-        );
-        diagnostics.push(Diagnostic::new(&RULE, call.range(), message).without_fix(
-            "hook the tensors instead (`output.register_hook(...)` inside forward, or on parameters), or enable compiled autograd (`torch._dynamo.config.compiled_autograd = True`)",
-        ));
     }
     diagnostics
+}
+
+/// A registration is reported when the same scope compiles something (a training script that hooks
+/// then compiles), or when a module hooks itself or its submodules in its own methods.
+fn finding(model: &FileModel, call: &ast::ExprCall, scope_compiles: bool) -> Option<Diagnostic> {
+    let Expr::Attribute(method) = call.func.as_ref() else { return None };
+    let on_own_module = is_self_or_submodule(&method.value) && in_module_class(model, call);
+    if !scope_compiles && !on_own_module {
+        return None;
+    }
+    let receiver = &model.source.text[method.value.range()];
+    let id = if method.attr.id.as_str() == "register_backward_hook" { "GB0104" } else { "GB0083" };
+    let whose = if on_own_module { "a module's own code" } else { "code that calls torch.compile" };
+    let message = format!(
+        "`{receiver}.{}(...)` in {whose}: under torch.compile Dynamo breaks the graph at `{receiver}`'s call ({id}: module backward hooks need compiled autograd) and the frame that calls it compiles no graph",
+        method.attr.id
+    );
+    Some(Diagnostic::new(&RULE, call.range(), message).without_fix(
+        "hook the tensors instead (`output.register_hook(...)` inside forward, or on parameters), or enable compiled autograd (`torch._dynamo.config.compiled_autograd = True`)",
+    ))
 }
 
 /// `self`, `self.proj`, `self.blocks[0]`: the module itself or one of its submodules.
@@ -85,6 +95,14 @@ struct Finder<'m, 'a> {
 }
 
 impl<'a> Visitor<'a> for Finder<'_, 'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            // A nested def is a scope of its own.
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            _ => walk_stmt(self, stmt),
+        }
+    }
+
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
             let method = last_segment(&call.func);

@@ -33,7 +33,10 @@ enum HostCall {
     Sleep,
     Datetime,
     Uuid,
-    NumpyRandom,
+    /// A draw torch's numpy layer can do, made without a size: a Python scalar comes out.
+    NumpyScalar,
+    /// A function torch's numpy layer does not implement (`permutation`, `beta`, `default_rng`).
+    NumpyUnsupported,
 }
 
 impl HostCall {
@@ -45,7 +48,7 @@ impl HostCall {
             HostCall::Sleep => "sleep outside the compiled call",
             HostCall::Datetime => "read the date outside the compiled call and pass it in if it is needed",
             HostCall::Uuid => "make the id outside the compiled call",
-            HostCall::NumpyRandom => {
+            HostCall::NumpyScalar | HostCall::NumpyUnsupported => {
                 "draw with torch's RNG (`torch.rand`, `torch.randint`, `torch.randperm`), or draw with numpy outside the compiled call"
             }
         }
@@ -56,7 +59,8 @@ impl HostCall {
             HostCall::Clock => "GB9193",
             HostCall::Sleep | HostCall::Uuid => "GB0007",
             HostCall::Datetime => "GB0156",
-            HostCall::NumpyRandom => "GB0033/GB0294",
+            HostCall::NumpyScalar => "GB0033",
+            HostCall::NumpyUnsupported => "GB0294",
         }
     }
 }
@@ -81,7 +85,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         for (call, kind, site) in finder.found {
             let shown = dotted_name(&call.func).unwrap_or_default();
             let message = format!(
-                "`{shown}()` in {} breaks the graph ({}): Dynamo cannot trace this call into a graph",
+                "`{shown}()` in {} breaks the graph ({})",
                 describe(model, function),
                 kind.graph_break()
             );
@@ -122,8 +126,17 @@ fn host_call(call: &ast::ExprCall, imports: &Imports) -> Option<HostCall> {
         _ => {}
     }
     let function = name.strip_prefix("numpy.random.")?;
-    (!function.contains('.') && !numpy_random_is_traced(function, call)).then_some(HostCall::NumpyRandom)
+    if function.contains('.') || numpy_random_is_traced(function, call) {
+        return None;
+    }
+    Some(if NUMPY_SCALAR_DRAWS.contains(&function) { HostCall::NumpyScalar } else { HostCall::NumpyUnsupported })
 }
+
+/// `np.random` functions torch's numpy layer implements; without a size they return a scalar
+/// (measured: `rand()`, `randint(1, 5)`, `normal(0, 1)`, `uniform()`, `random()`, `choice(5)`,
+/// and `choice(5, 3)` too).
+const NUMPY_SCALAR_DRAWS: [&str; 10] =
+    ["rand", "randn", "random", "random_sample", "sample", "ranf", "uniform", "normal", "randint", "choice"];
 
 /// Dynamo traces some `np.random` draws through torch's numpy layer when they return an array:
 /// `np.random.rand(4)`, `np.random.normal(0, 1, size=4)`, `np.random.seed(0)`. A draw without a
