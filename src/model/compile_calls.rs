@@ -38,7 +38,7 @@ pub fn compile_bindings<'a>(imports: &Imports, body: &'a [Stmt]) -> Vec<CompileB
 }
 
 /// Every call in the scope (not in nested defs, classes or lambdas), in source order.
-pub fn calls<'a>(body: &'a [Stmt]) -> Vec<&'a ast::ExprCall> {
+pub fn calls(body: &[Stmt]) -> Vec<&ast::ExprCall> {
     let mut finder = CallFinder::default();
     finder.visit_body(body);
     finder.found.sort_by_key(|call| call.start());

@@ -36,7 +36,10 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         let calls = calls(body);
         for binding in &bindings {
             let end = rebound_at(body, &binding.target, binding.call.end());
-            for call in calls.iter().filter(|call| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end)) {
+            for call in calls
+                .iter()
+                .filter(|call| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end))
+            {
                 let Some(method) = state_method(call, &binding.target) else { continue };
                 let original = match binding.module.as_deref() {
                     Some(module) if module != binding.target => format!("`{module}.{method}(...)`"),
@@ -55,7 +58,9 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                         binding.target
                     )
                 };
-                diagnostics.push(Diagnostic::new(&RULE, call.range(), message).with_severity(Severity::Low).without_fix(advice));
+                diagnostics.push(
+                    Diagnostic::new(&RULE, call.range(), message).with_severity(Severity::Low).without_fix(advice),
+                );
             }
         }
     }

@@ -32,8 +32,28 @@ pub static RULE: Rule = Rule {
 
 /// Unary torch functions whose output has the input's shape, dtype and device.
 const ELEMENTWISE: [&str; 22] = [
-    "abs", "neg", "sin", "cos", "tan", "tanh", "sigmoid", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "relu",
-    "gelu", "silu", "erf", "floor", "ceil", "round", "clone", "contiguous",
+    "abs",
+    "neg",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "relu",
+    "gelu",
+    "silu",
+    "erf",
+    "floor",
+    "ceil",
+    "round",
+    "clone",
+    "contiguous",
 ];
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
@@ -136,7 +156,8 @@ fn stub(model: &FileModel, def: &ast::StmtFunctionDef, input: &str) -> Fix {
     let newline = line_ending(text, def.start());
     let indent = indentation(text, def.start());
     let unit = crate::fix::text::indent_unit(model.source);
-    let params: Vec<String> = def.parameters.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect();
+    let params: Vec<String> =
+        def.parameters.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect();
     let code = format!(
         "{newline}{newline}{indent}@{name}.register_fake{newline}{indent}def _{name}_fake({params}):{newline}{indent}{unit}return {torch}.empty_like({input})",
         torch = torch_name(model).0,

@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -223,4 +223,3 @@ impl AttentionNames {
         names
     }
 }
-

@@ -106,7 +106,9 @@ impl<'a> Visitor<'a> for Finder<'_, 'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
             let method = last_segment(&call.func);
-            if method.is_some_and(|name| BACKWARD_HOOKS.contains(&name)) && matches!(call.func.as_ref(), Expr::Attribute(_)) {
+            if method.is_some_and(|name| BACKWARD_HOOKS.contains(&name))
+                && matches!(call.func.as_ref(), Expr::Attribute(_))
+            {
                 self.registrations.push(call);
             }
             if is_compile_call(self.model, call) {

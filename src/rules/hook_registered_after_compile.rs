@@ -39,7 +39,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         let calls = calls(body);
         for binding in &bindings {
             let end = rebound_at(body, &binding.target, binding.call.end());
-            let live = |call: &&&ast::ExprCall| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end);
+            let live =
+                |call: &&&ast::ExprCall| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end);
             let Some(first_call) = calls.iter().filter(live).find(|call| calls_compiled(call, binding)) else {
                 continue;
             };
@@ -90,7 +91,9 @@ fn receiver_path(expr: &Expr) -> Option<String> {
 /// the compiled frame and works.
 fn reaches_compiled_module(receiver: &str, binding: &CompileBinding) -> bool {
     let within = |root: &str| {
-        receiver.strip_prefix(root).is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+        receiver
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
     };
     let through_wrapper = within(&binding.target) && receiver != binding.target;
     let on_original = binding.module.as_deref().is_some_and(|module| module != binding.target && within(module));

@@ -84,11 +84,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         visit_compiled(model.function(function).node.body(), &mut finder);
         for (call, kind, site) in finder.found {
             let shown = dotted_name(&call.func).unwrap_or_default();
-            let message = format!(
-                "`{shown}()` in {} breaks the graph ({})",
-                describe(model, function),
-                kind.graph_break()
-            );
+            let message =
+                format!("`{shown}()` in {} breaks the graph ({})", describe(model, function), kind.graph_break());
             let diagnostic = Diagnostic::new(&RULE, call.range(), message).without_fix(kind.advice());
             diagnostics.push(checker.graph_break(diagnostic, function, site));
         }
@@ -144,7 +141,8 @@ const NUMPY_SCALAR_DRAWS: [&str; 10] =
 fn numpy_random_is_traced(function: &str, call: &ast::ExprCall) -> bool {
     let positional = call.arguments.args.len();
     let sized = call.arguments.find_keyword("size").is_some();
-    let starred = call.arguments.args.iter().any(Expr::is_starred_expr) || call.arguments.keywords.iter().any(|k| k.arg.is_none());
+    let starred = call.arguments.args.iter().any(Expr::is_starred_expr)
+        || call.arguments.keywords.iter().any(|k| k.arg.is_none());
     if starred {
         // Unknown arity: the shape may well be there.
         return true;
