@@ -68,7 +68,7 @@ pub fn first_look(path: &Path, text: &str, settings: &Settings) -> Result<FirstL
 
 /// The enabled rules' findings that no suppression comment silences.
 fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
-    if model.region.is_empty() {
+    if model.region.is_empty() && !crate::model::compile_calls::mentions_setup_code(&model.source.text) {
         return Vec::new();
     }
     let suppressions = Suppressions::of(model.source);

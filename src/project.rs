@@ -227,9 +227,9 @@ fn check_file(
     settings: &Settings,
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
-    // Every rule looks only at code in the compiled region: a file without any has nothing to
-    // report or fix, and needs no second parse.
-    if facts.reached.is_empty() {
+    // Rules look at code in the compiled region, setup rules also at scripts that compile: a file
+    // with neither has nothing to report or fix, and needs no second parse.
+    if facts.reached.is_empty() && !facts.setup_code {
         return Ok(Checked::nothing());
     }
     let original = read(path)?;

@@ -21,6 +21,8 @@ pub struct FileSummary {
     pub state_attributes: StateAttributes,
     pub classes: Vec<ClassSummary>,
     pub functions: Vec<FunctionSummary>,
+    /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
+    pub setup_code: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -52,6 +54,8 @@ pub struct Facts {
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
     pub state_attributes: Arc<StateAttributes>,
+    /// The file may hold code the setup rules read outside the compiled region.
+    pub setup_code: bool,
 }
 
 /// Which of the project's facts the analysis of a file can depend on, beyond its region.
@@ -153,6 +157,7 @@ impl FileSummary {
             state_attributes: StateAttributes::of(model.source.parsed.suite()),
             classes,
             functions,
+            setup_code: crate::model::compile_calls::mentions_setup_code(&model.source.text),
         }
     }
 }
@@ -184,6 +189,9 @@ impl ProjectIndex {
         self.files.iter().for_each(|file| state.extend(&file.state_attributes));
         let state = Arc::new(state);
         let mut facts: Vec<Facts> = vec![Facts { state_attributes: state, ..Facts::default() }; self.files.len()];
+        for (file, summary) in self.files.iter().enumerate() {
+            facts[file].setup_code = summary.setup_code;
+        }
         for &(file, class) in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
         }

@@ -1,6 +1,7 @@
 //! What the code means for torch.compile: the project index across files, and per file the
 //! functions that run in the compiled region.
 
+pub mod compile_calls;
 pub mod compiled_code;
 pub mod file;
 pub mod hooks;

@@ -16,6 +16,12 @@ use crate::model::file::FileModel;
 use crate::model::loops::LoopCalls;
 
 mod attribute_reassigned_with_new_shape;
+mod compile_and_ddp;
+mod custom_op_without_fake;
+mod deprecated_sdp_kernel;
+mod full_backward_hook;
+mod hook_registered_after_compile;
+mod host_call_in_compiled_code;
 mod lazily_grown_buffer;
 mod loop_over_dynamic_dim;
 mod module_created_in_forward;
@@ -23,6 +29,7 @@ mod module_state_mutation;
 mod opaque_helper_in_compiled_code;
 mod print_in_compiled_code;
 mod python_container_specialization;
+mod scripted_submodule;
 mod stateful_hook;
 
 /// What a hazard costs under torch.compile.
@@ -91,6 +98,10 @@ impl PartialEq for Rule {
 pub static RULES: &[&Rule] = &[
     &print_in_compiled_code::RULE,
     &opaque_helper_in_compiled_code::RULE,
+    &host_call_in_compiled_code::RULE,
+    &deprecated_sdp_kernel::RULE,
+    &scripted_submodule::RULE,
+    &full_backward_hook::RULE,
     &lazily_grown_buffer::RULE,
     &stateful_hook::RULE,
     &module_state_mutation::RULE,
@@ -98,6 +109,9 @@ pub static RULES: &[&Rule] = &[
     &python_container_specialization::RULE,
     &module_created_in_forward::RULE,
     &attribute_reassigned_with_new_shape::RULE,
+    &hook_registered_after_compile::RULE,
+    &compile_and_ddp::RULE,
+    &custom_op_without_fake::RULE,
 ];
 
 /// What a rule sees: the file's model and the settings that shape fixes.

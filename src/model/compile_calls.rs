@@ -1,0 +1,137 @@
+//! `compiled = torch.compile(model, ...)` in a training script or setup function, and what the
+//! same block of code does with `compiled` and `model` afterwards, in source order. Setup rules
+//! (TCF301, TCF302) read this: they look at scripts, not at the compiled region.
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextSize};
+
+use crate::model::file::{FileModel, FunctionNode};
+use crate::model::imports::{Imports, dotted_name};
+
+/// `target = torch.compile(module, ...)`.
+pub struct CompileBinding<'a> {
+    /// The name the compiled module is bound to (`compiled`, `self.model`).
+    pub target: String,
+    /// What was compiled, when it is a name or attribute chain (`model`, `self.model`).
+    pub module: Option<String>,
+    pub call: &'a ast::ExprCall,
+}
+
+/// One scope's code in source order: module level, or one function's own body (nested defs and
+/// classes are scopes of their own).
+pub fn scopes<'a>(model: &FileModel<'a>) -> Vec<&'a [Stmt]> {
+    let mut bodies: Vec<&'a [Stmt]> = vec![model.source.parsed.suite()];
+    for function in &model.functions {
+        if let FunctionNode::Def(def) = function.node {
+            bodies.push(&def.body);
+        }
+    }
+    bodies
+}
+
+/// Every `x = torch.compile(y, ...)` in the scope, nested blocks included.
+pub fn compile_bindings<'a>(imports: &Imports, body: &'a [Stmt]) -> Vec<CompileBinding<'a>> {
+    let mut finder = BindingFinder { imports, found: Vec::new() };
+    finder.visit_body(body);
+    finder.found
+}
+
+/// Every call in the scope (not in nested defs, classes or lambdas), in source order.
+pub fn calls(body: &[Stmt]) -> Vec<&ast::ExprCall> {
+    let mut finder = CallFinder::default();
+    finder.visit_body(body);
+    finder.found.sort_by_key(|call| call.start());
+    finder.found
+}
+
+/// Assignments in the scope that rebind `target` after `after` (so later uses are another object).
+pub fn rebound_at(body: &[Stmt], target: &str, after: TextSize) -> Option<TextSize> {
+    let mut finder = AssignFinder { target, after, found: None };
+    finder.visit_body(body);
+    finder.found
+}
+
+/// Whether the text may hold what the setup rules look for outside the compiled region (a cheap
+/// superset: a file without these words has nothing for them).
+pub fn mentions_setup_code(text: &str) -> bool {
+    ["compile", "backward_hook", "custom_op", "sdp_kernel"].iter().any(|word| text.contains(word))
+}
+
+pub fn is_torch_compile(imports: &Imports, call: &ast::ExprCall) -> bool {
+    imports.qualified_name(&call.func).as_deref() == Some("torch.compile")
+}
+
+struct BindingFinder<'i, 'a> {
+    imports: &'i Imports,
+    found: Vec<CompileBinding<'a>>,
+}
+
+impl<'a> Visitor<'a> for BindingFinder<'_, 'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            Stmt::Assign(assign) => {
+                if let ([target], Expr::Call(call)) = (assign.targets.as_slice(), assign.value.as_ref()) {
+                    if is_torch_compile(self.imports, call) {
+                        if let Some(target) = dotted_name(target) {
+                            let module = call
+                                .arguments
+                                .args
+                                .first()
+                                .or_else(|| call.arguments.find_keyword("model").map(|k| &k.value))
+                                .and_then(dotted_name);
+                            self.found.push(CompileBinding { target, module, call });
+                        }
+                    }
+                }
+            }
+            _ => walk_stmt(self, stmt),
+        }
+    }
+}
+
+#[derive(Default)]
+struct CallFinder<'a> {
+    found: Vec<&'a ast::ExprCall>,
+}
+
+impl<'a> Visitor<'a> for CallFinder<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Lambda(_) => {}
+            Expr::Call(call) => {
+                self.found.push(call);
+                walk_expr(self, expr);
+            }
+            _ => walk_expr(self, expr),
+        }
+    }
+}
+
+struct AssignFinder<'t> {
+    target: &'t str,
+    after: TextSize,
+    found: Option<TextSize>,
+}
+
+impl<'a> Visitor<'a> for AssignFinder<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            Stmt::Assign(assign) if assign.start() > self.after => {
+                let rebinds = assign.targets.iter().any(|t| dotted_name(t).as_deref() == Some(self.target));
+                if rebinds && self.found.is_none_or(|found| assign.start() < found) {
+                    self.found = Some(assign.start());
+                }
+            }
+            _ => walk_stmt(self, stmt),
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! TCF107 host-call-in-compiled-code: clock reads (`time.time()`, `time.perf_counter()`...),
+//! `time.sleep()`, `datetime.now()`, `uuid.uuid4()` and the `np.random` calls Dynamo cannot trace
+//! in the compiled region break the graph. Report only: where the value goes decides the fix.
+//! Python's `random` module, `os.getenv` / `os.environ` and `torch.cuda.synchronize()` are traced
+//! (measured under torch 2.15) and not flagged.
+
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::Ranged;
+
+use crate::diagnostic::Diagnostic;
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::imports::{Imports, dotted_name};
+use crate::model::reach::describe;
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF107",
+    name: "host-call-in-compiled-code",
+    summary: "move clock reads and numpy random draws out of compiled code",
+    explanation: include_str!("../../codemods/host-call-in-compiled-code/README.md"),
+    hazard: "A clock read, sleep, datetime, uuid or numpy random call in compiled code breaks the graph.",
+    why: "Dynamo runs the call in Python between two graphs on every call, and inside a loop it gives up on the \
+              whole frame and runs it eagerly.",
+    category: Category::GraphBreak,
+    fixes: &[],
+    check,
+};
+
+/// What kind of host call, and what to do instead.
+#[derive(Clone, Copy)]
+enum HostCall {
+    Clock,
+    Sleep,
+    Datetime,
+    Uuid,
+    /// A draw torch's numpy layer can do, made without a size: a Python scalar comes out.
+    NumpyScalar,
+    /// A function torch's numpy layer does not implement (`permutation`, `beta`, `default_rng`).
+    NumpyUnsupported,
+}
+
+impl HostCall {
+    fn advice(self) -> &'static str {
+        match self {
+            HostCall::Clock => {
+                "time the compiled call from outside it (or use torch.profiler / torch.cuda.Event), not from inside compiled code"
+            }
+            HostCall::Sleep => "sleep outside the compiled call",
+            HostCall::Datetime => "read the date outside the compiled call and pass it in if it is needed",
+            HostCall::Uuid => "make the id outside the compiled call",
+            HostCall::NumpyScalar | HostCall::NumpyUnsupported => {
+                "draw with torch's RNG (`torch.rand`, `torch.randint`, `torch.randperm`), or draw with numpy outside the compiled call"
+            }
+        }
+    }
+
+    fn graph_break(self) -> &'static str {
+        match self {
+            HostCall::Clock => "GB9193",
+            HostCall::Sleep | HostCall::Uuid => "GB0007",
+            HostCall::Datetime => "GB0156",
+            HostCall::NumpyScalar => "GB0033",
+            HostCall::NumpyUnsupported => "GB0294",
+        }
+    }
+}
+
+const CLOCKS: [&str; 8] = [
+    "time.time",
+    "time.time_ns",
+    "time.perf_counter",
+    "time.perf_counter_ns",
+    "time.monotonic",
+    "time.monotonic_ns",
+    "time.process_time",
+    "time.process_time_ns",
+];
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for function in model.region_functions() {
+        let mut finder = HostCallFinder { imports: &model.imports, found: Vec::new() };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        for (call, kind, site) in finder.found {
+            let shown = dotted_name(&call.func).unwrap_or_default();
+            let message =
+                format!("`{shown}()` in {} breaks the graph ({})", describe(model, function), kind.graph_break());
+            let diagnostic = Diagnostic::new(&RULE, call.range(), message).without_fix(kind.advice());
+            diagnostics.push(checker.graph_break(diagnostic, function, site));
+        }
+    }
+    diagnostics
+}
+
+struct HostCallFinder<'i, 'a> {
+    imports: &'i Imports,
+    found: Vec<(&'a ast::ExprCall, HostCall, Site)>,
+}
+
+impl<'a> CompiledCodeVisitor<'a> for HostCallFinder<'_, 'a> {
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        if let Expr::Call(call) = expr {
+            if let Some(kind) = host_call(call, self.imports) {
+                self.found.push((call, kind, site));
+            }
+        }
+        true
+    }
+}
+
+fn host_call(call: &ast::ExprCall, imports: &Imports) -> Option<HostCall> {
+    let name = imports.qualified_name(&call.func)?;
+    if CLOCKS.contains(&name.as_str()) {
+        return Some(HostCall::Clock);
+    }
+    match name.as_str() {
+        "time.sleep" => return Some(HostCall::Sleep),
+        "datetime.datetime.now" | "datetime.datetime.utcnow" | "datetime.datetime.today" | "datetime.date.today" => {
+            return Some(HostCall::Datetime);
+        }
+        "uuid.uuid1" | "uuid.uuid4" => return Some(HostCall::Uuid),
+        _ => {}
+    }
+    let function = name.strip_prefix("numpy.random.")?;
+    if function.contains('.') || numpy_random_is_traced(function, call) {
+        return None;
+    }
+    Some(if NUMPY_SCALAR_DRAWS.contains(&function) { HostCall::NumpyScalar } else { HostCall::NumpyUnsupported })
+}
+
+/// `np.random` functions torch's numpy layer implements; without a size they return a scalar
+/// (measured: `rand()`, `randint(1, 5)`, `normal(0, 1)`, `uniform()`, `random()`, `choice(5)`,
+/// and `choice(5, 3)` too).
+const NUMPY_SCALAR_DRAWS: [&str; 10] =
+    ["rand", "randn", "random", "random_sample", "sample", "ranf", "uniform", "normal", "randint", "choice"];
+
+/// Dynamo traces some `np.random` draws through torch's numpy layer when they return an array:
+/// `np.random.rand(4)`, `np.random.normal(0, 1, size=4)`, `np.random.seed(0)`. A draw without a
+/// size returns a Python scalar (GB0033), and the functions torch does not implement break (GB0294).
+fn numpy_random_is_traced(function: &str, call: &ast::ExprCall) -> bool {
+    let positional = call.arguments.args.len();
+    let sized = call.arguments.find_keyword("size").is_some();
+    let starred = call.arguments.args.iter().any(Expr::is_starred_expr)
+        || call.arguments.keywords.iter().any(|k| k.arg.is_none());
+    if starred {
+        // Unknown arity: the shape may well be there.
+        return true;
+    }
+    match function {
+        "seed" => true,
+        "rand" | "randn" => positional >= 1,
+        "random" | "random_sample" | "sample" | "ranf" => positional >= 1 || sized,
+        "uniform" | "normal" | "randint" => positional >= 3 || sized,
+        _ => false,
+    }
+}

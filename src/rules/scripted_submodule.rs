@@ -1,0 +1,115 @@
+//! TCF109 scripted-submodule: `self.x = torch.jit.script(Module(...))` in a module's `__init__`,
+//! with `self.x(...)` called from compiled code. Dynamo cannot trace a ScriptModule: the frame that
+//! calls it is not compiled at all and runs eagerly. The fix drops the `torch.jit.script(...)`
+//! wrapper (unsafe: TorchScript-only behaviour and exported methods may differ).
+
+use ruff_python_ast::{self as ast, Expr, ExprContext};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::{Edit, Fix, Safety};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::FileModel;
+use crate::model::module::{init_method, is_self, self_assignments};
+use crate::model::reach::describe;
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF109",
+    name: "scripted-submodule",
+    summary: "drop torch.jit.script around submodules of compiled modules",
+    explanation: include_str!("../../codemods/scripted-submodule/README.md"),
+    hazard: "A `torch.jit.script` submodule called from compiled code makes Dynamo skip the calling frame.",
+    why: "Dynamo cannot trace a ScriptModule, so the frame that calls it (often the whole forward) runs eagerly \
+              and compiling it gains nothing.",
+    category: Category::GraphBreak,
+    fixes: &[Safety::Unsafe],
+    check,
+};
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for (class, info) in model.classes.iter().enumerate() {
+        if !info.is_module {
+            continue;
+        }
+        let Some(init) = init_method(model, class) else { continue };
+        for assignment in self_assignments(model, class) {
+            if assignment.method != init {
+                continue;
+            }
+            let Some(Expr::Call(script)) = assignment.value() else { continue };
+            if !is_jit_script(model, script) {
+                continue;
+            }
+            let Some(function) = first_compiled_call(model, class, &assignment.attr) else { continue };
+            let message = format!(
+                "`self.{}` is a `torch.jit.script` module called from {}: Dynamo cannot trace a ScriptModule and runs that frame eagerly",
+                assignment.attr,
+                describe(model, function)
+            );
+            // Critical wherever the call sits: the frame runs eagerly already, loop or not.
+            let diagnostic = Diagnostic::new(&RULE, script.range(), message).with_severity(Severity::Critical);
+            diagnostics.push(with_fix(model, diagnostic, script));
+        }
+    }
+    diagnostics
+}
+
+fn is_jit_script(model: &FileModel, call: &ast::ExprCall) -> bool {
+    matches!(model.imports.qualified_name(&call.func).as_deref(), Some("torch.jit.script"))
+}
+
+/// The script call replaced by its argument, when it has exactly one positional argument.
+fn with_fix(model: &FileModel, diagnostic: Diagnostic, script: &ast::ExprCall) -> Diagnostic {
+    let [argument] = script.arguments.args.as_ref() else {
+        return diagnostic.without_fix("the `torch.jit.script` call has other arguments: remove the wrapper by hand");
+    };
+    if !script.arguments.keywords.is_empty() || argument.is_starred_expr() {
+        return diagnostic.without_fix("the `torch.jit.script` call has other arguments: remove the wrapper by hand");
+    }
+    let text = &model.source.text;
+    let edits = if text[script.range()].contains(['\n', '\r', '#']) {
+        // Spread over lines or holding comments: drop only `torch.jit.script`, so its parentheses
+        // keep the lines together and every comment stays. A trailing comma would make a tuple.
+        if text[TextRange::new(argument.end(), script.end())].contains(',') {
+            return diagnostic.without_fix("the call ends with a trailing comma: remove the wrapper by hand");
+        }
+        vec![Edit::replace(script.func.range(), "")]
+    } else {
+        vec![Edit::replace(script.range(), &text[argument.range()])]
+    };
+    let title = "Drop the `torch.jit.script` wrapper (unsafe: TorchScript-only behaviour, such as `@torch.jit.export` methods and scripted type refinement, is gone)";
+    diagnostic.with_fix(Fix::new(title, Safety::Unsafe, edits))
+}
+
+/// The first compiled function of the class that calls `self.<attr>(...)`.
+fn first_compiled_call(model: &FileModel, class: usize, attr: &str) -> Option<usize> {
+    model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)).find_map(|function| {
+        let mut finder = CallFinder { attr, found: None };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        finder.found.map(|_| function)
+    })
+}
+
+struct CallFinder<'s> {
+    attr: &'s str,
+    found: Option<Site>,
+}
+
+impl<'a> CompiledCodeVisitor<'a> for CallFinder<'_> {
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        if self.found.is_some() {
+            return false;
+        }
+        if let Expr::Call(call) = expr {
+            if let Expr::Attribute(attr) = call.func.as_ref() {
+                if attr.ctx == ExprContext::Load && is_self(&attr.value) && attr.attr.id.as_str() == self.attr {
+                    self.found = Some(site);
+                }
+            }
+        }
+        true
+    }
+}
