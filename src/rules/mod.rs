@@ -19,6 +19,7 @@ mod attribute_reassigned_with_new_shape;
 mod compile_and_ddp;
 mod custom_op_without_fake;
 mod deprecated_sdp_kernel;
+mod dynamic_shapes;
 mod full_backward_hook;
 mod hook_registered_after_compile;
 mod host_call_in_compiled_code;
@@ -111,6 +112,7 @@ pub static RULES: &[&Rule] = &[
     &attribute_reassigned_with_new_shape::RULE,
     &hook_registered_after_compile::RULE,
     &compile_and_ddp::RULE,
+    &dynamic_shapes::RULE,
     &custom_op_without_fake::RULE,
 ];
 
