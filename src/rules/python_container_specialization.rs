@@ -4,15 +4,17 @@
 //! elements: it guards on the list's length and compiles one version per distinct length,
 //! dynamic shapes or not. The list should become one tensor before the compiled call.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Comprehension, Expr, Stmt};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::imports::Imports;
+use crate::model::module::is_self;
 use crate::model::reach::describe;
 use crate::rules::{Category, Checker, Rule};
 
@@ -33,11 +35,13 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     for function in model.region_functions() {
-        let lists = list_parameters(model, function);
+        let mut lists = list_parameters(model, function);
+        lists.retain(|parameter| !always_given_a_list_display(model, function, parameter));
         if lists.is_empty() {
             continue;
         }
-        let mut finder = UseFinder { lists: &lists, imports: &model.imports, found: Vec::new() };
+        let mut finder =
+            UseFinder { lists: &lists, in_assert: None, rebound: HashMap::new(), imports: &model.imports, found: Vec::new() };
         visit_compiled(model.function(function).node.body(), &mut finder);
         let mut reported = HashSet::new();
         for (parameter, range, how) in finder.found {
@@ -57,6 +61,53 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         }
     }
     diagnostics
+}
+
+/// Whether calls of the function in this file pass `parameter` a list written out in the call
+/// (`normalize([query, key])`, and elsewhere `normalize(context)`, a tensor): the list path then
+/// serves lists whose length the code fixes, not the data.
+fn always_given_a_list_display(model: &FileModel, function: usize, parameter: &str) -> bool {
+    struct Calls<'p> {
+        name: &'p str,
+        position: usize,
+        parameter: &'p str,
+        displays: usize,
+    }
+    impl<'a> Visitor<'a> for Calls<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                let callee = match call.func.as_ref() {
+                    Expr::Name(name) => Some(name.id.as_str()),
+                    Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.as_str()),
+                    _ => None,
+                };
+                if callee == Some(self.name) {
+                    let argument = call
+                        .arguments
+                        .find_keyword(self.parameter)
+                        .map(|keyword| &keyword.value)
+                        .or_else(|| call.arguments.args.get(self.position));
+                    if matches!(argument, Some(Expr::List(_) | Expr::Tuple(_))) {
+                        self.displays += 1;
+                    }
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let f = model.function(function);
+    if f.name == "forward" {
+        return false;
+    }
+    let Some(parameters) = f.node.parameters() else { return false };
+    let Some(index) = parameters.iter_non_variadic_params().position(|p| p.parameter.name.id.as_str() == parameter)
+    else {
+        return false;
+    };
+    let position = if f.class.is_some() { index.saturating_sub(1) } else { index };
+    let mut calls = Calls { name: &f.name, position, parameter, displays: 0 };
+    calls.visit_body(model.source.parsed.suite());
+    calls.displays > 0
 }
 
 /// Lists with one entry per layer or feature level: their length is fixed by the model
@@ -119,6 +170,11 @@ fn isinstance_list(expr: &Expr) -> Option<&str> {
 
 struct UseFinder<'l> {
     lists: &'l HashSet<String>,
+    in_assert: Option<TextRange>,
+    /// Arguments rebound to something that is not a list (`x = module(x)`): later uses are of
+    /// another object.
+    /// (where the rebinding statement ends: uses in its own value are still of the argument).
+    rebound: HashMap<String, TextSize>,
     imports: &'l Imports,
     /// The argument, where its length shapes the code, and how it is used.
     found: Vec<(String, TextRange, &'static str)>,
@@ -127,8 +183,24 @@ struct UseFinder<'l> {
 impl UseFinder<'_> {
     fn list_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
         match expr {
-            Expr::Name(name) if self.lists.contains(name.id.as_str()) => Some(name.id.as_str()),
+            Expr::Name(name) if self.lists.contains(name.id.as_str()) && !self.is_rebound(name) => Some(name.id.as_str()),
             _ => None,
+        }
+    }
+
+    fn is_rebound(&self, name: &ast::ExprName) -> bool {
+        self.rebound.get(name.id.as_str()).is_some_and(|&end| name.start() >= end)
+    }
+
+    /// `x = module(x)` stops tracking `x`; `images = [img for ...]` keeps it a list.
+    fn assigned(&mut self, assign: &ast::StmtAssign) {
+        if matches!(assign.value.as_ref(), Expr::List(_) | Expr::ListComp(_)) {
+            return;
+        }
+        for target in &assign.targets {
+            if let Expr::Name(name) = target {
+                self.rebound.entry(name.id.to_string()).or_insert(assign.end());
+            }
         }
     }
 
@@ -164,12 +236,19 @@ impl UseFinder<'_> {
 
 impl<'a> CompiledCodeVisitor<'a> for UseFinder<'_> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        if let Stmt::For(for_stmt) = stmt {
-            self.iterated(&for_stmt.iter);
+        match stmt {
+            Stmt::For(for_stmt) => self.iterated(&for_stmt.iter),
+            Stmt::Assign(assign) => self.assigned(assign),
+            Stmt::Assert(assert) => self.in_assert = Some(assert.range()),
+            _ => {}
         }
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        // `assert len(x) in [1, 2]` checks the argument: Dynamo turns it into a guard-free check.
+        if self.in_assert.is_some_and(|assert| assert.contains_range(expr.range())) {
+            return false;
+        }
         match expr {
             Expr::Call(call) => self.call(call),
             Expr::ListComp(comp) => self.comprehensions(&comp.generators),
