@@ -45,8 +45,23 @@ pub fn calls(body: &[Stmt]) -> Vec<&ast::ExprCall> {
     finder.found
 }
 
+/// The scope's calls (from [`calls`]) made while `binding` still names the compiled module: after
+/// the compile, before `binding.target` is rebound.
+pub fn calls_while_bound<'c, 'a>(
+    body: &[Stmt],
+    binding: &CompileBinding,
+    calls: &'c [&'a ast::ExprCall],
+) -> Vec<&'a ast::ExprCall> {
+    let end = rebound_at(body, &binding.target, binding.call.end());
+    calls
+        .iter()
+        .copied()
+        .filter(|call| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end))
+        .collect()
+}
+
 /// Assignments in the scope that rebind `target` after `after` (so later uses are another object).
-pub fn rebound_at(body: &[Stmt], target: &str, after: TextSize) -> Option<TextSize> {
+fn rebound_at(body: &[Stmt], target: &str, after: TextSize) -> Option<TextSize> {
     let mut finder = AssignFinder { target, after, found: None };
     finder.visit_body(body);
     finder.found

@@ -187,6 +187,12 @@ impl<'a> FileModel<'a> {
         functions
     }
 
+    /// The region functions whose `self` is an instance of `class` (its methods and their nested
+    /// functions), in source order.
+    pub fn region_functions_of(&self, class: usize) -> Vec<usize> {
+        self.region_functions().into_iter().filter(|&f| self.self_class(f) == Some(class)).collect()
+    }
+
     pub fn add_function(&mut self, function: Function<'a>) -> usize {
         let index = self.functions.len();
         match function.class {

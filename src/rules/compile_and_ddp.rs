@@ -8,7 +8,7 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compile_calls::{calls, compile_bindings, rebound_at, scopes};
+use crate::model::compile_calls::{calls, calls_while_bound, compile_bindings, scopes};
 use crate::model::imports::dotted_name;
 use crate::rules::{Category, Checker, Rule};
 
@@ -35,11 +35,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         }
         let calls = calls(body);
         for binding in &bindings {
-            let end = rebound_at(body, &binding.target, binding.call.end());
-            for call in calls
-                .iter()
-                .filter(|call| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end))
-            {
+            for call in calls_while_bound(body, binding, &calls) {
                 let Some(method) = state_method(call, &binding.target) else { continue };
                 let original = match binding.module.as_deref() {
                     Some(module) if module != binding.target => format!("`{module}.{method}(...)`"),

@@ -8,7 +8,7 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compile_calls::{CompileBinding, calls, compile_bindings, rebound_at, scopes};
+use crate::model::compile_calls::{CompileBinding, calls, calls_while_bound, compile_bindings, scopes};
 use crate::model::imports::dotted_name;
 use crate::rules::{Category, Checker, Rule};
 
@@ -38,13 +38,11 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         }
         let calls = calls(body);
         for binding in &bindings {
-            let end = rebound_at(body, &binding.target, binding.call.end());
-            let live =
-                |call: &&&ast::ExprCall| call.start() > binding.call.end() && end.is_none_or(|end| call.start() < end);
-            let Some(first_call) = calls.iter().filter(live).find(|call| calls_compiled(call, binding)) else {
+            let live = calls_while_bound(body, binding, &calls);
+            let Some(first_call) = live.iter().find(|call| calls_compiled(call, binding)) else {
                 continue;
             };
-            for registration in calls.iter().filter(live).filter(|call| call.start() > first_call.end()) {
+            for registration in live.iter().filter(|call| call.start() > first_call.end()) {
                 let Some((path, hook)) = hook_registration(registration) else { continue };
                 if !reaches_compiled_module(&path, binding) {
                     continue;

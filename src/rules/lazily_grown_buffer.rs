@@ -67,7 +67,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             continue;
         }
         let run_by_init = methods_run_by(model, class, init);
-        for function in model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)) {
+        for function in model.region_functions_of(class) {
             for growth in growths(model, function, &buffers) {
                 let guarded = growth_is_guarded(model, class, function, growth.site);
                 if guarded && run_by_init.contains(&model.function(function).name) {

@@ -53,8 +53,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
-        let functions: Vec<usize> =
-            model.region_functions().into_iter().filter(|&f| model.self_class(f) == Some(class)).collect();
+        let functions = model.region_functions_of(class);
         if functions.is_empty() {
             continue;
         }
