@@ -10,3 +10,4 @@ pub mod loops;
 pub mod module;
 pub mod mutation;
 pub mod reach;
+pub mod tensor;

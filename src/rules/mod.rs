@@ -14,10 +14,12 @@ use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::loops;
 
+mod data_dependent_branch;
 mod lazily_grown_buffer;
 mod opaque_helper_in_compiled_code;
 mod print_in_compiled_code;
 mod stateful_hook;
+mod tensor_to_python_scalar;
 
 /// What a hazard costs under torch.compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +75,8 @@ impl PartialEq for Rule {
 pub static RULES: &[&Rule] = &[
     &print_in_compiled_code::RULE,
     &opaque_helper_in_compiled_code::RULE,
+    &tensor_to_python_scalar::RULE,
+    &data_dependent_branch::RULE,
     &lazily_grown_buffer::RULE,
     &stateful_hook::RULE,
 ];
