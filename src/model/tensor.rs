@@ -144,6 +144,18 @@ const TENSOR_ONLY_METHODS: &[&str] = &[
     "long",
     "sigmoid",
     "relu",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "masked_scatter",
+    "gather",
+    "scatter",
+    "index_select",
+    "bmm",
+    "baddbmm",
+    "repeat_interleave",
+    "size",
+    "dim",
 ];
 
 /// Torch functions whose first argument is not a tensor (a shape, a list, a number, an equation).

@@ -226,7 +226,7 @@ fn where_fix(model: &FileModel, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Res
         };
         // Reading a name the branches assign would see its new value after the rewrite.
         let reads_assigned = [Some(*value), else_value].into_iter().flatten().any(|v| {
-            names_read(v).iter().any(|read| assigned.contains(read.as_str()) && read != base)
+            names_read(v).iter().any(|read| assigned.contains(read.as_str()) && read != name)
         });
         if reads_assigned {
             return Err(NOT_A_SELECTION);
@@ -238,6 +238,11 @@ fn where_fix(model: &FileModel, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Res
     }
     if taken.len() != other.len() && !other.is_empty() {
         return Err(NOT_A_SELECTION);
+    }
+    // One `torch.where` per name re-evaluates the test each time: it must not read a name that an
+    // earlier line has just reassigned.
+    if selections.len() > 1 && names_read(condition).iter().any(|read| assigned.contains(read.as_str())) {
+        return Err("the test reads a name the branches assign: rewrite by hand, computing the test once");
     }
     let source = &model.source;
     if !stands_alone(&source.text, if_stmt.range()) {

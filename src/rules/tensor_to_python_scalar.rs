@@ -47,7 +47,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             diagnostics.push(match conversion.fix {
                 Some(fix) => diagnostic.with_fix(fix),
                 None => diagnostic.without_fix(
-                    "the Python value is used outside tensor arithmetic: keep the computation in tensors \
+                    "the Python value is not known to feed only tensor arithmetic: keep the computation in tensors \
                      (`torch.where`, `torch.cond` for branches), move it out of the compiled code, or set \
                      `torch._dynamo.config.capture_scalar_outputs = True`",
                 ),
