@@ -106,8 +106,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// The first line of a test, shortened.
-fn snippet(text: &str) -> String {
+/// The first line of an expression, shortened for a message.
+pub(super) fn snippet(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default().trim_end();
     if line.len() < text.len() || line.chars().count() > 60 {
         let short: String = line.chars().take(57).collect();

@@ -14,7 +14,9 @@ use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::loops;
 
+mod bool_mask_index_put;
 mod data_dependent_branch;
+mod data_dependent_shape;
 mod lazily_grown_buffer;
 mod opaque_helper_in_compiled_code;
 mod print_in_compiled_code;
@@ -77,6 +79,8 @@ pub static RULES: &[&Rule] = &[
     &opaque_helper_in_compiled_code::RULE,
     &tensor_to_python_scalar::RULE,
     &data_dependent_branch::RULE,
+    &bool_mask_index_put::RULE,
+    &data_dependent_shape::RULE,
     &lazily_grown_buffer::RULE,
     &stateful_hook::RULE,
 ];
