@@ -160,10 +160,42 @@ const TENSOR_ONLY_METHODS: &[&str] = &[
 
 /// Torch functions whose first argument is not a tensor (a shape, a list, a number, an equation).
 const TAKES_NO_TENSOR: &[&str] = &[
-    "ones", "zeros", "empty", "full", "rand", "randn", "randint", "randperm", "arange", "range", "linspace",
-    "logspace", "eye", "tensor", "as_tensor", "asarray", "from_numpy", "cat", "concat", "concatenate", "stack",
-    "hstack", "vstack", "dstack", "broadcast_tensors", "block_diag", "cartesian_prod", "meshgrid", "einsum",
-    "Tensor", "LongTensor", "FloatTensor", "BoolTensor", "tril_indices", "triu_indices", "scalar_tensor",
+    "ones",
+    "zeros",
+    "empty",
+    "full",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "arange",
+    "range",
+    "linspace",
+    "logspace",
+    "eye",
+    "tensor",
+    "as_tensor",
+    "asarray",
+    "from_numpy",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "broadcast_tensors",
+    "block_diag",
+    "cartesian_prod",
+    "meshgrid",
+    "einsum",
+    "Tensor",
+    "LongTensor",
+    "FloatTensor",
+    "BoolTensor",
+    "tril_indices",
+    "triu_indices",
+    "scalar_tensor",
 ];
 
 /// Tensor methods and torch functions whose result is a boolean tensor.
@@ -192,8 +224,14 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function` (a function of `model`).
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
         let (submodules, attributes) = self_tensors(model, function);
-        let mut tensors =
-            Tensors { model, names: HashSet::new(), masks: HashSet::new(), locals: HashSet::new(), submodules, attributes };
+        let mut tensors = Tensors {
+            model,
+            names: HashSet::new(),
+            masks: HashSet::new(),
+            locals: HashSet::new(),
+            submodules,
+            attributes,
+        };
         let bindings = bindings(model, function);
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
@@ -235,7 +273,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
             (Binding::Value(value), _) if is_python_value(value) => Some(false),
             (Binding::Value(value), Kind::Tensor) => self.is_tensor(value).then_some(true),
             // `q, k = x.chunk(2)` holds tensors; `out, n = self.embed(x)` may hold anything.
-            (Binding::Element(value), Kind::Tensor) => (self.is_tensor(value) && !self.is_module_call(value)).then_some(true),
+            (Binding::Element(value), Kind::Tensor) => {
+                (self.is_tensor(value) && !self.is_module_call(value)).then_some(true)
+            }
             // A mask is a mask only while every binding is one (`mask = mask.long()` ends that).
             (Binding::Value(value), Kind::Mask) => Some(self.is_mask(value)),
             (Binding::Element(_), Kind::Mask) => None,
@@ -301,7 +341,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 // `not is_compiling() and t.any()`: under compile the first operand is False and
                 // Python never evaluates the rest (`is_compiling() or ...` likewise).
                 let stops = |value: &Expr| match op.op {
-                    ast::BoolOp::And => matches!(value, Expr::UnaryOp(not) if not.op == UnaryOp::Not && is_compiling_call(&not.operand)),
+                    ast::BoolOp::And => {
+                        matches!(value, Expr::UnaryOp(not) if not.op == UnaryOp::Not && is_compiling_call(&not.operand))
+                    }
                     ast::BoolOp::Or => is_compiling_call(value),
                 };
                 op.values.iter().take_while(|value| !stops(value)).any(|value| self.is_data_dependent(value))
@@ -522,7 +564,8 @@ fn is_tensor_annotation(annotation: &Expr) -> bool {
         }
         Expr::BinOp(op) if op.op == Operator::BitOr => {
             let is_none = |e: &Expr| e.is_none_literal_expr();
-            (is_tensor_annotation(&op.left) && is_none(&op.right)) || (is_none(&op.left) && is_tensor_annotation(&op.right))
+            (is_tensor_annotation(&op.left) && is_none(&op.right))
+                || (is_none(&op.left) && is_tensor_annotation(&op.right))
         }
         Expr::StringLiteral(text) => {
             let text = text.value.to_str();
@@ -646,5 +689,43 @@ impl<'a> Visitor<'a> for BindingCollector<'_, 'a> {
             _ => {}
         }
         walk_expr(self, expr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ruff_python_ast::Stmt;
+    use ruff_text_size::Ranged;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    /// For each `probe = <expr>` line of `forward`, whether `<expr>` is a tensor.
+    fn probes(code: &str) -> Vec<(String, bool)> {
+        let source = SourceFile::parse(Path::new("m.py"), code.to_string()).unwrap();
+        let model = FileModel::build(&source, "m");
+        let forward = model.functions.iter().position(|f| f.name == "forward").unwrap();
+        let tensors = Tensors::of(&model, forward);
+        let FunctionNode::Def(def) = model.function(forward).node else { unreachable!() };
+        def.body
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Assign(assign) if matches!(&assign.targets[0], Expr::Name(n) if n.id.as_str() == "probe") => {
+                    Some((code[assign.value.range()].to_string(), tensors.is_data_dependent(&assign.value)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tensors_need_evidence_and_metadata_is_never_data() {
+        let code = "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(2, 2)\n        self.register_buffer('table', torch.zeros(3))\n\n    def forward(self, x: torch.Tensor, y, z, n: int, flag=False):\n        h = self.proj(x)\n        y = y.view(-1)\n        probe = h.sum() > 0\n        probe = y.any()\n        probe = z.sum() > 0\n        probe = self.table.max() > 1\n        probe = h.shape[0] > 1\n        probe = h.dtype == torch.float16\n        probe = n > 1\n        probe = flag\n        probe = h is None\n        probe = len(h) > 2\n        probe = torch.is_tensor(h)\n        probe = not torch.compiler.is_compiling() and h.any()\n        probe = h.size(0) > 1 and h.any()\n";
+        let found = probes(code);
+        let expected = [true, true, false, true, false, false, false, false, false, false, false, false, true];
+        let got: Vec<bool> = found.iter().map(|(_, dependent)| *dependent).collect();
+        assert_eq!(got, expected, "{found:?}");
     }
 }

@@ -116,10 +116,11 @@ impl IndexPutFinder<'_, '_, '_> {
         }
         let integer_cast = matches!(expr, Expr::Call(call)
             if matches!(last_segment(&call.func), Some("long" | "int" | "bool" | "short" | "byte")));
-        integer_cast || root_name(expr).is_some_and(|name| {
-            let name = name.to_ascii_lowercase();
-            ["label", "ids", "mask", "index", "indices"].iter().any(|word| name.contains(word))
-        })
+        integer_cast
+            || root_name(expr).is_some_and(|name| {
+                let name = name.to_ascii_lowercase();
+                ["label", "ids", "mask", "index", "indices"].iter().any(|word| name.contains(word))
+            })
     }
 }
 
@@ -211,7 +212,9 @@ fn block_holding(body: &[Stmt], range: TextRange) -> Option<&[Stmt]> {
     }
     let outer = body.iter().find(|stmt| stmt.range().contains_range(range))?;
     let blocks: Vec<&[Stmt]> = match outer {
-        Stmt::If(s) => std::iter::once(s.body.as_slice()).chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice())).collect(),
+        Stmt::If(s) => {
+            std::iter::once(s.body.as_slice()).chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice())).collect()
+        }
         Stmt::With(s) => vec![&s.body],
         Stmt::For(s) => vec![&s.body, &s.orelse],
         Stmt::While(s) => vec![&s.body, &s.orelse],

@@ -90,7 +90,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                 Keyword::And => format!("`{test} and ...`"),
                 Keyword::Or => format!("`{test} or ...`"),
             };
-            let message = format!("{construct} in {} branches on tensor data: the graph breaks", describe(model, function));
+            let message =
+                format!("{construct} in {} branches on tensor data: the graph breaks", describe(model, function));
             let diagnostic = Diagnostic::new(&RULE, branch.test.range(), message);
             let diagnostic = checker.graph_break(diagnostic, function, branch.site);
             let fix = branch.statement.map(|statement| where_fix(model, &tensors, statement));
@@ -165,7 +166,9 @@ impl<'a> CompiledCodeVisitor<'a> for BranchFinder<'_, '_, 'a> {
                 }
             }
             // The test runs in the loop: it sits inside the loop for the amplifier.
-            Stmt::While(while_stmt) => self.test(Keyword::While, &while_stmt.test, Site { in_loop: true, ..site }, None),
+            Stmt::While(while_stmt) => {
+                self.test(Keyword::While, &while_stmt.test, Site { in_loop: true, ..site }, None)
+            }
             // `assert` on a tensor is traced (`_assert_async`): never a finding.
             Stmt::Assert(assert) => self.tests.push(assert.test.range()),
             _ => {}
@@ -225,9 +228,10 @@ fn where_fix(model: &FileModel, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Res
             None => return Err(NOT_A_SELECTION),
         };
         // Reading a name the branches assign would see its new value after the rewrite.
-        let reads_assigned = [Some(*value), else_value].into_iter().flatten().any(|v| {
-            names_read(v).iter().any(|read| assigned.contains(read.as_str()) && read != name)
-        });
+        let reads_assigned = [Some(*value), else_value]
+            .into_iter()
+            .flatten()
+            .any(|v| names_read(v).iter().any(|read| assigned.contains(read.as_str()) && read != name));
         if reads_assigned {
             return Err(NOT_A_SELECTION);
         }

@@ -45,8 +45,10 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         visit_compiled(model.function(function).node.body(), &mut finder);
         for (expr, site) in finder.found {
             let text = snippet(&model.source.text[expr.range()]);
-            let message =
-                format!("`{text}` in {} has a shape that depends on tensor values: the graph breaks", describe(model, function));
+            let message = format!(
+                "`{text}` in {} has a shape that depends on tensor values: the graph breaks",
+                describe(model, function)
+            );
             let diagnostic = Diagnostic::new(&RULE, expr.range(), message).without_fix(NO_DENSE_FORM);
             diagnostics.push(checker.graph_break(diagnostic, function, site));
         }

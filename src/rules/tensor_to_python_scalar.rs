@@ -88,6 +88,8 @@ impl<'a> CompiledCodeVisitor<'a> for ScalarFinder<'_, '_, 'a> {
                     self.found.push(Conversion { call, site, fix });
                 }
             }
+            // Runs only when called (`torch._check(cond, lambda: f"... {int(n)}")` calls it on failure).
+            Expr::Lambda(_) => return false,
             _ => {}
         }
         true
