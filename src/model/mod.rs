@@ -14,3 +14,4 @@ pub mod reach;
 pub mod scalars;
 pub mod shapes;
 pub mod submodules;
+pub mod tensor;

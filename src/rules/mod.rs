@@ -16,8 +16,11 @@ use crate::model::file::FileModel;
 use crate::model::loops::LoopCalls;
 
 mod attribute_reassigned_with_new_shape;
+mod bool_mask_index_put;
 mod compile_and_ddp;
 mod custom_op_without_fake;
+mod data_dependent_branch;
+mod data_dependent_shape;
 mod deprecated_sdp_kernel;
 mod dynamic_shapes;
 mod full_backward_hook;
@@ -32,6 +35,7 @@ mod print_in_compiled_code;
 mod python_container_specialization;
 mod scripted_submodule;
 mod stateful_hook;
+mod tensor_to_python_scalar;
 
 /// What a hazard costs under torch.compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +103,10 @@ impl PartialEq for Rule {
 pub static RULES: &[&Rule] = &[
     &print_in_compiled_code::RULE,
     &opaque_helper_in_compiled_code::RULE,
+    &tensor_to_python_scalar::RULE,
+    &data_dependent_branch::RULE,
+    &bool_mask_index_put::RULE,
+    &data_dependent_shape::RULE,
     &host_call_in_compiled_code::RULE,
     &deprecated_sdp_kernel::RULE,
     &scripted_submodule::RULE,

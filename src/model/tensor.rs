@@ -1,0 +1,731 @@
+//! "Is this a tensor?", decided in one place for one function of the compiled region, for the rules
+//! that care whether a value is tensor data (TCF103-TCF106).
+//!
+//! The model is deliberately conservative: a value is a tensor only with positive evidence, and
+//! anything unknown is *not* a tensor. A false alarm ("this `if` breaks the graph" on a Python int)
+//! costs the user more trust than a missed break, so every doubt resolves to "not a tensor".
+//!
+//! Evidence:
+//! - calls of torch functions (`torch.*`, `torch.nn.functional.*`, `torch.linalg.*`, `torch.fft.*`,
+//!   `torch.special.*`, resolved through the imports) except those returning Python values
+//!   (`torch.is_tensor`, `torch.numel`, `torch.jit.is_scripting`, ...);
+//! - calls of submodules (`self.proj(x)`, `self.blocks[i](x)`) and methods of tensors other than
+//!   the ones returning Python values (`.size()`, `.dim()`, `.item()`, `.tolist()`, ...);
+//! - `self.<attr>` registered as a buffer or assigned an `nn.Parameter` / torch tensor;
+//! - parameters annotated `Tensor` (`torch.Tensor`, `Optional[torch.FloatTensor]`, ...), or
+//!   unannotated ones used as tensors (`x.view(...)`, `x @ w`, first argument of a torch op);
+//! - arithmetic and comparisons with a tensor, indexing a tensor, `.T`, `.data`, `.grad`.
+//!
+//! A local name is a tensor when one of its bindings is, and none is a known Python value (a
+//! literal, `len()`, `int()`, `.shape`, a `for` target...). Bindings that say nothing (`x = blk(x)`
+//! with `blk` unknown) neither make nor unmake a tensor.
+//!
+//! Never data-dependent: `.shape`, `.size()`, `.dim()`, `.ndim`, `.dtype`, `.device`, `.is_cuda`,
+//! `.requires_grad`, `len(x)`, `x is None`, `isinstance(...)`, `self.training`, `self.config.x`,
+//! helpers such as `exists(x)` / `default(x, y)` (unknown functions return unknown values),
+//! `torch.jit.is_scripting()`, `torch.is_tensor(x)`, `torch.is_floating_point(x)`.
+
+use std::collections::{HashMap, HashSet};
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
+
+use crate::model::compiled_code::is_compiling_call;
+use crate::model::file::{FileModel, FunctionNode};
+use crate::model::imports::last_segment;
+use crate::model::module::{init_method, is_self, method_body, self_assignments};
+
+/// Which values of one function are tensors.
+pub struct Tensors<'m, 'a> {
+    model: &'m FileModel<'a>,
+    /// Local names (parameters included) that hold tensors.
+    names: HashSet<String>,
+    /// Of those, the ones that hold boolean tensors (masks).
+    masks: HashSet<String>,
+    /// Every name the function binds (parameters included).
+    locals: HashSet<String>,
+    /// `self.<attr>` that are submodules (callable, returning tensors).
+    submodules: HashSet<String>,
+    /// `self.<attr>` that are parameters or buffers.
+    attributes: HashSet<String>,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Tensor,
+    Mask,
+}
+
+/// What one binding of a local name says about it.
+enum Binding<'a> {
+    Value(&'a Expr),
+    /// One element of a tuple unpacked from this value (`q, k = x.chunk(2)`).
+    Element(&'a Expr),
+    /// A parameter annotated as a tensor, or a name used as one (`x.view(...)`, `x @ w`).
+    UsedAsTensor,
+    /// Bound to something that is certainly not a tensor: a `for` target, a parameter typed `int`...
+    NotTensor,
+    /// Says nothing either way (`with ... as f`, a parameter without evidence).
+    Unknown,
+}
+
+/// Methods of a tensor that return Python values (or nothing useful), not tensors.
+const PYTHON_VALUE_METHODS: &[&str] = &[
+    "size",
+    "dim",
+    "ndimension",
+    "numel",
+    "nelement",
+    "item",
+    "tolist",
+    "numpy",
+    "is_contiguous",
+    "is_floating_point",
+    "is_complex",
+    "is_signed",
+    "is_pinned",
+    "is_shared",
+    "element_size",
+    "data_ptr",
+    "stride",
+    "storage_offset",
+    "get_device",
+    "type",
+    "untyped_storage",
+    "register_hook",
+    "backward",
+    "equal",
+    "allclose",
+    "has_names",
+    "dim_order",
+    "__len__",
+    "keys",
+    "values",
+    "items",
+    "get",
+];
+
+/// Attributes of a tensor that are tensors (all others — `.shape`, `.dtype`, `.device` — are not).
+const TENSOR_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "data", "grad", "real", "imag"];
+
+/// Methods that only a tensor has (unlike `reshape` or `mean`, which numpy arrays share): an
+/// unannotated parameter used with one of them is a tensor.
+const TENSOR_ONLY_METHODS: &[&str] = &[
+    "view",
+    "view_as",
+    "unsqueeze",
+    "permute",
+    "masked_fill",
+    "masked_fill_",
+    "contiguous",
+    "softmax",
+    "log_softmax",
+    "type_as",
+    "expand",
+    "expand_as",
+    "unflatten",
+    "chunk",
+    "narrow",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "new_empty",
+    "new_tensor",
+    "float",
+    "half",
+    "bfloat16",
+    "detach",
+    "requires_grad_",
+    "unbind",
+    "transpose",
+    "flatten",
+    "to",
+    "bool",
+    "long",
+    "sigmoid",
+    "relu",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "masked_scatter",
+    "gather",
+    "scatter",
+    "index_select",
+    "bmm",
+    "baddbmm",
+    "repeat_interleave",
+    "size",
+    "dim",
+];
+
+/// Torch functions whose first argument is not a tensor (a shape, a list, a number, an equation).
+const TAKES_NO_TENSOR: &[&str] = &[
+    "ones",
+    "zeros",
+    "empty",
+    "full",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "arange",
+    "range",
+    "linspace",
+    "logspace",
+    "eye",
+    "tensor",
+    "as_tensor",
+    "asarray",
+    "from_numpy",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "broadcast_tensors",
+    "block_diag",
+    "cartesian_prod",
+    "meshgrid",
+    "einsum",
+    "Tensor",
+    "LongTensor",
+    "FloatTensor",
+    "BoolTensor",
+    "tril_indices",
+    "triu_indices",
+    "scalar_tensor",
+];
+
+/// Tensor methods and torch functions whose result is a boolean tensor.
+const MASK_METHODS: &[&str] = &[
+    "bool",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "isneginf",
+    "isposinf",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "logical_xor",
+    "isin",
+    "signbit",
+];
+
+impl<'m, 'a> Tensors<'m, 'a> {
+    /// The tensors of `function` (a function of `model`).
+    pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
+        let (submodules, attributes) = self_tensors(model, function);
+        let mut tensors = Tensors {
+            model,
+            names: HashSet::new(),
+            masks: HashSet::new(),
+            locals: HashSet::new(),
+            submodules,
+            attributes,
+        };
+        let bindings = bindings(model, function);
+        tensors.locals = bindings.keys().cloned().collect();
+        tensors.grow(&bindings, Kind::Tensor);
+        tensors.grow(&bindings, Kind::Mask);
+        tensors
+    }
+
+    /// Adds the names whose bindings make them `kind`, to a fixpoint: bindings refer to each
+    /// other (`h = x + 1` after `x = torch.ones(...)`).
+    fn grow(&mut self, bindings: &HashMap<String, Vec<Binding<'a>>>, kind: Kind) {
+        loop {
+            let mut grown = Vec::new();
+            for (name, bindings) in bindings {
+                let known = match kind {
+                    Kind::Tensor => &self.names,
+                    Kind::Mask => &self.masks,
+                };
+                if known.contains(name) {
+                    continue;
+                }
+                let verdicts: Vec<Option<bool>> = bindings.iter().map(|b| self.verdict(b, kind)).collect();
+                if verdicts.contains(&Some(true)) && !verdicts.contains(&Some(false)) {
+                    grown.push(name.clone());
+                }
+            }
+            if grown.is_empty() {
+                return;
+            }
+            match kind {
+                Kind::Tensor => self.names.extend(grown),
+                Kind::Mask => self.masks.extend(grown),
+            }
+        }
+    }
+
+    /// What one binding says: `Some(true)` it is `kind`, `Some(false)` it is not, `None` no idea.
+    fn verdict(&self, binding: &Binding, kind: Kind) -> Option<bool> {
+        match (binding, kind) {
+            (Binding::Value(value), _) if is_python_value(value) => Some(false),
+            (Binding::Value(value), Kind::Tensor) => self.is_tensor(value).then_some(true),
+            // `q, k = x.chunk(2)` holds tensors; `out, n = self.embed(x)` may hold anything.
+            (Binding::Element(value), Kind::Tensor) => {
+                (self.is_tensor(value) && !self.is_module_call(value)).then_some(true)
+            }
+            // A mask is a mask only while every binding is one (`mask = mask.long()` ends that).
+            (Binding::Value(value), Kind::Mask) => Some(self.is_mask(value)),
+            (Binding::Element(_), Kind::Mask) => None,
+            (Binding::UsedAsTensor, Kind::Tensor) => Some(true),
+            (Binding::UsedAsTensor, Kind::Mask) => None,
+            (Binding::NotTensor, _) => Some(false),
+            (Binding::Unknown, _) => None,
+        }
+    }
+
+    /// Whether the function binds `name` itself (a parameter, an assignment): it then shadows a
+    /// builtin of that name.
+    pub fn is_local(&self, name: &str) -> bool {
+        self.locals.contains(name)
+    }
+
+    /// Whether `expr` evaluates to a tensor.
+    pub fn is_tensor(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(name) => self.names.contains(name.id.as_str()),
+            Expr::Attribute(attr) => {
+                (TENSOR_ATTRIBUTES.contains(&attr.attr.id.as_str()) && self.is_tensor(&attr.value))
+                    || (is_self(&attr.value) && self.attributes.contains(attr.attr.id.as_str()))
+            }
+            Expr::Subscript(subscript) => self.is_tensor(&subscript.value),
+            Expr::Call(call) => self.is_tensor_call(call),
+            Expr::BinOp(op) => {
+                let formats_string = op.op == Operator::Mod && is_string(&op.left);
+                !formats_string && (self.is_tensor(&op.left) || self.is_tensor(&op.right))
+            }
+            Expr::UnaryOp(op) => op.op != UnaryOp::Not && self.is_tensor(&op.operand),
+            Expr::Compare(compare) => self.is_tensor_comparison(compare),
+            Expr::If(if_expr) => self.is_tensor(&if_expr.body) && self.is_tensor(&if_expr.orelse),
+            Expr::Named(named) => self.is_tensor(&named.value),
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is a boolean tensor (a mask): comparisons of tensors, `~mask`, `mask & m`,
+    /// `.bool()`, `torch.isnan(x)`, names bound to those.
+    pub fn is_mask(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(name) => self.masks.contains(name.id.as_str()),
+            Expr::Compare(compare) => self.is_tensor_comparison(compare),
+            Expr::UnaryOp(op) => op.op == UnaryOp::Invert && self.is_mask(&op.operand),
+            Expr::BinOp(op) => {
+                matches!(op.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor)
+                    && self.is_mask(&op.left)
+                    && self.is_mask(&op.right)
+            }
+            Expr::Call(call) => {
+                let returns_mask = last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name));
+                returns_mask && self.is_tensor_call(call)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether testing `test` for truth (`if`, `while`, `and`/`or`, a ternary) reads tensor data.
+    pub fn is_data_dependent(&self, test: &Expr) -> bool {
+        match test {
+            Expr::BoolOp(op) => {
+                // `not is_compiling() and t.any()`: under compile the first operand is False and
+                // Python never evaluates the rest (`is_compiling() or ...` likewise).
+                let stops = |value: &Expr| match op.op {
+                    ast::BoolOp::And => {
+                        matches!(value, Expr::UnaryOp(not) if not.op == UnaryOp::Not && is_compiling_call(&not.operand))
+                    }
+                    ast::BoolOp::Or => is_compiling_call(value),
+                };
+                op.values.iter().take_while(|value| !stops(value)).any(|value| self.is_data_dependent(value))
+            }
+            Expr::UnaryOp(op) if op.op == UnaryOp::Not => self.is_data_dependent(&op.operand),
+            _ => self.is_tensor(test),
+        }
+    }
+
+    fn is_tensor_comparison(&self, compare: &ast::ExprCompare) -> bool {
+        let identity = compare.ops.iter().any(|op| matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn));
+        let operands = || std::iter::once(compare.left.as_ref()).chain(compare.comparators.iter());
+        !identity && !operands().any(Expr::is_none_literal_expr) && operands().any(|operand| self.is_tensor(operand))
+    }
+
+    /// Whether a call returns a tensor.
+    pub fn is_tensor_call(&self, call: &ast::ExprCall) -> bool {
+        if let Some(qualified) = self.model.imports.qualified_name(&call.func) {
+            if let Some(returns_tensor) = torch_function_returns_tensor(&qualified) {
+                return returns_tensor;
+            }
+        }
+        match call.func.as_ref() {
+            Expr::Attribute(method) if is_self(&method.value) => self.submodules.contains(method.attr.id.as_str()),
+            Expr::Attribute(method) => {
+                self.is_tensor(&method.value) && !PYTHON_VALUE_METHODS.contains(&method.attr.id.as_str())
+            }
+            // `self.blocks[i](x)`
+            Expr::Subscript(subscript) => matches!(subscript.value.as_ref(),
+                Expr::Attribute(attr) if is_self(&attr.value) && self.submodules.contains(attr.attr.id.as_str())),
+            _ => false,
+        }
+    }
+
+    /// `self.proj(x)`, `self.blocks[i](x)`: a submodule's output, which may be a tuple of anything.
+    fn is_module_call(&self, expr: &Expr) -> bool {
+        let Expr::Call(call) = expr else { return false };
+        match call.func.as_ref() {
+            Expr::Attribute(attr) => is_self(&attr.value),
+            Expr::Subscript(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `receiver.method(...)` certainly calls a tensor method (the receiver is a tensor).
+    pub fn is_tensor_method_call(&self, call: &ast::ExprCall, method: &str) -> bool {
+        matches!(call.func.as_ref(), Expr::Attribute(attr)
+            if attr.attr.id.as_str() == method && self.is_tensor(&attr.value))
+    }
+}
+
+/// `Some(true)` for a torch function that returns a tensor, `Some(false)` for one that returns a
+/// Python value or is not about tensors, `None` for names outside torch.
+pub fn torch_function_returns_tensor(qualified: &str) -> Option<bool> {
+    let rest = qualified.strip_prefix("torch.")?;
+    let name = ["nn.functional.", "linalg.", "fft.", "special."]
+        .iter()
+        .find_map(|namespace| rest.strip_prefix(namespace))
+        .unwrap_or(rest);
+    if name.contains('.') {
+        // `torch.jit.is_scripting`, `torch.cuda.is_available`, `torch.distributed.get_rank`...
+        return Some(false);
+    }
+    const PYTHON_VALUES: &[&str] = &[
+        "numel",
+        "finfo",
+        "iinfo",
+        "device",
+        "dtype",
+        "Size",
+        "Generator",
+        "manual_seed",
+        "typename",
+        "no_grad",
+        "enable_grad",
+        "inference_mode",
+        "autocast",
+        "compile",
+        "broadcast_shapes",
+        "result_type",
+        "promote_types",
+        "can_cast",
+        "equal",
+        "allclose",
+        "save",
+        "load",
+        "sym_int",
+        "sym_float",
+        "sym_max",
+        "sym_min",
+        "sym_not",
+        "seed",
+        "initial_seed",
+        "Parameter",
+    ];
+    let python_value = ["is_", "get_", "are_", "set_", "use_", "has_", "_"].iter().any(|p| name.starts_with(p))
+        || PYTHON_VALUES.contains(&name)
+        || name.starts_with(|c: char| c.is_ascii_uppercase()) && name != "Tensor";
+    Some(!python_value)
+}
+
+/// A value that is certainly not a tensor: literals, containers, `len()`, `int()`, `.shape`,
+/// `.size()`, `.item()`...
+fn is_python_value(expr: &Expr) -> bool {
+    match expr {
+        Expr::NumberLiteral(_)
+        | Expr::StringLiteral(_)
+        | Expr::BooleanLiteral(_)
+        | Expr::FString(_)
+        | Expr::List(_)
+        | Expr::Tuple(_)
+        | Expr::Dict(_)
+        | Expr::Set(_)
+        | Expr::ListComp(_)
+        | Expr::DictComp(_)
+        | Expr::SetComp(_) => true,
+        Expr::Attribute(attr) => matches!(attr.attr.id.as_str(), "shape" | "ndim" | "dtype" | "device"),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Name(name) => matches!(
+                name.id.as_str(),
+                "len" | "int" | "float" | "bool" | "str" | "range" | "list" | "tuple" | "dict" | "isinstance"
+            ),
+            Expr::Attribute(attr) => matches!(attr.attr.id.as_str(), "size" | "dim" | "item" | "tolist" | "numel"),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn is_string(expr: &Expr) -> bool {
+    matches!(expr, Expr::StringLiteral(_) | Expr::FString(_))
+}
+
+/// The `self.<attr>` of the function's class that are submodules, and those that are parameters
+/// or buffers.
+fn self_tensors(model: &FileModel, function: usize) -> (HashSet<String>, HashSet<String>) {
+    let mut submodules = HashSet::new();
+    let mut attributes = HashSet::new();
+    let Some(class) = model.self_class(function) else {
+        return (submodules, attributes);
+    };
+    for assignment in self_assignments(model, class) {
+        let Some(Expr::Call(call)) = assignment.value() else { continue };
+        let qualified = model.imports.qualified_name(&call.func).unwrap_or_default();
+        let is_parameter = qualified == "torch.nn.Parameter" || qualified.ends_with("nn.Parameter");
+        if is_parameter || torch_function_returns_tensor(&qualified) == Some(true) {
+            attributes.insert(assignment.attr);
+        } else if model.is_module_class(&call.func) {
+            submodules.insert(assignment.attr);
+        }
+    }
+    if let Some(init) = init_method(model, class) {
+        let mut buffers = BufferCollector { names: &mut attributes };
+        buffers.visit_body(method_body(model, init));
+    }
+    (submodules, attributes)
+}
+
+/// `self.register_buffer("name", ...)`: `self.name` is a tensor.
+struct BufferCollector<'s> {
+    names: &'s mut HashSet<String>,
+}
+
+impl<'a> Visitor<'a> for BufferCollector<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            if let Expr::Attribute(method) = call.func.as_ref() {
+                let registers = matches!(method.attr.id.as_str(), "register_buffer" | "register_parameter");
+                if registers && is_self(&method.value) {
+                    if let Some(Expr::StringLiteral(name)) = call.arguments.args.first() {
+                        self.names.insert(name.value.to_str().to_string());
+                    }
+                }
+            }
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// Every binding of every local name of the function, parameters first.
+fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<Binding<'a>>> {
+    let node = model.function(function).node;
+    let mut collector = BindingCollector { bindings: HashMap::new(), evidence: HashSet::new(), model };
+    match node {
+        FunctionNode::Def(def) => collector.visit_body(&def.body),
+        FunctionNode::Lambda(lambda) => collector.visit_expr(&lambda.body),
+    }
+    let mut bindings = collector.bindings;
+    if let Some(parameters) = node.parameters() {
+        for parameter in parameters.iter_non_variadic_params() {
+            let name = parameter.parameter.name.id.to_string();
+            // `output_attentions: torch.Tensor | None = False`: the default tells the truth.
+            let python_default = parameter.default.as_deref().is_some_and(|default| {
+                matches!(default, Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) | Expr::StringLiteral(_))
+            });
+            let binding = match parameter.parameter.annotation.as_deref() {
+                _ if python_default => Binding::NotTensor,
+                Some(annotation) if is_tensor_annotation(annotation) => Binding::UsedAsTensor,
+                Some(_) => Binding::NotTensor,
+                None => Binding::Unknown,
+            };
+            bindings.entry(name).or_default().insert(0, binding);
+        }
+    }
+    for name in collector.evidence {
+        if let Some(bindings) = bindings.get_mut(&name) {
+            bindings.push(Binding::UsedAsTensor);
+        }
+    }
+    bindings
+}
+
+/// `Tensor`, `torch.FloatTensor`, `Optional[torch.Tensor]`, `torch.Tensor | None`.
+fn is_tensor_annotation(annotation: &Expr) -> bool {
+    match annotation {
+        Expr::Subscript(subscript) if last_segment(&subscript.value) == Some("Optional") => {
+            is_tensor_annotation(&subscript.slice)
+        }
+        Expr::BinOp(op) if op.op == Operator::BitOr => {
+            let is_none = |e: &Expr| e.is_none_literal_expr();
+            (is_tensor_annotation(&op.left) && is_none(&op.right))
+                || (is_none(&op.left) && is_tensor_annotation(&op.right))
+        }
+        Expr::StringLiteral(text) => {
+            let text = text.value.to_str();
+            text.rsplit('.').next().is_some_and(|last| last.ends_with("Tensor") && last.len() <= 14)
+        }
+        _ => last_segment(annotation).is_some_and(|name| name.ends_with("Tensor") && name.len() <= 14),
+    }
+}
+
+struct BindingCollector<'m, 'a> {
+    bindings: HashMap<String, Vec<Binding<'a>>>,
+    /// Names used as tensors (`x.view(...)`, `x @ w`, `torch.cat([x, ...])`'s first argument).
+    evidence: HashSet<String>,
+    model: &'m FileModel<'a>,
+}
+
+impl<'a> BindingCollector<'_, 'a> {
+    fn bind(&mut self, target: &'a Expr, value: Option<&'a Expr>) {
+        match target {
+            Expr::Name(name) => {
+                let binding = value.map_or(Binding::Unknown, Binding::Value);
+                self.bindings.entry(name.id.to_string()).or_default().push(binding);
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                for element in elts {
+                    match (element, value) {
+                        (Expr::Name(name), Some(value)) => {
+                            self.bindings.entry(name.id.to_string()).or_default().push(Binding::Element(value));
+                        }
+                        (Expr::Starred(starred), _) => self.bind(&starred.value, None),
+                        _ => self.bind(element, None),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn not_tensor(&mut self, target: &'a Expr) {
+        let mut names = Vec::new();
+        collect_names(target, &mut names);
+        for name in names {
+            self.bindings.entry(name).or_default().push(Binding::NotTensor);
+        }
+    }
+}
+
+fn collect_names(target: &Expr, names: &mut Vec<String>) {
+    match target {
+        Expr::Name(name) => names.push(name.id.to_string()),
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            elts.iter().for_each(|e| collect_names(e, names));
+        }
+        Expr::Starred(starred) => collect_names(&starred.value, names),
+        _ => {}
+    }
+}
+
+impl<'a> Visitor<'a> for BindingCollector<'_, 'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(def) => {
+                self.bindings.entry(def.name.id.to_string()).or_default().push(Binding::NotTensor);
+                return;
+            }
+            Stmt::ClassDef(class) => {
+                self.bindings.entry(class.name.id.to_string()).or_default().push(Binding::NotTensor);
+                return;
+            }
+            Stmt::Assign(assign) => assign.targets.iter().for_each(|target| self.bind(target, Some(&assign.value))),
+            Stmt::AnnAssign(assign) => self.bind(&assign.target, assign.value.as_deref()),
+            Stmt::For(for_stmt) => self.not_tensor(&for_stmt.target),
+            Stmt::With(with) => {
+                for item in &with.items {
+                    if let Some(target) = &item.optional_vars {
+                        self.bind(target, None);
+                    }
+                }
+            }
+            Stmt::Import(_) | Stmt::ImportFrom(_) => {
+                if let Stmt::Import(import) = stmt {
+                    for alias in &import.names {
+                        let name = alias.asname.as_ref().unwrap_or(&alias.name).id.to_string();
+                        self.bindings.entry(name).or_default().push(Binding::NotTensor);
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            // Their own scopes: names bound there are not this function's.
+            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => return,
+            Expr::Named(named) => self.bind(&named.target, Some(&named.value)),
+            Expr::Call(call) => {
+                if let Expr::Attribute(method) = call.func.as_ref() {
+                    if let Expr::Name(receiver) = method.value.as_ref() {
+                        if TENSOR_ONLY_METHODS.contains(&method.attr.id.as_str()) {
+                            self.evidence.insert(receiver.id.to_string());
+                        }
+                    }
+                }
+                let torch_op = self.model.imports.qualified_name(&call.func).is_some_and(|q| {
+                    let takes_tensor = !q.rsplit('.').next().is_some_and(|name| TAKES_NO_TENSOR.contains(&name));
+                    takes_tensor && torch_function_returns_tensor(&q) == Some(true)
+                });
+                if let (true, Some(Expr::Name(first))) = (torch_op, call.arguments.args.first()) {
+                    self.evidence.insert(first.id.to_string());
+                }
+            }
+            Expr::BinOp(op) if op.op == Operator::MatMult => {
+                for side in [&op.left, &op.right] {
+                    if let Expr::Name(name) = side.as_ref() {
+                        self.evidence.insert(name.id.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ruff_python_ast::Stmt;
+    use ruff_text_size::Ranged;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    /// For each `probe = <expr>` line of `forward`, whether `<expr>` is a tensor.
+    fn probes(code: &str) -> Vec<(String, bool)> {
+        let source = SourceFile::parse(Path::new("m.py"), code.to_string()).unwrap();
+        let model = FileModel::build(&source, "m");
+        let forward = model.functions.iter().position(|f| f.name == "forward").unwrap();
+        let tensors = Tensors::of(&model, forward);
+        let FunctionNode::Def(def) = model.function(forward).node else { unreachable!() };
+        def.body
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Assign(assign) if matches!(&assign.targets[0], Expr::Name(n) if n.id.as_str() == "probe") => {
+                    Some((code[assign.value.range()].to_string(), tensors.is_data_dependent(&assign.value)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tensors_need_evidence_and_metadata_is_never_data() {
+        let code = "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(2, 2)\n        self.register_buffer('table', torch.zeros(3))\n\n    def forward(self, x: torch.Tensor, y, z, n: int, flag=False):\n        h = self.proj(x)\n        y = y.view(-1)\n        probe = h.sum() > 0\n        probe = y.any()\n        probe = z.sum() > 0\n        probe = self.table.max() > 1\n        probe = h.shape[0] > 1\n        probe = h.dtype == torch.float16\n        probe = n > 1\n        probe = flag\n        probe = h is None\n        probe = len(h) > 2\n        probe = torch.is_tensor(h)\n        probe = not torch.compiler.is_compiling() and h.any()\n        probe = h.size(0) > 1 and h.any()\n";
+        let found = probes(code);
+        let expected = [true, true, false, true, false, false, false, false, false, false, false, false, true];
+        let got: Vec<bool> = found.iter().map(|(_, dependent)| *dependent).collect();
+        assert_eq!(got, expected, "{found:?}");
+    }
+}

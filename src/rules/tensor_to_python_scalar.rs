@@ -1,0 +1,144 @@
+//! TCF103 tensor-to-python-scalar: `t.item()`, `t.tolist()`, `int(t)`, `float(t)`, `bool(t)` on a
+//! tensor in compiled code turn tensor data into a Python value, which Dynamo cannot trace with its
+//! default config (GB0124 for `.item()` and the builtins, GB0033 / GB0109 for `.tolist()`). Where
+//! the number only feeds tensor arithmetic (`x * s.item()`), the fix keeps it a tensor.
+
+use std::collections::HashSet;
+
+use ruff_python_ast::{self as ast, Expr, Operator};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::diagnostic::Diagnostic;
+use crate::fix::{Edit, Fix, Safety};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::reach::describe;
+use crate::model::tensor::Tensors;
+use crate::rules::{Category, Checker, Rule};
+
+pub static RULE: Rule = Rule {
+    code: "TCF103",
+    name: "tensor-to-python-scalar",
+    summary: "keep tensor values as tensors instead of Python numbers",
+    explanation: include_str!("../../codemods/tensor-to-python-scalar/README.md"),
+    hazard: "A tensor turned into a Python number or list (`.item()`, `.tolist()`, `int(t)`) in compiled code breaks the graph.",
+    why: "Dynamo must run the tensor program up to that point to learn the value, so it ends the graph there, \
+              syncs with the device, and inside a loop runs the whole frame eagerly.",
+    category: Category::GraphBreak,
+    fixes: &[Safety::Unsafe],
+    check,
+};
+
+/// Full reductions: called with no arguments they return a 0-d tensor.
+const FULL_REDUCTIONS: [&str; 12] =
+    ["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "argmax", "argmin"];
+
+fn check(checker: &Checker) -> Vec<Diagnostic> {
+    let model = checker.model;
+    let mut diagnostics = Vec::new();
+    for function in model.region_functions() {
+        let tensors = Tensors::of(model, function);
+        let mut finder = ScalarFinder { tensors: &tensors, found: Vec::new(), in_arithmetic: HashSet::new() };
+        visit_compiled(model.function(function).node.body(), &mut finder);
+        for conversion in finder.found {
+            let text = &model.source.text[conversion.call.range()];
+            let message = format!("`{text}` in {} breaks the graph", describe(model, function));
+            let diagnostic = Diagnostic::new(&RULE, conversion.call.range(), message);
+            let diagnostic = checker.graph_break(diagnostic, function, conversion.site);
+            diagnostics.push(match conversion.fix {
+                Some(fix) => diagnostic.with_fix(fix),
+                None => diagnostic.without_fix(
+                    "the Python value is not known to feed only tensor arithmetic: keep the computation in tensors \
+                     (`torch.where`, `torch.cond` for branches), move it out of the compiled code, or set \
+                     `torch._dynamo.config.capture_scalar_outputs = True`",
+                ),
+            });
+        }
+    }
+    diagnostics
+}
+
+struct Conversion<'a> {
+    call: &'a ast::ExprCall,
+    site: Site,
+    fix: Option<Fix>,
+}
+
+struct ScalarFinder<'t, 'm, 'a> {
+    tensors: &'t Tensors<'m, 'a>,
+    found: Vec<Conversion<'a>>,
+    /// `.item()` calls that are an operand of arithmetic with a tensor.
+    in_arithmetic: HashSet<TextRange>,
+}
+
+impl<'a> CompiledCodeVisitor<'a> for ScalarFinder<'_, '_, 'a> {
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        match expr {
+            Expr::BinOp(op) if is_arithmetic(op.op) => {
+                for (operand, other) in [(&op.left, &op.right), (&op.right, &op.left)] {
+                    if let Expr::Call(call) = operand.as_ref() {
+                        if self.tensors.is_tensor(other) {
+                            self.in_arithmetic.insert(call.range());
+                        }
+                    }
+                }
+            }
+            Expr::Call(call) => {
+                if self.is_conversion(call) {
+                    let fix = self.in_arithmetic.contains(&call.range()).then(|| detach_fix(call)).flatten();
+                    self.found.push(Conversion { call, site, fix });
+                }
+            }
+            // Runs only when called (`torch._check(cond, lambda: f"... {int(n)}")` calls it on failure).
+            Expr::Lambda(_) => return false,
+            _ => {}
+        }
+        true
+    }
+}
+
+impl ScalarFinder<'_, '_, '_> {
+    /// `t.item()`, `t.tolist()`, `int(t)`, `float(t)`, `bool(t)` with `t` a tensor.
+    fn is_conversion(&self, call: &ast::ExprCall) -> bool {
+        if !call.arguments.keywords.is_empty() {
+            return false;
+        }
+        match (call.func.as_ref(), call.arguments.args.as_ref()) {
+            (Expr::Attribute(method), []) => {
+                matches!(method.attr.id.as_str(), "item" | "tolist") && self.tensors.is_tensor(&method.value)
+            }
+            (Expr::Name(builtin), [argument]) => {
+                let shadowed = self.tensors.is_local(builtin.id.as_str());
+                !shadowed && matches!(builtin.id.as_str(), "int" | "float" | "bool") && self.tensors.is_tensor(argument)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn is_arithmetic(op: Operator) -> bool {
+    matches!(op, Operator::Add | Operator::Sub | Operator::Mult | Operator::Div | Operator::Pow)
+}
+
+/// `x * s.item()` -> `x * s.detach()`: the value stays a tensor (no graph break, no device sync)
+/// and stays out of autograd, as `.item()` kept it. A receiver that is not certainly 0-d is
+/// reshaped to 0-d so that a `(1, 1)` tensor does not broadcast into the result's shape.
+fn detach_fix(call: &ast::ExprCall) -> Option<Fix> {
+    let Expr::Attribute(method) = call.func.as_ref() else { return None };
+    if method.attr.id.as_str() != "item" {
+        return None;
+    }
+    let replacement = if is_zero_dim(&method.value) { "detach()" } else { "detach().reshape(())" };
+    let range = TextRange::new(method.attr.start(), call.end());
+    let title = format!(
+        "Use `.{replacement}` instead of `.item()` (unsafe: the number stays a 0-d tensor on its device, \
+         which can change the result's dtype in type promotion and fails if that device differs from the other operand's)"
+    );
+    Some(Fix::new(title, Safety::Unsafe, vec![Edit::replace(range, replacement)]))
+}
+
+/// `x.sum()`, `x.max()`, `loss.mean()`: a full reduction, 0-d.
+fn is_zero_dim(expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else { return false };
+    let Expr::Attribute(method) = call.func.as_ref() else { return false };
+    call.arguments.is_empty() && FULL_REDUCTIONS.contains(&method.attr.id.as_str())
+}
