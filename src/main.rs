@@ -8,11 +8,11 @@ use clap::Parser;
 use tcfix::config::Config;
 use tcfix::diff::unified_diff;
 use tcfix::discover::discover;
+use tcfix::fix::Safety;
 use tcfix::git::{Worktree, uncommitted};
 use tcfix::output::{FileFindings, Format, display_path, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
-use tcfix::fix::Safety;
 use tcfix::rules::{RULES, Rule, Selection, Settings};
 use tcfix::source::{SourceError, SourceFile};
 
@@ -131,7 +131,10 @@ fn explain(wanted: &str) -> Result<Status, String> {
 fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
     let unknown = Selection::unknown(cli.select.iter().chain(&cli.ignore));
     if !unknown.is_empty() {
-        return Err(format!("no rule matches {}: use a code (TCF101), a prefix (TCF1), a name or a category (graph-break, recompile, setup, error)", unknown.join(", ")));
+        return Err(format!(
+            "no rule matches {}: use a code (TCF101), a prefix (TCF1), a name or a category (graph-break, recompile, setup, error)",
+            unknown.join(", ")
+        ));
     }
     let options = &config.options;
     let mut settings = Settings::default();

@@ -144,7 +144,11 @@ fn every_format_is_sorted_and_does_not_depend_on_the_input_order() {
     let mut reversed = files.clone();
     reversed.reverse();
     for format in [Format::Full, Format::Concise, Format::Json, Format::Github, Format::Sarif, Format::Markdown] {
-        assert_eq!(render(format, &files, Order::Path, false), render(format, &reversed, Order::Path, false), "{format:?}");
+        assert_eq!(
+            render(format, &files, Order::Path, false),
+            render(format, &reversed, Order::Path, false),
+            "{format:?}"
+        );
     }
     assert_eq!(statistics(&files, false), statistics(&reversed, false));
 }
@@ -280,7 +284,8 @@ fn sarif_is_valid_against_the_official_schema() {
     let validator = sarif_schema();
     let checked = fixtures();
     for unsafe_fixes in [false, true] {
-        let log: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, unsafe_fixes)).unwrap();
+        let log: Value =
+            serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, unsafe_fixes)).unwrap();
         assert_valid(&validator, &log);
     }
     let empty: Value = serde_json::from_str(&render(Format::Sarif, &[], Order::Path, false)).unwrap();
@@ -288,7 +293,8 @@ fn sarif_is_valid_against_the_official_schema() {
     assert_eq!(empty["runs"][0]["results"], Value::Array(vec![]));
 
     // The validator does reject what the schema forbids.
-    let mut broken: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, false)).unwrap();
+    let mut broken: Value =
+        serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, false)).unwrap();
     broken["runs"][0]["results"][0]["level"] = Value::from("critical");
     assert!(!validator.is_valid(&broken));
     broken["runs"][0]["results"][0]["level"] = Value::from("error");

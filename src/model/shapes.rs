@@ -31,7 +31,8 @@ impl InputSizes {
             .parameters()
             .map(|p| p.iter_non_variadic_params().skip(1).map(|p| p.parameter.name.id.to_string()).collect())
             .unwrap_or_default();
-        let mut finder = NameFinder { sizes: InputSizes { names: HashSet::new(), parameters, module_tensors: HashSet::new() } };
+        let mut finder =
+            NameFinder { sizes: InputSizes { names: HashSet::new(), parameters, module_tensors: HashSet::new() } };
         visit_all(node.body(), &mut finder);
         finder.sizes
     }
@@ -154,11 +155,7 @@ fn is_int_size(value: &Expr, sizes: &InputSizes) -> bool {
         Expr::Call(call) => {
             let int_call = matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "int" | "round" | "min" | "max"))
                 || matches!(call.func.as_ref(), Expr::Attribute(f) if matches!(f.attr.id.as_str(), "ceil" | "floor" | "sqrt" | "isqrt"));
-            if int_call {
-                call.arguments.args.iter().any(|a| is_int_size(a, sizes))
-            } else {
-                sizes.is_size(value)
-            }
+            if int_call { call.arguments.args.iter().any(|a| is_int_size(a, sizes)) } else { sizes.is_size(value) }
         }
         _ => sizes.is_size(value),
     }

@@ -22,9 +22,10 @@ pub fn concise(files: &[FileFindings], order: Order, unsafe_fixes: bool) -> Stri
 fn report(files: &[FileFindings], order: Order, unsafe_fixes: bool, reasons: bool) -> String {
     let by_file = by_file(files);
     match order {
-        Order::Path => {
-            by_file.into_iter().map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, reasons)).collect()
-        }
+        Order::Path => by_file
+            .into_iter()
+            .map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, reasons))
+            .collect(),
         Order::Severity => {
             // Worst first; within a severity, the path order (the sort is stable).
             let mut found: Vec<(&FileFindings, &Diagnostic)> =

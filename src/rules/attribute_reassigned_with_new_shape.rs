@@ -81,10 +81,8 @@ fn report(model: &FileModel, function: usize, rebuild: &Rebuild, buffer: bool) -
              once per size)",
         )
     };
-    let message = format!(
-        "{what} `self.{}` is checked and rebuilt for `{}` in {place}: {cost}",
-        rebuild.attribute, rebuild.size
-    );
+    let message =
+        format!("{what} `self.{}` is checked and rebuilt for `{}` in {place}: {cost}", rebuild.attribute, rebuild.size);
     Diagnostic::new(&RULE, rebuild.range, message).with_severity(severity).without_fix(
         "build it once in `__init__` for the largest size and slice it in forward, or compute it in forward \
          without storing it on `self`",

@@ -30,7 +30,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     for body in scopes(model) {
-        let mut finder = StaticCompiles { imports: &model.imports, loop_depth: 0, compiles: Vec::new(), looped: Vec::new() };
+        let mut finder =
+            StaticCompiles { imports: &model.imports, loop_depth: 0, compiles: Vec::new(), looped: Vec::new() };
         finder.visit_body(body);
         for compile in &finder.compiles {
             let called_in_loop = finder.looped.iter().any(|(name, at)| *name == compile.target && *at > compile.at);
@@ -42,11 +43,13 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                  and after 8 it runs eagerly",
                 compile.target
             );
-            diagnostics.push(Diagnostic::new(&RULE, compile.keyword, message).with_severity(Severity::Low).without_fix(
-                "if input sizes vary, drop `dynamic=False` (by default a size becomes dynamic after its first \
+            diagnostics.push(
+                Diagnostic::new(&RULE, compile.keyword, message).with_severity(Severity::Low).without_fix(
+                    "if input sizes vary, drop `dynamic=False` (by default a size becomes dynamic after its first \
                  change) or mark the varying dimension with `torch._dynamo.mark_dynamic(x, dim)`; if every batch \
                  has the same shape, this costs nothing: silence it with `# noqa: TCF303`",
-            ));
+                ),
+            );
         }
     }
     diagnostics
@@ -120,5 +123,7 @@ impl<'a> Visitor<'a> for StaticCompiles<'_> {
 
 /// The `dynamic=False` keyword of a call, if it has one.
 fn dynamic_false(call: &ast::ExprCall) -> Option<&ast::Keyword> {
-    call.arguments.find_keyword("dynamic").filter(|keyword| matches!(keyword.value, Expr::BooleanLiteral(ref b) if !b.value))
+    call.arguments
+        .find_keyword("dynamic")
+        .filter(|keyword| matches!(keyword.value, Expr::BooleanLiteral(ref b) if !b.value))
 }

@@ -34,18 +34,92 @@ pub static RULE: Rule = Rule {
 /// torch.nn modules with no parameters, no buffers that forward relies on and no train/eval
 /// behaviour: building one in `__init__` instead of on every call changes nothing.
 const STATELESS: &[&str] = &[
-    "Identity", "ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "Softmax2d", "LogSoftmax", "Softmin",
-    "Softplus", "Softsign", "LeakyReLU", "ELU", "SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "Hardtanh",
-    "Hardshrink", "Softshrink", "Tanhshrink", "Threshold", "GLU", "LogSigmoid", "Flatten", "Unflatten", "ZeroPad1d",
-    "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
-    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
-    "CircularPad3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d",
-    "LPPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-    "ChannelShuffle", "Fold", "Unfold", "CosineSimilarity", "PairwiseDistance", "MSELoss", "L1Loss", "SmoothL1Loss",
-    "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "CosineEmbeddingLoss",
-    "MarginRankingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss", "CTCLoss",
-    "GaussianNLLLoss", "PoissonNLLLoss", "HingeEmbeddingLoss",
+    "Identity",
+    "ReLU",
+    "ReLU6",
+    "GELU",
+    "SiLU",
+    "Sigmoid",
+    "Tanh",
+    "Softmax",
+    "Softmax2d",
+    "LogSoftmax",
+    "Softmin",
+    "Softplus",
+    "Softsign",
+    "LeakyReLU",
+    "ELU",
+    "SELU",
+    "CELU",
+    "Mish",
+    "Hardswish",
+    "Hardsigmoid",
+    "Hardtanh",
+    "Hardshrink",
+    "Softshrink",
+    "Tanhshrink",
+    "Threshold",
+    "GLU",
+    "LogSigmoid",
+    "Flatten",
+    "Unflatten",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "LPPool1d",
+    "LPPool2d",
+    "Upsample",
+    "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "ChannelShuffle",
+    "Fold",
+    "Unfold",
+    "CosineSimilarity",
+    "PairwiseDistance",
+    "MSELoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "KLDivLoss",
+    "CosineEmbeddingLoss",
+    "MarginRankingLoss",
+    "SoftMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "TripletMarginLoss",
+    "CTCLoss",
+    "GaussianNLLLoss",
+    "PoissonNLLLoss",
+    "HingeEmbeddingLoss",
 ];
 
 /// Stateless, but `model.eval()` turns them off: one built in forward is always in training mode.
@@ -53,11 +127,40 @@ const DROPOUT: &[&str] = &["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "Al
 
 /// torch.nn modules that own parameters: built in forward they start untrained on every call.
 const WITH_PARAMETERS: &[&str] = &[
-    "Linear", "Bilinear", "LazyLinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-    "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "Embedding", "EmbeddingBag", "LayerNorm", "RMSNorm",
-    "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "MultiheadAttention", "LSTM", "GRU",
-    "RNN", "LSTMCell", "GRUCell", "RNNCell", "PReLU", "Transformer", "TransformerEncoderLayer",
-    "TransformerDecoderLayer", "TransformerEncoder", "TransformerDecoder",
+    "Linear",
+    "Bilinear",
+    "LazyLinear",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "ConvTranspose3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyConv3d",
+    "Embedding",
+    "EmbeddingBag",
+    "LayerNorm",
+    "RMSNorm",
+    "GroupNorm",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "SyncBatchNorm",
+    "MultiheadAttention",
+    "LSTM",
+    "GRU",
+    "RNN",
+    "LSTMCell",
+    "GRUCell",
+    "RNNCell",
+    "PReLU",
+    "Transformer",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerDecoder",
 ];
 
 /// Tensors, not modules: `nn.Parameter(...)`, `nn.Buffer(...)` (a buffer regrown in forward is
@@ -116,7 +219,9 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
         ));
     };
     let (severity, cost) = match construction.kind {
-        Kind::Stateless | Kind::Dropout => (Severity::Medium, "the new attribute recompiles the frame once".to_string()),
+        Kind::Stateless | Kind::Dropout => {
+            (Severity::Medium, "the new attribute recompiles the frame once".to_string())
+        }
         Kind::WithParameters => (
             Severity::High,
             "building its parameters breaks the graph (GB0264), each build starts from untrained weights, and the \
@@ -176,7 +281,9 @@ fn module_call<'a>(model: &FileModel, value: &'a Expr) -> Option<&'a ast::ExprCa
         return Some(call);
     }
     match call.func.as_ref() {
-        Expr::Attribute(method) if matches!(method.attr.id.as_str(), "to" | "cuda" | "cpu" | "type" | "half" | "float") => {
+        Expr::Attribute(method)
+            if matches!(method.attr.id.as_str(), "to" | "cuda" | "cpu" | "type" | "half" | "float") =>
+        {
             module_call(model, &method.value)
         }
         _ => None,
@@ -186,7 +293,8 @@ fn module_call<'a>(model: &FileModel, value: &'a Expr) -> Option<&'a ast::ExprCa
 fn classify(model: &FileModel, func: &Expr) -> (String, Kind) {
     let written = model.source.text[func.range()].to_string();
     let qualified = model.imports.qualified_name(func).unwrap_or_default();
-    let Some(name) = qualified.strip_prefix("torch.nn.").filter(|name| !name.contains('.') || name.starts_with("modules."))
+    let Some(name) =
+        qualified.strip_prefix("torch.nn.").filter(|name| !name.contains('.') || name.starts_with("modules."))
     else {
         return (written, Kind::Unknown);
     };
@@ -220,7 +328,10 @@ fn move_to_init(model: &FileModel, construction: &Construction, attribute: &str)
         return Err("the statement does not stand on its own lines: move it to `__init__` by hand".to_string());
     }
     if !construction.direct {
-        return Err("it is moved to a device in forward (`.to(...)`): build it in `__init__`; `model.to()` then moves it".to_string());
+        return Err(
+            "it is moved to a device in forward (`.to(...)`): build it in `__init__`; `model.to()` then moves it"
+                .to_string(),
+        );
     }
     let assigned_elsewhere = self_assignments(model, class)
         .into_iter()
@@ -235,7 +346,10 @@ fn move_to_init(model: &FileModel, construction: &Construction, attribute: &str)
     let (Some(first), Some(last)) = (init_body.first(), init_body.last()) else {
         return Err("`__init__` is empty".to_string());
     };
-    if !stands_alone(text, first.range()) || !stands_alone(text, last.range()) || matches!(last, Stmt::Return(_) | Stmt::Raise(_)) {
+    if !stands_alone(text, first.range())
+        || !stands_alone(text, last.range())
+        || matches!(last, Stmt::Return(_) | Stmt::Raise(_))
+    {
         return Err("`__init__` ends in a return or shares its lines with other code: move it by hand".to_string());
     }
     let line = &text[stmt.range()];
@@ -291,7 +405,22 @@ fn unknown_in_init(model: &FileModel, function: usize, init: usize, call: &ast::
 }
 
 fn is_builtin(name: &str) -> bool {
-    matches!(name, "int" | "float" | "bool" | "max" | "min" | "round" | "len" | "tuple" | "list" | "abs" | "True" | "False" | "None")
+    matches!(
+        name,
+        "int"
+            | "float"
+            | "bool"
+            | "max"
+            | "min"
+            | "round"
+            | "len"
+            | "tuple"
+            | "list"
+            | "abs"
+            | "True"
+            | "False"
+            | "None"
+    )
 }
 
 fn defined_at_module_level(model: &FileModel, name: &str) -> bool {

@@ -94,10 +94,9 @@ fn report(
             Severity::High,
             "Dynamo treats a module's int attributes as constants, so every call recompiles; after 8 recompiles the frame runs eagerly",
         ),
-        (ScalarKind::Float, Change::Update) => (
-            Severity::Medium,
-            "Dynamo guards on the float and recompiles once before it treats it as dynamic",
-        ),
+        (ScalarKind::Float, Change::Update) => {
+            (Severity::Medium, "Dynamo guards on the float and recompiles once before it treats it as dynamic")
+        }
         _ => (Severity::Low, "Dynamo guards on its value and compiles one version per value it takes"),
     };
     let kind = match attribute.kind {
@@ -243,10 +242,14 @@ fn counter_fix(
         ));
     }
     if !after_super_init(model, init, attribute.init.stmt) {
-        return Err("`__init__` sets it before `super().__init__()`, where buffers cannot be registered yet".to_string());
+        return Err(
+            "`__init__` sets it before `super().__init__()`, where buffers cannot be registered yet".to_string()
+        );
     }
     if !stands_alone(text, attribute.init.stmt.range()) {
-        return Err("its assignment in `__init__` shares its line with other code: make it a buffer by hand".to_string());
+        return Err(
+            "its assignment in `__init__` shares its line with other code: make it a buffer by hand".to_string()
+        );
     }
     let (torch, import) = torch_name(model);
     let literal = &text[attribute.literal.range()];

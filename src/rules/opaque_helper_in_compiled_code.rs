@@ -50,7 +50,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
                 describe(model, function),
                 lookup.helper.replace('_', " ")
             );
-            let diagnostic = checker.graph_break(Diagnostic::new(&RULE, lookup.expr.range(), message), function, lookup.site);
+            let diagnostic =
+                checker.graph_break(Diagnostic::new(&RULE, lookup.expr.range(), message), function, lookup.site);
             let names = names.entry(class).or_insert_with(|| CacheNames::new(model, class));
             diagnostics.push(match cache_fix(model, class, &lookup, names) {
                 Ok(fix) => diagnostic.with_fix(fix),

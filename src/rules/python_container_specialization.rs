@@ -40,8 +40,13 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         if lists.is_empty() {
             continue;
         }
-        let mut finder =
-            UseFinder { lists: &lists, in_assert: None, rebound: HashMap::new(), imports: &model.imports, found: Vec::new() };
+        let mut finder = UseFinder {
+            lists: &lists,
+            in_assert: None,
+            rebound: HashMap::new(),
+            imports: &model.imports,
+            found: Vec::new(),
+        };
         visit_compiled(model.function(function).node.body(), &mut finder);
         let mut reported = HashSet::new();
         for (parameter, range, how) in finder.found {
@@ -183,7 +188,9 @@ struct UseFinder<'l> {
 impl UseFinder<'_> {
     fn list_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
         match expr {
-            Expr::Name(name) if self.lists.contains(name.id.as_str()) && !self.is_rebound(name) => Some(name.id.as_str()),
+            Expr::Name(name) if self.lists.contains(name.id.as_str()) && !self.is_rebound(name) => {
+                Some(name.id.as_str())
+            }
             _ => None,
         }
     }
