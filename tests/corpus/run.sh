@@ -10,6 +10,9 @@
 #      checks that each pass changed the text only through that pass's proposed edits
 #      (tests/corpus/containment.rs says what that check can and cannot see), and that its result
 #      is byte for byte the file the CLI wrote.
+#   5. the findings on the published layout are the list kept in snapshots/corpus-findings.txt
+#      (tests/corpus/findings.py): any change in what tcfix says about real code shows up in
+#      review; TCFIX_UPDATE_CORPUS_FINDINGS=1 rewrites the list after a change meant to alter it.
 # The same checks run on three layouts of the same code: as published; with CRLF and CR-only line
 # endings (alternating by file); and indented with tabs (every leading group of four spaces, in
 # the files where CPython still accepts that).
@@ -95,6 +98,23 @@ import hashlib, sys
 for p in sys.argv[1:]:
     print(hashlib.sha256(open(p, "rb").read()).hexdigest(), p)'); }
 
+# The findings on a tree, against the list kept in snapshots/ (or rewriting it when asked).
+compare_findings() {
+  local kept="$repo/snapshots/corpus-findings.txt" now="$work/findings.txt"
+  (cd "$1" && "$tcfix" --isolated --unsafe-fixes --exit-zero --output-format json .) |
+    python3 "$repo/tests/corpus/findings.py" >"$now"
+  if [ "${TCFIX_UPDATE_CORPUS_FINDINGS:-}" = 1 ]; then
+    cp "$now" "$kept"
+    echo "corpus: rewrote snapshots/corpus-findings.txt ($(wc -l <"$now" | tr -d ' ') findings)"
+  elif ! diff -u "$kept" "$now" >"$work/findings.diff"; then
+    echo "corpus: VIOLATION: the findings differ from snapshots/corpus-findings.txt (review, then rerun with TCFIX_UPDATE_CORPUS_FINDINGS=1):" >&2
+    head -60 "$work/findings.diff" >&2
+    return 1
+  else
+    echo "corpus: findings identical to snapshots/corpus-findings.txt ($(wc -l <"$now" | tr -d ' '))"
+  fi
+}
+
 # All the checks on one layout of the corpus.
 check_layout() {
   local layout=$1 dir="$work/$1" failed=0
@@ -107,6 +127,10 @@ check_layout() {
   cp -R "$dir/original" "$dir/fixed"
   local files
   files=$(find "$dir/original" -name '*.py' -o -name '*.pyi' | wc -l | tr -d ' ')
+
+  if [ "$layout" = "published" ]; then
+    compare_findings "$dir/original" || failed=$((failed + 1))
+  fi
 
   # What there is to fix, then fix everything.
   (cd "$dir/original" && "$tcfix" --statistics --unsafe-fixes --isolated --exit-zero . >"$dir/statistics.out" 2>&1) || true
