@@ -26,6 +26,9 @@ pub trait CompiledCodeVisitor<'a> {
     fn expr(&mut self, _expr: &'a Expr, _site: Site) -> bool {
         true
     }
+
+    /// Called after the children of an expression whose `expr` returned `true`.
+    fn leave_expr(&mut self, _expr: &'a Expr) {}
 }
 
 /// The body a function runs: statements for a `def`, one expression for a `lambda`.
@@ -186,6 +189,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if self.inner.expr(expr, self.site()) {
             walk_expr(self, expr);
+            self.inner.leave_expr(expr);
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::model::reach::describe;
 use crate::model::scalars::scalar_attributes;
 use crate::model::shapes::InputSizes;
 use crate::rules::lazily_grown_buffer::{empty_buffers, register_buffer_arguments};
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF207",
@@ -32,7 +32,7 @@ pub static RULE: Rule = Rule {
               (a plain attribute once), and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 struct Rebuild {

@@ -16,7 +16,7 @@ use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::last_segment;
 use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF105",
@@ -28,7 +28,7 @@ pub static RULE: Rule = Rule {
               fails to compile it and Dynamo falls back to running the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Calls that return a new tensor no one else holds.

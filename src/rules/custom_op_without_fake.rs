@@ -15,7 +15,7 @@ use crate::fix::text::{indentation, line_ending, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::{dotted_name, last_segment};
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF401",
@@ -27,7 +27,7 @@ pub static RULE: Rule = Rule {
               TorchRuntimeError instead of compiling.",
     category: Category::Error,
     fixes: &[Safety::DisplayOnly],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Unary torch functions whose output has the input's shape, dtype and device.

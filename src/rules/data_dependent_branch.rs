@@ -19,7 +19,7 @@ use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
 use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF104",
@@ -31,7 +31,7 @@ pub static RULE: Rule = Rule {
               syncs with the device to read the value, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Elementwise functions and methods: their result has the shape of their first tensor operand.

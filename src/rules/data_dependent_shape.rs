@@ -13,7 +13,7 @@ use crate::model::imports::Imports;
 use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
 use crate::rules::data_dependent_branch::snippet;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF106",
@@ -25,7 +25,7 @@ pub static RULE: Rule = Rule {
               device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Methods and torch functions whose output size is the number of selected or distinct values.

@@ -18,7 +18,7 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF108",
@@ -30,7 +30,7 @@ pub static RULE: Rule = Rule {
               and everywhere it warns that it will be removed.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 const SDP_KERNEL: &str = "torch.backends.cuda.sdp_kernel";

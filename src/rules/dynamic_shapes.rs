@@ -11,7 +11,7 @@ use ruff_text_size::{Ranged, TextSize};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{is_torch_compile, scopes};
 use crate::model::imports::{Imports, dotted_name};
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF303",
@@ -23,7 +23,7 @@ pub static RULE: Rule = Rule {
               the frame runs eagerly for the rest of the run.",
     category: Category::Setup,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {

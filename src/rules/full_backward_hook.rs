@@ -17,7 +17,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::compile_calls::scopes;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF110",
@@ -29,7 +29,7 @@ pub static RULE: Rule = Rule {
               that calls it compiles no graph.",
     category: Category::GraphBreak,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 const BACKWARD_HOOKS: [&str; 3] =

@@ -10,7 +10,7 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{CompileBinding, calls, calls_while_bound, compile_bindings, scopes};
 use crate::model::imports::dotted_name;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF301",
@@ -22,7 +22,7 @@ pub static RULE: Rule = Rule {
               without it and nothing warns.",
     category: Category::Setup,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Forward hooks, measured; backward hooks are TCF110's business.

@@ -11,7 +11,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::imports::{Imports, dotted_name};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF107",
@@ -23,7 +23,7 @@ pub static RULE: Rule = Rule {
               whole frame and runs it eagerly.",
     category: Category::GraphBreak,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// What kind of host call, and what to do instead.

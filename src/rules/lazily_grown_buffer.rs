@@ -17,7 +17,7 @@ use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::Imports;
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF201",
@@ -29,7 +29,7 @@ pub static RULE: Rule = Rule {
               limit the frame silently runs eagerly.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Names under which models keep their maximum sequence length.

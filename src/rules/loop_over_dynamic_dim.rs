@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::reach::describe;
 use crate::model::shapes::InputSizes;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF204",
@@ -23,7 +23,7 @@ pub static RULE: Rule = Rule {
               dynamic shapes, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {

@@ -1,7 +1,6 @@
 //! The rules: one file each, registered here in one line each.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -11,9 +10,9 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::Safety;
 pub use crate::fix::torch_api::TorchVersion;
-use crate::model::compiled_code::Site;
-use crate::model::file::FileModel;
-use crate::model::loops::LoopCalls;
+
+mod check;
+pub use check::{Checker, Function, FunctionHooks, StartFunction, check};
 
 mod attribute_reassigned_with_new_shape;
 mod bool_mask_index_put;
@@ -85,7 +84,16 @@ pub struct Rule {
     pub category: Category,
     /// The safeties its fixes can have; empty when the rule only reports.
     pub fixes: &'static [Safety],
-    pub check: fn(&Checker) -> Vec<Diagnostic>,
+    /// Where the checker calls the rule.
+    pub hooks: Hooks,
+}
+
+/// How a rule looks at a file.
+pub enum Hooks {
+    /// It looks at the compiled code of each region function, in the checker's one walk of it.
+    Function(StartFunction),
+    /// It looks at the file as a whole: classes, `__init__` against `forward`, setup code.
+    File(fn(&Checker) -> Vec<Diagnostic>),
 }
 
 impl fmt::Debug for Rule {
@@ -123,31 +131,6 @@ pub static RULES: &[&Rule] = &[
     &dynamic_shapes::RULE,
     &custom_op_without_fake::RULE,
 ];
-
-/// What a rule sees: the file's model and the settings that shape fixes.
-pub struct Checker<'a> {
-    pub model: &'a FileModel<'a>,
-    pub settings: &'a Settings,
-    /// Which functions run in loops of traced frames: found once, when a graph break asks.
-    loop_calls: OnceCell<LoopCalls>,
-}
-
-impl<'a> Checker<'a> {
-    pub fn new(model: &'a FileModel<'a>, settings: &'a Settings) -> Self {
-        Self { model, settings, loop_calls: OnceCell::new() }
-    }
-
-    /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
-    /// it sits in a loop of a traced frame (Dynamo then runs that whole frame eagerly).
-    pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
-        let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
-        if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
-            diagnostic.severity = Severity::Critical;
-            diagnostic.message.push_str(&format!("; {in_loop}"));
-        }
-        diagnostic
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -222,19 +205,6 @@ fn selector_matches(selector: &str, rule: &Rule) -> bool {
         || selector.eq_ignore_ascii_case(rule.name)
         || rule.code.starts_with(&selector.to_ascii_uppercase())
         || selector.eq_ignore_ascii_case(rule.category.selector())
-}
-
-/// Every enabled rule's findings for one file, in source order.
-pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
-    let checker = Checker::new(model, settings);
-    let mut diagnostics: Vec<Diagnostic> = RULES
-        .iter()
-        .filter(|rule| settings.selection.enabled(rule))
-        .flat_map(|rule| (rule.check)(&checker))
-        .filter(|diagnostic| diagnostic.severity >= settings.min_severity)
-        .collect();
-    diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
-    diagnostics
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_co
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF206",
@@ -28,7 +28,7 @@ pub static RULE: Rule = Rule {
               graph, and a layer built on every call computes with new, untrained weights.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// torch.nn modules with no parameters, no buffers that forward relies on and no train/eval

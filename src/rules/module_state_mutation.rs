@@ -18,7 +18,7 @@ use crate::model::file::FileModel;
 use crate::model::module::{is_self, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::model::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF203",
@@ -30,7 +30,7 @@ pub static RULE: Rule = Rule {
               recompiles on every call and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// How compiled code changes a scalar attribute.

@@ -18,7 +18,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF102",
@@ -30,7 +30,7 @@ pub static RULE: Rule = Rule {
               changes, and inside a loop the whole frame runs eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {

@@ -9,11 +9,10 @@ use crate::diagnostic::Diagnostic;
 use crate::fix::text::{block_indent_unit, indent_unit, torch_name, wrap_in_if};
 use crate::fix::torch_api::is_compiling_call;
 use crate::fix::{Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::Site;
 use crate::model::file::FunctionNode;
 use crate::model::imports::{Imports, dotted_name, last_segment};
-use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF101",
@@ -25,7 +24,7 @@ pub static RULE: Rule = Rule {
               inside a loop Dynamo gives up on the whole frame and runs it eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
-    check,
+    hooks: Hooks::Function(start),
 };
 
 /// Logger methods, including transformers' `warning_once` / `info_once`: Dynamo breaks on any
@@ -45,22 +44,49 @@ const LOG_METHODS: [&str; 12] = [
     "info_once",
 ];
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let mut finder = OutputFinder { imports: &model.imports, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for output in finder.found {
-            let message = format!("`{}` in {} breaks the graph", output.name, describe(model, function));
-            let diagnostic = checker.graph_break(Diagnostic::new(&RULE, output.call, message), function, output.site);
+/// Each output call of the function's compiled code; one that makes up a statement of its own
+/// can be guarded.
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    Some(Box::new(OutputFinder { function, found: Vec::new(), statement_call: None }))
+}
+
+impl<'a> FunctionHooks<'a> for OutputFinder<'_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        let Stmt::Expr(ast::StmtExpr { value, range, .. }) = stmt else {
+            return;
+        };
+        let Expr::Call(call) = value.as_ref() else {
+            return;
+        };
+        if let Some(name) = output_call(call, &self.function.model().imports) {
+            self.found.push(Output { name, call: call.range(), statement: Some(*range), site });
+            self.statement_call = Some(call.range());
+        }
+    }
+
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        if let Expr::Call(call) = expr {
+            // The call a statement is made of comes next: it was found as that statement.
+            if self.statement_call != Some(call.range()) {
+                if let Some(name) = output_call(call, &self.function.model().imports) {
+                    self.found.push(Output { name, call: call.range(), statement: None, site });
+                }
+            }
+        }
+        true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        for output in self.found {
+            let message = format!("`{}` in {} breaks the graph", output.name, function.describe());
+            let diagnostic = function.graph_break(Diagnostic::new(&RULE, output.call, message), output.site);
             diagnostics.push(match output.statement {
-                Some(statement) => with_guard_fix(checker, function, diagnostic, statement),
+                Some(statement) => with_guard_fix(function.checker, function.id, diagnostic, statement),
                 None => diagnostic.without_fix("the call is inside an expression: move it to a statement of its own"),
             });
         }
     }
-    diagnostics
 }
 
 fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
@@ -89,35 +115,11 @@ struct Output {
     site: Site,
 }
 
-struct OutputFinder<'i> {
-    imports: &'i Imports,
+struct OutputFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
     found: Vec<Output>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for OutputFinder<'_> {
-    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
-        let Stmt::Expr(ast::StmtExpr { value, range, .. }) = stmt else {
-            return;
-        };
-        let Expr::Call(call) = value.as_ref() else {
-            return;
-        };
-        if let Some(name) = output_call(call, self.imports) {
-            self.found.push(Output { name, call: call.range(), statement: Some(*range), site });
-        }
-    }
-
-    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        if let Expr::Call(call) = expr {
-            let already_found = self.found.iter().any(|output| output.call == call.range());
-            if !already_found {
-                if let Some(name) = output_call(call, self.imports) {
-                    self.found.push(Output { name, call: call.range(), statement: None, site });
-                }
-            }
-        }
-        true
-    }
+    /// The call of the last output statement found.
+    statement_call: Option<TextRange>,
 }
 
 /// How to name a call that writes output (`print()`, `logger.info()`), if it is one.

@@ -16,7 +16,7 @@ use crate::model::file::FileModel;
 use crate::model::imports::Imports;
 use crate::model::module::is_self;
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF205",
@@ -28,7 +28,7 @@ pub static RULE: Rule = Rule {
               not, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
-    check,
+    hooks: Hooks::File(check),
 };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {

@@ -12,7 +12,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::module::{init_method, is_self, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF109",
@@ -24,7 +24,7 @@ pub static RULE: Rule = Rule {
               and compiling it gains nothing.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {

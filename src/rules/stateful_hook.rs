@@ -20,7 +20,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::hooks::Hook;
 use crate::model::reach::{Target, describe, targets};
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF202",
@@ -32,7 +32,7 @@ pub static RULE: Rule = Rule {
               and state that changes on every call reaches the recompile limit and leaves the frame eager.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {

@@ -13,7 +13,7 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Checker, Rule};
+use crate::rules::{Category, Checker, Rule, Hooks};
 
 pub static RULE: Rule = Rule {
     code: "TCF103",
@@ -25,7 +25,7 @@ pub static RULE: Rule = Rule {
               syncs with the device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    check,
+    hooks: Hooks::File(check),
 };
 
 /// Full reductions: called with no arguments they return a 0-d tensor.

@@ -1,0 +1,190 @@
+//! The checker: one walk of each compiled-region function's code, handing every statement and
+//! expression to the hooks of the enabled rules, with what the rules ask about the function
+//! (which values are tensors, which sizes come from inputs) worked out once and shared.
+//!
+//! Like ruff's `Checker`, rules do not walk the compiled code themselves: a rule that looks at
+//! compiled code declares `Hooks::Function` and gets, for each region function, a chance to start
+//! its [`FunctionHooks`]; the walk then calls them node by node and `finish` turns what they saw
+//! into findings. Rules about a class or the file as a whole (setup code, `__init__` against
+//! `forward`) declare `Hooks::File`.
+
+use std::cell::OnceCell;
+
+use ruff_python_ast::{Expr, Stmt};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::FileModel;
+use crate::model::loops::LoopCalls;
+use crate::model::reach::describe;
+use crate::model::shapes::InputSizes;
+use crate::model::tensor::Tensors;
+use crate::rules::{Hooks, RULES, Rule, Settings};
+
+/// What a rule sees of a file: its model, the settings that shape fixes, and the file-wide facts
+/// rules share.
+pub struct Checker<'a> {
+    pub model: &'a FileModel<'a>,
+    pub settings: &'a Settings,
+    /// Which functions run in loops of traced frames: found once, when a graph break asks.
+    loop_calls: OnceCell<LoopCalls>,
+}
+
+impl<'a> Checker<'a> {
+    pub fn new(model: &'a FileModel<'a>, settings: &'a Settings) -> Self {
+        Self { model, settings, loop_calls: OnceCell::new() }
+    }
+
+    /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
+    /// it sits in a loop of a traced frame (Dynamo then runs that whole frame eagerly).
+    pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
+        let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
+        if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
+            diagnostic.severity = Severity::Critical;
+            diagnostic.message.push_str(&format!("; {in_loop}"));
+        }
+        diagnostic
+    }
+}
+
+/// One region function as the rules see it while the checker walks it: the facts about it are
+/// worked out on the first rule's question and kept for the others.
+pub struct Function<'c, 'a> {
+    pub checker: &'c Checker<'a>,
+    /// The function's index in the file model.
+    pub id: usize,
+    tensors: OnceCell<Tensors<'a, 'a>>,
+    sizes: OnceCell<InputSizes>,
+}
+
+impl<'c, 'a> Function<'c, 'a> {
+    fn new(checker: &'c Checker<'a>, id: usize) -> Self {
+        Self { checker, id, tensors: OnceCell::new(), sizes: OnceCell::new() }
+    }
+
+    pub fn model(&self) -> &'a FileModel<'a> {
+        self.checker.model
+    }
+
+    /// Which of the function's values are tensors.
+    pub fn tensors(&self) -> &Tensors<'a, 'a> {
+        self.tensors.get_or_init(|| Tensors::of(self.checker.model, self.id))
+    }
+
+    /// Which of the function's sizes come from its inputs.
+    pub fn sizes(&self) -> &InputSizes {
+        self.sizes.get_or_init(|| InputSizes::of(self.checker.model, self.id))
+    }
+
+    /// How messages name the function: "`VLM.forward`", "`VLM._merge` (called from `VLM.forward`)".
+    pub fn describe(&self) -> String {
+        describe(self.checker.model, self.id)
+    }
+
+    /// A graph break at `site` in this function (see [`Checker::graph_break`]).
+    pub fn graph_break(&self, diagnostic: Diagnostic, site: Site) -> Diagnostic {
+        self.checker.graph_break(diagnostic, self.id, site)
+    }
+}
+
+/// What a rule does while the checker walks one function's compiled code: `stmt` and `expr` are
+/// called at each node in source order (the walk skips what runs only in eager mode), then
+/// `finish` reports.
+pub trait FunctionHooks<'a> {
+    fn stmt(&mut self, _stmt: &'a Stmt, _site: Site) {}
+
+    /// Return `false` to see none of the expression's children (the walk goes on for other rules).
+    fn expr(&mut self, _expr: &'a Expr, _site: Site) -> bool {
+        true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>);
+}
+
+/// Starts a rule's hooks for one function, or `None` when the rule has nothing to look for there.
+pub type StartFunction = for<'c, 'a> fn(&'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>>;
+
+/// Every enabled rule's findings for one file, in source order.
+pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
+    let checker = Checker::new(model, settings);
+    let enabled: Vec<&Rule> = RULES.iter().copied().filter(|rule| settings.selection.enabled(rule)).collect();
+    let mut diagnostics = Vec::new();
+    let starts: Vec<StartFunction> = enabled
+        .iter()
+        .filter_map(|rule| match rule.hooks {
+            Hooks::Function(start) => Some(start),
+            Hooks::File(_) => None,
+        })
+        .collect();
+    if !starts.is_empty() {
+        for function in model.region_functions() {
+            walk_function(&Function::new(&checker, function), &starts, &mut diagnostics);
+        }
+    }
+    for rule in &enabled {
+        if let Hooks::File(check_file) = rule.hooks {
+            diagnostics.extend(check_file(&checker));
+        }
+    }
+    diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
+    diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
+    diagnostics
+}
+
+/// The one walk of a function's compiled code, for all the rules that look at it.
+fn walk_function<'c, 'a>(function: &'c Function<'c, 'a>, starts: &[StartFunction], diagnostics: &mut Vec<Diagnostic>) {
+    let rules: Vec<Box<dyn FunctionHooks<'a> + 'c>> = starts.iter().filter_map(|start| start(function)).collect();
+    if rules.is_empty() {
+        return;
+    }
+    let mut dispatch = Dispatch { rules: rules.into_iter().map(|hooks| (hooks, None)).collect(), depth: 0 };
+    visit_compiled(function.model().function(function.id).node.body(), &mut dispatch);
+    for (hooks, _) in dispatch.rules {
+        hooks.finish(diagnostics);
+    }
+}
+
+/// Hands each node to every rule. A rule that declined an expression's children is muted until
+/// the walk leaves that expression: it sees exactly what its own walk would have shown it.
+struct Dispatch<'c, 'a> {
+    /// Each rule's hooks, and the depth of the expression it declined, if any.
+    rules: Vec<(Box<dyn FunctionHooks<'a> + 'c>, Option<usize>)>,
+    /// How many expressions the walk is inside.
+    depth: usize,
+}
+
+impl<'a> CompiledCodeVisitor<'a> for Dispatch<'_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        // Statements never sit inside expressions, so no rule is muted here.
+        for (hooks, _) in &mut self.rules {
+            hooks.stmt(stmt, site);
+        }
+    }
+
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        self.depth += 1;
+        let mut descend = false;
+        for (hooks, muted) in &mut self.rules {
+            if muted.is_none() {
+                if hooks.expr(expr, site) {
+                    descend = true;
+                } else {
+                    *muted = Some(self.depth);
+                }
+            }
+        }
+        if !descend {
+            self.leave_expr(expr);
+        }
+        descend
+    }
+
+    fn leave_expr(&mut self, _expr: &'a Expr) {
+        for (_, muted) in &mut self.rules {
+            if *muted == Some(self.depth) {
+                *muted = None;
+            }
+        }
+        self.depth -= 1;
+    }
+}
