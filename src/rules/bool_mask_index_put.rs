@@ -11,12 +11,11 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::last_segment;
-use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF105",
@@ -28,7 +27,7 @@ pub static RULE: Rule = Rule {
               fails to compile it and Dynamo falls back to running the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
 /// Calls that return a new tensor no one else holds.
@@ -51,27 +50,8 @@ const FRESH_TENSOR: [&str; 16] = [
     "tensor",
 ];
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let tensors = Tensors::of(model, function);
-        let mut finder = IndexPutFinder { tensors: &tensors, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for put in finder.found {
-            let text = &model.source.text[put.target.range()];
-            let message = format!(
-                "`{text} = ...` in {} assigns tensor values through a boolean mask: in training the frame falls back to eager",
-                describe(model, function)
-            );
-            let diagnostic = Diagnostic::new(&RULE, put.statement.range(), message);
-            diagnostics.push(match masked_scatter_fix(model, function, &put) {
-                Ok(fix) => diagnostic.with_fix(fix),
-                Err(reason) => diagnostic.without_fix(reason),
-            });
-        }
-    }
-    diagnostics
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    Some(Box::new(IndexPutFinder { function, tensors: function.tensors(), found: Vec::new() }))
 }
 
 struct IndexPut<'a> {
@@ -82,12 +62,13 @@ struct IndexPut<'a> {
     site: Site,
 }
 
-struct IndexPutFinder<'t, 'm, 'a> {
-    tensors: &'t Tensors<'m, 'a>,
+struct IndexPutFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    tensors: &'c Tensors<'a, 'a>,
     found: Vec<IndexPut<'a>>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for IndexPutFinder<'_, '_, 'a> {
+impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
         let Stmt::Assign(assign) = stmt else { return };
         let [Expr::Subscript(target)] = assign.targets.as_slice() else { return };
@@ -105,9 +86,26 @@ impl<'a> CompiledCodeVisitor<'a> for IndexPutFinder<'_, '_, 'a> {
             self.found.push(IndexPut { statement: assign, target, name, site });
         }
     }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        let model = function.model();
+        for put in self.found {
+            let text = &model.source.text[put.target.range()];
+            let message = format!(
+                "`{text} = ...` in {} assigns tensor values through a boolean mask: in training the frame falls back to eager",
+                function.describe()
+            );
+            let diagnostic = Diagnostic::new(&RULE, put.statement.range(), message);
+            diagnostics.push(match masked_scatter_fix(model, function.id, &put) {
+                Ok(fix) => diagnostic.with_fix(fix),
+                Err(reason) => diagnostic.without_fix(reason),
+            });
+        }
+    }
 }
 
-impl IndexPutFinder<'_, '_, '_> {
+impl IndexPutFinder<'_, '_> {
     /// Integer and boolean tensors never require grad, and without grad the assignment compiles:
     /// masks, and tensors named for ids, labels, masks or indices (`labels[mask] = ignore_ids`).
     fn never_requires_grad(&self, expr: &Expr) -> bool {

@@ -14,12 +14,11 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, line_ending, stands_alone, torch_name};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
-use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF104",
@@ -31,7 +30,7 @@ pub static RULE: Rule = Rule {
               syncs with the device to read the value, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
 /// Elementwise functions and methods: their result has the shape of their first tensor operand.
@@ -73,38 +72,8 @@ const ELEMENTWISE: &[&str] = &[
 /// Full reductions: called with no arguments they return a 0-d tensor.
 const FULL_REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var"];
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let tensors = Tensors::of(model, function);
-        let mut finder = BranchFinder { tensors: &tensors, found: Vec::new(), tests: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for branch in finder.found {
-            let test = snippet(&model.source.text[branch.test.range()]);
-            let construct = match branch.keyword {
-                Keyword::If => format!("`if {test}:`"),
-                Keyword::Elif => format!("`elif {test}:`"),
-                Keyword::While => format!("`while {test}:`"),
-                Keyword::Ternary => format!("the ternary test `{test}`"),
-                Keyword::And => format!("`{test} and ...`"),
-                Keyword::Or => format!("`{test} or ...`"),
-            };
-            let message =
-                format!("{construct} in {} branches on tensor data: the graph breaks", describe(model, function));
-            let diagnostic = Diagnostic::new(&RULE, branch.test.range(), message);
-            let diagnostic = checker.graph_break(diagnostic, function, branch.site);
-            let fix = branch.statement.map(|statement| where_fix(model, &tensors, statement));
-            diagnostics.push(match fix {
-                Some(Ok(fix)) => diagnostic.with_fix(fix),
-                Some(Err(reason)) => diagnostic.without_fix(reason),
-                None => diagnostic.without_fix(
-                    "make the code branchless (`torch.where`, `torch.clamp`), or express the branch with `torch.cond`",
-                ),
-            });
-        }
-    }
-    diagnostics
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    Some(Box::new(BranchFinder { function, tensors: function.tensors(), found: Vec::new(), tests: Vec::new() }))
 }
 
 /// The first line of an expression, shortened for a message.
@@ -136,15 +105,16 @@ struct Branch<'a> {
     statement: Option<&'a ast::StmtIf>,
 }
 
-struct BranchFinder<'t, 'm, 'a> {
-    tensors: &'t Tensors<'m, 'a>,
+struct BranchFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    tensors: &'c Tensors<'a, 'a>,
     found: Vec<Branch<'a>>,
     /// Tests already looked at (and `assert` tests, never flagged): an `and`/`or` inside them is
     /// part of the test.
     tests: Vec<TextRange>,
 }
 
-impl<'a> BranchFinder<'_, '_, 'a> {
+impl<'a> BranchFinder<'_, 'a> {
     fn test(&mut self, keyword: Keyword, test: &'a Expr, site: Site, statement: Option<&'a ast::StmtIf>) {
         self.tests.push(test.range());
         if self.tensors.is_data_dependent(test) {
@@ -153,7 +123,7 @@ impl<'a> BranchFinder<'_, '_, 'a> {
     }
 }
 
-impl<'a> CompiledCodeVisitor<'a> for BranchFinder<'_, '_, 'a> {
+impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
         match stmt {
             Stmt::If(if_stmt) => {
@@ -195,6 +165,33 @@ impl<'a> CompiledCodeVisitor<'a> for BranchFinder<'_, '_, 'a> {
             _ => {}
         }
         true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        let model = function.model();
+        for branch in self.found {
+            let test = snippet(&model.source.text[branch.test.range()]);
+            let construct = match branch.keyword {
+                Keyword::If => format!("`if {test}:`"),
+                Keyword::Elif => format!("`elif {test}:`"),
+                Keyword::While => format!("`while {test}:`"),
+                Keyword::Ternary => format!("the ternary test `{test}`"),
+                Keyword::And => format!("`{test} and ...`"),
+                Keyword::Or => format!("`{test} or ...`"),
+            };
+            let message = format!("{construct} in {} branches on tensor data: the graph breaks", function.describe());
+            let diagnostic = Diagnostic::new(&RULE, branch.test.range(), message);
+            let diagnostic = function.graph_break(diagnostic, branch.site);
+            let fix = branch.statement.map(|statement| where_fix(model, self.tensors, statement));
+            diagnostics.push(match fix {
+                Some(Ok(fix)) => diagnostic.with_fix(fix),
+                Some(Err(reason)) => diagnostic.without_fix(reason),
+                None => diagnostic.without_fix(
+                    "make the code branchless (`torch.where`, `torch.clamp`), or express the branch with `torch.cond`",
+                ),
+            });
+        }
     }
 }
 

@@ -8,12 +8,11 @@ use ruff_python_ast::{self as ast, Expr, ExprContext};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::Site;
 use crate::model::imports::Imports;
-use crate::model::reach::describe;
 use crate::model::tensor::Tensors;
 use crate::rules::data_dependent_branch::snippet;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF106",
@@ -25,7 +24,7 @@ pub static RULE: Rule = Rule {
               device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
 /// Methods and torch functions whose output size is the number of selected or distinct values.
@@ -36,33 +35,19 @@ const NO_DENSE_FORM: &str = "no dense rewrite keeps the shape: keep the full ten
                              `nonzero_static(size=...)` with a known bound, move the selection out of the compiled \
                              code, or set `torch._dynamo.config.capture_dynamic_output_shape_ops = True`";
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let tensors = Tensors::of(model, function);
-        let mut finder = ShapeFinder { tensors: &tensors, imports: &model.imports, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for (expr, site) in finder.found {
-            let text = snippet(&model.source.text[expr.range()]);
-            let message = format!(
-                "`{text}` in {} has a shape that depends on tensor values: the graph breaks",
-                describe(model, function)
-            );
-            let diagnostic = Diagnostic::new(&RULE, expr.range(), message).without_fix(NO_DENSE_FORM);
-            diagnostics.push(checker.graph_break(diagnostic, function, site));
-        }
-    }
-    diagnostics
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    let imports = &function.model().imports;
+    Some(Box::new(ShapeFinder { function, tensors: function.tensors(), imports, found: Vec::new() }))
 }
 
-struct ShapeFinder<'t, 'm, 'a> {
-    tensors: &'t Tensors<'m, 'a>,
-    imports: &'t Imports,
+struct ShapeFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    tensors: &'c Tensors<'a, 'a>,
+    imports: &'c Imports,
     found: Vec<(&'a Expr, Site)>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for ShapeFinder<'_, '_, 'a> {
+impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
         let found = match expr {
             Expr::Subscript(subscript) => self.is_mask_read(subscript),
@@ -78,9 +63,20 @@ impl<'a> CompiledCodeVisitor<'a> for ShapeFinder<'_, '_, 'a> {
         }
         true
     }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        for (expr, site) in self.found {
+            let text = snippet(&function.model().source.text[expr.range()]);
+            let message =
+                format!("`{text}` in {} has a shape that depends on tensor values: the graph breaks", function.describe());
+            let diagnostic = Diagnostic::new(&RULE, expr.range(), message).without_fix(NO_DENSE_FORM);
+            diagnostics.push(function.graph_break(diagnostic, site));
+        }
+    }
 }
 
-impl ShapeFinder<'_, '_, '_> {
+impl ShapeFinder<'_, '_> {
     /// `x[mask]`, `x[:, mask]`: a read with a boolean tensor index (a store `x[mask] = v` is TCF105's).
     fn is_mask_read(&self, subscript: &ast::ExprSubscript) -> bool {
         if subscript.ctx != ExprContext::Load || !self.tensors.is_tensor(&subscript.value) {

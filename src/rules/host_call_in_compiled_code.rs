@@ -8,10 +8,9 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::Site;
 use crate::model::imports::{Imports, dotted_name};
-use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF107",
@@ -23,7 +22,7 @@ pub static RULE: Rule = Rule {
               whole frame and runs it eagerly.",
     category: Category::GraphBreak,
     fixes: &[],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
 /// What kind of host call, and what to do instead.
@@ -76,36 +75,33 @@ const CLOCKS: [&str; 8] = [
     "time.process_time_ns",
 ];
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let mut finder = HostCallFinder { imports: &model.imports, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for (call, kind, site) in finder.found {
-            let shown = dotted_name(&call.func).unwrap_or_default();
-            let message =
-                format!("`{shown}()` in {} breaks the graph ({})", describe(model, function), kind.graph_break());
-            let diagnostic = Diagnostic::new(&RULE, call.range(), message).without_fix(kind.advice());
-            diagnostics.push(checker.graph_break(diagnostic, function, site));
-        }
-    }
-    diagnostics
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    Some(Box::new(HostCallFinder { function, found: Vec::new() }))
 }
 
-struct HostCallFinder<'i, 'a> {
-    imports: &'i Imports,
+struct HostCallFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
     found: Vec<(&'a ast::ExprCall, HostCall, Site)>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for HostCallFinder<'_, 'a> {
+impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
         if let Expr::Call(call) = expr {
-            if let Some(kind) = host_call(call, self.imports) {
+            if let Some(kind) = host_call(call, &self.function.model().imports) {
                 self.found.push((call, kind, site));
             }
         }
         true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        for (call, kind, site) in self.found {
+            let shown = dotted_name(&call.func).unwrap_or_default();
+            let message = format!("`{shown}()` in {} breaks the graph ({})", function.describe(), kind.graph_break());
+            let diagnostic = Diagnostic::new(&RULE, call.range(), message).without_fix(kind.advice());
+            diagnostics.push(function.graph_break(diagnostic, site));
+        }
     }
 }
 

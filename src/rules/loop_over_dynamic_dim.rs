@@ -8,10 +8,9 @@ use ruff_python_ast::{Comprehension, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
-use crate::model::reach::describe;
+use crate::model::compiled_code::Site;
 use crate::model::shapes::InputSizes;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF204",
@@ -23,33 +22,11 @@ pub static RULE: Rule = Rule {
               dynamic shapes, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let sizes = InputSizes::of(model, function);
-        let mut finder = LoopFinder { sizes: &sizes, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for (range, size) in finder.found {
-            let size = &model.source.text[size];
-            let message = format!(
-                "loop over `range` of `{size}` in {} is unrolled for each size: every new size recompiles \
-                 (dynamic shapes do not help), and after 8 sizes the frame runs eagerly",
-                describe(model, function)
-            );
-            // Medium: it costs only when that dimension varies between calls (sequence length,
-            // batch size); over a channel count fixed by the model it compiles once.
-            diagnostics.push(
-                Diagnostic::new(&RULE, range, message)
-                    .with_severity(Severity::Medium)
-                    .without_fix("write the loop body as one batched tensor operation over that dimension"),
-            );
-        }
-    }
-    diagnostics
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    Some(Box::new(LoopFinder { function, sizes: function.sizes(), found: Vec::new() }))
 }
 
 /// Words that name dimensions a model fixes (`num_heads`, `num_levels`, `num_codebooks`, `ndim`,
@@ -64,13 +41,14 @@ fn names_fixed_dimension(size: &Expr) -> bool {
     FIXED_DIMENSION_WORDS.iter().any(|word| name.contains(word)) || name == "c"
 }
 
-struct LoopFinder<'s> {
-    sizes: &'s InputSizes,
+struct LoopFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    sizes: &'c InputSizes,
     /// The `range(...)` call and the size it reads.
     found: Vec<(TextRange, TextRange)>,
 }
 
-impl LoopFinder<'_> {
+impl LoopFinder<'_, '_> {
     fn iterable(&mut self, iter: &Expr) {
         let Expr::Call(call) = iter else { return };
         let is_range = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range");
@@ -90,7 +68,7 @@ impl LoopFinder<'_> {
     }
 }
 
-impl<'a> CompiledCodeVisitor<'a> for LoopFinder<'_> {
+impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
         if let Stmt::For(for_stmt) = stmt {
             self.iterable(&for_stmt.iter);
@@ -106,5 +84,24 @@ impl<'a> CompiledCodeVisitor<'a> for LoopFinder<'_> {
             _ => {}
         }
         true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        for (range, size) in self.found {
+            let size = &function.model().source.text[size];
+            let message = format!(
+                "loop over `range` of `{size}` in {} is unrolled for each size: every new size recompiles \
+                 (dynamic shapes do not help), and after 8 sizes the frame runs eagerly",
+                function.describe()
+            );
+            // Medium: it costs only when that dimension varies between calls (sequence length,
+            // batch size); over a channel count fixed by the model it compiles once.
+            diagnostics.push(
+                Diagnostic::new(&RULE, range, message)
+                    .with_severity(Severity::Medium)
+                    .without_fix("write the loop body as one batched tensor operation over that dimension"),
+            );
+        }
     }
 }

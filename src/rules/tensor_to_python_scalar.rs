@@ -10,10 +10,9 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
-use crate::model::reach::describe;
+use crate::model::compiled_code::Site;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF103",
@@ -25,36 +24,15 @@ pub static RULE: Rule = Rule {
               syncs with the device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
 /// Full reductions: called with no arguments they return a 0-d tensor.
 const FULL_REDUCTIONS: [&str; 12] =
     ["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "argmax", "argmin"];
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let tensors = Tensors::of(model, function);
-        let mut finder = ScalarFinder { tensors: &tensors, found: Vec::new(), in_arithmetic: HashSet::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        for conversion in finder.found {
-            let text = &model.source.text[conversion.call.range()];
-            let message = format!("`{text}` in {} breaks the graph", describe(model, function));
-            let diagnostic = Diagnostic::new(&RULE, conversion.call.range(), message);
-            let diagnostic = checker.graph_break(diagnostic, function, conversion.site);
-            diagnostics.push(match conversion.fix {
-                Some(fix) => diagnostic.with_fix(fix),
-                None => diagnostic.without_fix(
-                    "the Python value is not known to feed only tensor arithmetic: keep the computation in tensors \
-                     (`torch.where`, `torch.cond` for branches), move it out of the compiled code, or set \
-                     `torch._dynamo.config.capture_scalar_outputs = True`",
-                ),
-            });
-        }
-    }
-    diagnostics
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    Some(Box::new(ScalarFinder { function, tensors: function.tensors(), found: Vec::new(), in_arithmetic: HashSet::new() }))
 }
 
 struct Conversion<'a> {
@@ -63,14 +41,15 @@ struct Conversion<'a> {
     fix: Option<Fix>,
 }
 
-struct ScalarFinder<'t, 'm, 'a> {
-    tensors: &'t Tensors<'m, 'a>,
+struct ScalarFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    tensors: &'c Tensors<'a, 'a>,
     found: Vec<Conversion<'a>>,
     /// `.item()` calls that are an operand of arithmetic with a tensor.
     in_arithmetic: HashSet<TextRange>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for ScalarFinder<'_, '_, 'a> {
+impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
         match expr {
             Expr::BinOp(op) if is_arithmetic(op.op) => {
@@ -94,9 +73,27 @@ impl<'a> CompiledCodeVisitor<'a> for ScalarFinder<'_, '_, 'a> {
         }
         true
     }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        for conversion in self.found {
+            let text = &function.model().source.text[conversion.call.range()];
+            let message = format!("`{text}` in {} breaks the graph", function.describe());
+            let diagnostic = Diagnostic::new(&RULE, conversion.call.range(), message);
+            let diagnostic = function.graph_break(diagnostic, conversion.site);
+            diagnostics.push(match conversion.fix {
+                Some(fix) => diagnostic.with_fix(fix),
+                None => diagnostic.without_fix(
+                    "the Python value is not known to feed only tensor arithmetic: keep the computation in tensors \
+                     (`torch.where`, `torch.cond` for branches), move it out of the compiled code, or set \
+                     `torch._dynamo.config.capture_scalar_outputs = True`",
+                ),
+            });
+        }
+    }
 }
 
-impl ScalarFinder<'_, '_, '_> {
+impl ScalarFinder<'_, '_> {
     /// `t.item()`, `t.tolist()`, `int(t)`, `float(t)`, `bool(t)` with `t` a tensor.
     fn is_conversion(&self, call: &ast::ExprCall) -> bool {
         if !call.arguments.keywords.is_empty() {
