@@ -12,11 +12,11 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF206",
@@ -28,7 +28,7 @@ pub static RULE: Rule = Rule {
               graph, and a layer built on every call computes with new, untrained weights.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
 /// torch.nn modules with no parameters, no buffers that forward relies on and no train/eval
@@ -192,18 +192,44 @@ struct Construction<'a> {
     site: Site,
 }
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        if model.self_class(function).is_none_or(|class| !model.classes[class].is_module) {
-            continue;
+/// The modules built in the compiled code of a module's methods: assigned to `self`, or locals
+/// that own parameters (a local parameter-free module costs nothing: measured, no break, no
+/// recompile).
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    let model = function.model();
+    let in_module = model.self_class(function.id).is_some_and(|class| model.classes[class].is_module);
+    in_module.then(|| Box::new(Constructions { function, found: Vec::new() }) as Box<dyn FunctionHooks<'a> + 'c>)
+}
+
+struct Constructions<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    found: Vec<Construction<'a>>,
+}
+
+impl<'a> FunctionHooks<'a> for Constructions<'_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        let model = self.function.model();
+        let Stmt::Assign(assign) = stmt else { return };
+        let [target] = assign.targets.as_slice() else { return };
+        let Some(call) = module_call(model, &assign.value) else { return };
+        let (class, kind) = classify(model, &call.func);
+        if kind == Kind::NotAModule {
+            return;
         }
-        for construction in constructions(model, function) {
-            diagnostics.push(report(model, &construction));
-        }
+        let attribute = match target {
+            Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.to_string()),
+            Expr::Name(_) if kind == Kind::WithParameters => None,
+            _ => return,
+        };
+        let direct = matches!(assign.value.as_ref(), Expr::Call(value) if std::ptr::eq(value, call));
+        let function = self.function.id;
+        self.found.push(Construction { function, stmt, call, attribute, kind, direct, class, site });
     }
-    diagnostics
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let model = self.function.model();
+        diagnostics.extend(self.found.iter().map(|construction| report(model, construction)));
+    }
 }
 
 fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
@@ -241,37 +267,6 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
         Ok(fix) => diagnostic.with_fix(fix),
         Err(reason) => diagnostic.without_fix(reason),
     }
-}
-
-/// The modules built in the compiled code of `function`: assigned to `self`, or locals that
-/// own parameters (a local parameter-free module costs nothing: measured, no break, no recompile).
-fn constructions<'a>(model: &FileModel<'a>, function: usize) -> Vec<Construction<'a>> {
-    struct Finder<'m, 'a> {
-        model: &'m FileModel<'a>,
-        function: usize,
-        found: Vec<Construction<'a>>,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'_, 'a> {
-        fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
-            let Stmt::Assign(assign) = stmt else { return };
-            let [target] = assign.targets.as_slice() else { return };
-            let Some(call) = module_call(self.model, &assign.value) else { return };
-            let (class, kind) = classify(self.model, &call.func);
-            if kind == Kind::NotAModule {
-                return;
-            }
-            let attribute = match target {
-                Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.to_string()),
-                Expr::Name(_) if kind == Kind::WithParameters => None,
-                _ => return,
-            };
-            let direct = matches!(assign.value.as_ref(), Expr::Call(value) if std::ptr::eq(value, call));
-            self.found.push(Construction { function: self.function, stmt, call, attribute, kind, direct, class, site });
-        }
-    }
-    let mut finder = Finder { model, function, found: Vec::new() };
-    visit_compiled(model.function(function).node.body(), &mut finder);
-    finder.found
 }
 
 /// `nn.Linear(...)`, or `nn.Linear(...).to(x.device)`: the constructor call.

@@ -15,8 +15,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::imports::Imports;
 use crate::model::module::is_self;
-use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF205",
@@ -28,44 +27,26 @@ pub static RULE: Rule = Rule {
               not, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
-    hooks: Hooks::File(check),
+    hooks: Hooks::Function(start),
 };
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for function in model.region_functions() {
-        let mut lists = list_parameters(model, function);
-        lists.retain(|parameter| !always_given_a_list_display(model, function, parameter));
-        if lists.is_empty() {
-            continue;
-        }
-        let mut finder = UseFinder {
-            lists: &lists,
-            in_assert: None,
-            rebound: HashMap::new(),
-            imports: &model.imports,
-            found: Vec::new(),
-        };
-        visit_compiled(model.function(function).node.body(), &mut finder);
-        let mut reported = HashSet::new();
-        for (parameter, range, how) in finder.found {
-            if !reported.insert(parameter.clone()) {
-                continue; // one finding per argument: the first place its length matters
-            }
-            let message = format!(
-                "list argument `{parameter}` is {how} in {}: Dynamo guards on its length, so each new number of \
-                 elements recompiles (dynamic shapes do not help)",
-                describe(model, function)
-            );
-            // Medium: one compile per distinct length, bounded by how many lengths the data has.
-            diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(Severity::Medium).without_fix(
-                "stack or concatenate the list into one tensor before calling the compiled model, and pass the \
-                 tensor (mark its first dimension dynamic if it varies)",
-            ));
-        }
+/// The function's list parameters whose length shapes its compiled code: each new length
+/// recompiles.
+fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    let model = function.model();
+    let mut lists = list_parameters(model, function.id);
+    lists.retain(|parameter| !always_given_a_list_display(model, function.id, parameter));
+    if lists.is_empty() {
+        return None;
     }
-    diagnostics
+    Some(Box::new(UseFinder {
+        function,
+        lists,
+        in_assert: None,
+        rebound: HashMap::new(),
+        imports: &model.imports,
+        found: Vec::new(),
+    }))
 }
 
 /// Whether calls of the function in this file pass `parameter` a list written out in the call
@@ -173,19 +154,20 @@ fn isinstance_list(expr: &Expr) -> Option<&str> {
     (is_isinstance && lists).then_some(tested.id.as_str())
 }
 
-struct UseFinder<'l> {
-    lists: &'l HashSet<String>,
+struct UseFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    lists: HashSet<String>,
     in_assert: Option<TextRange>,
     /// Arguments rebound to something that is not a list (`x = module(x)`): later uses are of
     /// another object.
     /// (where the rebinding statement ends: uses in its own value are still of the argument).
     rebound: HashMap<String, TextSize>,
-    imports: &'l Imports,
+    imports: &'c Imports,
     /// The argument, where its length shapes the code, and how it is used.
     found: Vec<(String, TextRange, &'static str)>,
 }
 
-impl UseFinder<'_> {
+impl UseFinder<'_, '_> {
     fn list_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
         match expr {
             Expr::Name(name) if self.lists.contains(name.id.as_str()) && !self.is_rebound(name) => {
@@ -241,7 +223,7 @@ impl UseFinder<'_> {
     }
 }
 
-impl<'a> CompiledCodeVisitor<'a> for UseFinder<'_> {
+impl<'a> FunctionHooks<'a> for UseFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
         match stmt {
             Stmt::For(for_stmt) => self.iterated(&for_stmt.iter),
@@ -265,5 +247,24 @@ impl<'a> CompiledCodeVisitor<'a> for UseFinder<'_> {
             _ => {}
         }
         true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let mut reported = HashSet::new();
+        for (parameter, range, how) in self.found {
+            if !reported.insert(parameter.clone()) {
+                continue; // one finding per argument: the first place its length matters
+            }
+            let message = format!(
+                "list argument `{parameter}` is {how} in {}: Dynamo guards on its length, so each new number of \
+                 elements recompiles (dynamic shapes do not help)",
+                self.function.describe()
+            );
+            // Medium: one compile per distinct length, bounded by how many lengths the data has.
+            diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(Severity::Medium).without_fix(
+                "stack or concatenate the list into one tensor before calling the compiled model, and pass the \
+                 tensor (mark its first dimension dynamic if it varies)",
+            ));
+        }
     }
 }
