@@ -32,6 +32,7 @@ pub static RULE: Rule = Rule {
               (a plain attribute once), and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
+    mentions: &[],
     hooks: Hooks::File(check),
 };
 

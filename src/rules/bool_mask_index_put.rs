@@ -27,6 +27,7 @@ pub static RULE: Rule = Rule {
               fails to compile it and Dynamo falls back to running the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

@@ -107,7 +107,11 @@ pub type StartFunction = for<'c, 'a> fn(&'c Function<'c, 'a>) -> Option<Box<dyn 
 /// Every enabled rule's findings for one file, in source order.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     let checker = Checker::new(model, settings);
-    let enabled: Vec<&Rule> = RULES.iter().copied().filter(|rule| settings.selection.enabled(rule)).collect();
+    let enabled: Vec<&Rule> = RULES
+        .iter()
+        .copied()
+        .filter(|rule| settings.selection.enabled(rule) && rule.may_apply_to(&model.source.text))
+        .collect();
     let mut diagnostics = Vec::new();
     let starts: Vec<StartFunction> = enabled
         .iter()

@@ -22,6 +22,7 @@ pub static RULE: Rule = Rule {
               does not load into the wrapper, without renaming its keys.",
     category: Category::Setup,
     fixes: &[],
+    mentions: &["compile"],
     hooks: Hooks::File(check),
 };
 

@@ -27,6 +27,7 @@ pub static RULE: Rule = Rule {
               TorchRuntimeError instead of compiling.",
     category: Category::Error,
     fixes: &[Safety::DisplayOnly],
+    mentions: &["custom_op"],
     hooks: Hooks::File(check),
 };
 

@@ -30,6 +30,7 @@ pub static RULE: Rule = Rule {
               syncs with the device to read the value, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

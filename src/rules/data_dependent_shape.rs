@@ -24,6 +24,7 @@ pub static RULE: Rule = Rule {
               device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

@@ -30,6 +30,7 @@ pub static RULE: Rule = Rule {
               and everywhere it warns that it will be removed.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
+    mentions: &["sdp_kernel"],
     hooks: Hooks::File(check),
 };
 

@@ -23,6 +23,7 @@ pub static RULE: Rule = Rule {
               the frame runs eagerly for the rest of the run.",
     category: Category::Setup,
     fixes: &[],
+    mentions: &["compile"],
     hooks: Hooks::File(check),
 };
 

@@ -29,6 +29,7 @@ pub static RULE: Rule = Rule {
               that calls it compiles no graph.",
     category: Category::GraphBreak,
     fixes: &[],
+    mentions: &["backward_hook", "backward_pre_hook"],
     hooks: Hooks::File(check),
 };
 

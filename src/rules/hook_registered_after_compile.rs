@@ -22,6 +22,7 @@ pub static RULE: Rule = Rule {
               without it and nothing warns.",
     category: Category::Setup,
     fixes: &[],
+    mentions: &["compile"],
     hooks: Hooks::File(check),
 };
 

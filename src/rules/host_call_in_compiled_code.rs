@@ -22,6 +22,7 @@ pub static RULE: Rule = Rule {
               whole frame and runs it eagerly.",
     category: Category::GraphBreak,
     fixes: &[],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

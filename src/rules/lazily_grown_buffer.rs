@@ -29,6 +29,7 @@ pub static RULE: Rule = Rule {
               limit the frame silently runs eagerly.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::File(check),
 };
 

@@ -22,6 +22,7 @@ pub static RULE: Rule = Rule {
               dynamic shapes, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

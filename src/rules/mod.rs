@@ -84,6 +84,10 @@ pub struct Rule {
     pub category: Category,
     /// The safeties its fixes can have; empty when the rule only reports.
     pub fixes: &'static [Safety],
+    /// Words one of which a file must contain for the rule to find anything there (the names its
+    /// hazard is spelled with, aliases included: `import ... as` keeps the name in the file).
+    /// Files without them are skipped unread. Empty: every file.
+    pub mentions: &'static [&'static str],
     /// Where the checker calls the rule.
     pub hooks: Hooks,
 }
@@ -99,6 +103,13 @@ pub enum Hooks {
 impl fmt::Debug for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.code, self.name)
+    }
+}
+
+impl Rule {
+    /// Whether the rule can find anything in a file with this text (see `mentions`).
+    pub fn may_apply_to(&self, text: &str) -> bool {
+        self.mentions.is_empty() || self.mentions.iter().any(|word| text.contains(word))
     }
 }
 

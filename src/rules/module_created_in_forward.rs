@@ -28,6 +28,7 @@ pub static RULE: Rule = Rule {
               graph, and a layer built on every call computes with new, untrained weights.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

@@ -30,6 +30,7 @@ pub static RULE: Rule = Rule {
               recompiles on every call and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::File(check),
 };
 

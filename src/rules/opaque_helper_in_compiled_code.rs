@@ -30,6 +30,7 @@ pub static RULE: Rule = Rule {
               changes, and inside a loop the whole frame runs eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
+    mentions: &[],
     hooks: Hooks::File(check),
 };
 

@@ -24,6 +24,7 @@ pub static RULE: Rule = Rule {
               inside a loop Dynamo gives up on the whole frame and runs it eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

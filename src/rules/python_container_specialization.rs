@@ -27,6 +27,7 @@ pub static RULE: Rule = Rule {
               not, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
     fixes: &[],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 

@@ -24,6 +24,7 @@ pub static RULE: Rule = Rule {
               and compiling it gains nothing.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::File(check),
 };
 

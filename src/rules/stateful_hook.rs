@@ -32,6 +32,7 @@ pub static RULE: Rule = Rule {
               and state that changes on every call reaches the recompile limit and leaves the frame eager.",
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::File(check),
 };
 

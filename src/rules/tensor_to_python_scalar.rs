@@ -24,6 +24,7 @@ pub static RULE: Rule = Rule {
               syncs with the device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
+    mentions: &[],
     hooks: Hooks::Function(start),
 };
 
