@@ -11,6 +11,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::model::compiled_code::Body;
 use crate::model::hooks::{Hook, PendingCall};
 use crate::model::imports::Imports;
+use crate::model::module::SelfAssignment;
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::Reason;
 use crate::source::SourceFile;
@@ -33,6 +34,8 @@ pub struct FileModel<'a> {
     /// non-method functions by (enclosing function, name), methods by (class, name), and each
     /// class's methods. The first definition of a name wins.
     in_scope: HashMap<(Option<usize>, String), usize>,
+    /// Each class's assignments to `self` attributes (`module::self_assignments`).
+    pub(crate) self_assignments: Vec<Vec<SelfAssignment<'a>>>,
     methods: HashMap<(usize, String), usize>,
     methods_of: HashMap<usize, Vec<usize>>,
 }
@@ -107,6 +110,7 @@ impl<'a> FileModel<'a> {
             imported_module_classes: HashSet::new(),
             state_attributes: Arc::default(),
             in_scope: HashMap::new(),
+            self_assignments: Vec::new(),
             methods: HashMap::new(),
             methods_of: HashMap::new(),
         };
@@ -117,6 +121,7 @@ impl<'a> FileModel<'a> {
         for call in pending {
             crate::model::hooks::resolve(&mut model, call);
         }
+        model.self_assignments = crate::model::module::collect_self_assignments(&model);
         model
     }
 

@@ -12,6 +12,7 @@ pub fn is_self(expr: &Expr) -> bool {
 }
 
 /// `self.<attr> = ...` (or `+=`, or annotated) somewhere in a method of the class.
+#[derive(Clone)]
 pub struct SelfAssignment<'a> {
     pub attr: String,
     pub method: usize,
@@ -43,8 +44,18 @@ pub fn method_body<'a>(model: &FileModel<'a>, method: usize) -> &'a [Stmt] {
     }
 }
 
-/// Every assignment to an attribute of `self` in the class's methods, in source order.
-pub fn self_assignments<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
+/// Every assignment to an attribute of `self` in the class's methods, in source order (collected
+/// once, when the file model is built: the index and many rules ask, class by class).
+pub fn self_assignments<'m, 'a>(model: &'m FileModel<'a>, class: usize) -> &'m [SelfAssignment<'a>] {
+    &model.self_assignments[class]
+}
+
+/// The assignments to `self` attributes in each class's methods.
+pub fn collect_self_assignments<'a>(model: &FileModel<'a>) -> Vec<Vec<SelfAssignment<'a>>> {
+    (0..model.classes.len()).map(|class| collect(model, class)).collect()
+}
+
+fn collect<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
     let mut found = Vec::new();
     for &method in model.methods_of(class) {
         let body = method_body(model, method);

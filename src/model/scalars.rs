@@ -30,7 +30,7 @@ pub fn scalar_attributes<'a>(model: &FileModel<'a>, class: usize) -> Vec<ScalarA
         .filter_map(|init| {
             let literal = init.value()?;
             let kind = scalar_kind(literal)?;
-            Some(ScalarAttribute { kind, init, literal })
+            Some(ScalarAttribute { kind, init: init.clone(), literal })
         })
         .collect()
 }

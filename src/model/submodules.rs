@@ -64,7 +64,7 @@ fn held_classes(
         constructors.visit_expr(value);
         held.entry(attr.to_string()).or_default().extend(constructors.found);
     };
-    for assignment in &assignments {
+    for assignment in assignments {
         let value = match assignment.stmt {
             Stmt::AugAssign(assign) => Some(assign.value.as_ref()),
             _ => assignment.value(),

@@ -490,9 +490,9 @@ fn self_tensors(model: &FileModel, function: usize) -> (HashSet<String>, HashSet
         let qualified = model.imports.qualified_name(&call.func).unwrap_or_default();
         let is_parameter = qualified == "torch.nn.Parameter" || qualified.ends_with("nn.Parameter");
         if is_parameter || torch_function_returns_tensor(&qualified) == Some(true) {
-            attributes.insert(assignment.attr);
+            attributes.insert(assignment.attr.clone());
         } else if model.is_module_class(&call.func) {
-            submodules.insert(assignment.attr);
+            submodules.insert(assignment.attr.clone());
         }
     }
     if let Some(init) = init_method(model, class) {
