@@ -52,13 +52,19 @@ pub struct LoopCalls {
 }
 
 impl LoopCalls {
-    /// Calls in loops of region functions, then everything those callees call in turn.
-    pub fn find(model: &FileModel) -> Self {
+    /// Calls in loops of region functions, then everything those callees call in turn. `walked`
+    /// holds what the checker's walk of each region function saw it call; a callee it did not walk
+    /// is walked here.
+    pub fn find(model: &FileModel, walked: &HashMap<usize, CalledNames>) -> Self {
         let mut submodules = Submodules::default();
+        let mut calls = |function: usize| match walked.get(&function) {
+            Some(names) => resolve(model, function, names, &mut submodules),
+            None => resolve(model, function, &CalledNames::of(model, function), &mut submodules),
+        };
         let mut frame_of = HashMap::new();
         let mut queue = Vec::new();
         for function in model.region_functions() {
-            for call in calls(model, function, &mut submodules).into_iter().filter(|call| call.in_loop) {
+            for call in calls(function).into_iter().filter(|call| call.in_loop) {
                 if call.callee != function && !frame_of.contains_key(&call.callee) {
                     frame_of.insert(call.callee, model.function(function).qualname.clone());
                     queue.push(call.callee);
@@ -67,7 +73,7 @@ impl LoopCalls {
         }
         while let Some(caller) = queue.pop() {
             let frame = frame_of[&caller].clone();
-            for call in calls(model, caller, &mut submodules) {
+            for call in calls(caller) {
                 if !frame_of.contains_key(&call.callee) {
                     frame_of.insert(call.callee, frame.clone());
                     queue.push(call.callee);
@@ -98,23 +104,21 @@ struct Call {
 
 /// What `function`'s compiled code calls in this file: methods on `self`, functions by name, and
 /// the `forward` of blocks held in `self.<attr>` (directly, or in a container the loop walks).
-fn calls(model: &FileModel, function: usize, submodules: &mut Submodules) -> Vec<Call> {
+fn resolve(model: &FileModel, function: usize, names: &CalledNames, submodules: &mut Submodules) -> Vec<Call> {
     let class = model.self_class(function);
-    let mut collector = CallCollector { loop_targets: HashMap::new(), found: Vec::new() };
-    visit_compiled(model.function(function).node.body(), &mut collector);
     let mut calls = Vec::new();
-    for (callee, in_loop) in collector.found {
+    for (callee, in_loop) in &names.found {
         let functions: Vec<usize> = match callee {
             Callee::SelfAttribute(attr) => match class {
-                Some(class) => match model.method(class, &attr) {
+                Some(class) => match model.method(class, attr) {
                     Some(method) => vec![method],
-                    None => submodules.forwards(model, class, &attr),
+                    None => submodules.forwards(model, class, attr),
                 },
                 None => Vec::new(),
             },
-            Callee::Name(name) => model.resolve_name(&name, Some(function)).into_iter().collect(),
+            Callee::Name(name) => model.resolve_name(name, Some(function)).into_iter().collect(),
         };
-        calls.extend(functions.into_iter().map(|callee| Call { callee, in_loop }));
+        calls.extend(functions.into_iter().map(|callee| Call { callee, in_loop: *in_loop }));
     }
     calls
 }
@@ -125,13 +129,26 @@ enum Callee {
     Name(String),
 }
 
-struct CallCollector {
+/// What a function's compiled code calls, by the names it calls them (resolved by `LoopCalls`).
+/// The checker's walk fills one per region function.
+#[derive(Default)]
+pub struct CalledNames {
     /// Loop variables bound to the items of `self.<attr>` (`for block in self.blocks`).
     loop_targets: HashMap<String, String>,
+    /// Each call, and whether it sits in a loop.
     found: Vec<(Callee, bool)>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for CallCollector {
+impl CalledNames {
+    /// A walk of its own, for a function the checker did not walk.
+    fn of(model: &FileModel, function: usize) -> Self {
+        let mut names = CalledNames::default();
+        visit_compiled(model.function(function).node.body(), &mut names);
+        names
+    }
+}
+
+impl<'a> CompiledCodeVisitor<'a> for CalledNames {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
         match stmt {
             Stmt::For(for_stmt) => bind_items(&for_stmt.target, &for_stmt.iter, &mut self.loop_targets),
