@@ -76,7 +76,7 @@ pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
         PendingKind::HookRegistration => {
             let pre = last_segment(&pending.call.func).is_some_and(|name| name.ends_with("pre_hook"));
             let in_loop = pending.in_loop;
-            model.hooks.push(Hook { registration: pending.call, function, bound_args, pre, in_loop });
+            model.add_hook(Hook { registration: pending.call, function, bound_args, pre, in_loop });
         }
         PendingKind::Compile => model.functions[function].compiled = true,
     }
@@ -116,7 +116,7 @@ fn is_partial(model: &FileModel, func: &Expr) -> bool {
 
 fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope: Option<usize>) -> usize {
     let prefix = scope.map(|f| format!("{}.<locals>.", model.function(f).qualname)).unwrap_or_default();
-    let ordinal = model.functions.iter().filter(|f| matches!(f.node, FunctionNode::Lambda(_))).count();
+    let ordinal = model.lambda_count();
     model.add_function(Function {
         qualname: format!("{prefix}<lambda#{ordinal}>"),
         name: "<lambda>".to_string(),

@@ -117,7 +117,7 @@ fn class_dicts(model: &FileModel) -> HashMap<String, Vec<usize>> {
 }
 
 fn module_class(model: &FileModel, name: &str) -> Option<usize> {
-    let class = model.classes.iter().position(|class| class.node.name.id.as_str() == name)?;
+    let class = model.class_named(name)?;
     model.classes[class].is_module.then_some(class)
 }
 
