@@ -47,7 +47,7 @@ impl<'a> PendingCall<'a> {
     pub fn classify(call: &'a ast::ExprCall, scope: Option<usize>, in_loop: bool, imports: &Imports) -> Option<Self> {
         let kind = if last_segment(&call.func).is_some_and(|name| HOOK_METHODS.contains(&name)) {
             PendingKind::HookRegistration
-        } else if imports.qualified_name(&call.func).as_deref() == Some("torch.compile") {
+        } else if imports.refers_to(&call.func, "torch.compile") {
             PendingKind::Compile
         } else {
             return None;
@@ -111,7 +111,7 @@ fn resolve_callable<'a>(model: &mut FileModel<'a>, expr: &'a Expr, scope: Option
 }
 
 fn is_partial(model: &FileModel, func: &Expr) -> bool {
-    model.imports.qualified_name(func).as_deref() == Some("functools.partial")
+    model.imports.refers_to(func, "functools.partial")
 }
 
 fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope: Option<usize>) -> usize {

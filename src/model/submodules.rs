@@ -84,7 +84,7 @@ fn held_classes(
 /// `nn.Sequential(...)`: its own forward runs the loop, so a break inside only skips that frame.
 fn is_sequential(model: &FileModel, value: &Expr) -> bool {
     let Expr::Call(call) = value else { return false };
-    model.imports.qualified_name(&call.func).as_deref() == Some("torch.nn.Sequential")
+    model.imports.refers_to(&call.func, "torch.nn.Sequential")
 }
 
 /// `NAME = {"eager": Attention, "sdpa": SdpaAttention}` at module level: NAME -> the module
