@@ -7,7 +7,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::imports::{Imports, dotted_name};
+use crate::model::imports::{Imports, dotted_name, is_dotted_name};
 
 /// `target = torch.compile(module, ...)`.
 pub struct CompileBinding<'a> {
@@ -74,7 +74,7 @@ pub fn mentions_setup_code(text: &str) -> bool {
 }
 
 pub fn is_torch_compile(imports: &Imports, call: &ast::ExprCall) -> bool {
-    imports.qualified_name(&call.func).as_deref() == Some("torch.compile")
+    imports.refers_to(&call.func, "torch.compile")
 }
 
 struct BindingFinder<'i, 'a> {
@@ -141,7 +141,7 @@ impl<'a> Visitor<'a> for AssignFinder<'_> {
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
             Stmt::Assign(assign) if assign.start() > self.after => {
-                let rebinds = assign.targets.iter().any(|t| dotted_name(t).as_deref() == Some(self.target));
+                let rebinds = assign.targets.iter().any(|t| is_dotted_name(t, self.target));
                 if rebinds && self.found.is_none_or(|found| assign.start() < found) {
                     self.found = Some(assign.start());
                 }

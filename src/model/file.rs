@@ -24,7 +24,8 @@ pub struct FileModel<'a> {
     pub functions: Vec<Function<'a>>,
     pub classes: Vec<Class<'a>>,
     pub hooks: Vec<Hook<'a>>,
-    /// Functions that run under torch.compile, and why. Filled by `reach`.
+    /// Functions that run under torch.compile, and why. Filled by `reach` (which then calls
+    /// `index_region`).
     pub region: HashMap<usize, Reason>,
     /// Imported names that are project `nn.Module` classes. Filled by `reach`.
     pub imported_module_classes: HashSet<String>,
@@ -38,6 +39,17 @@ pub struct FileModel<'a> {
     pub(crate) self_assignments: Vec<Vec<SelfAssignment<'a>>>,
     methods: HashMap<(usize, String), usize>,
     methods_of: HashMap<usize, Vec<usize>>,
+    /// Classes by their own name (not qualname), the first definition winning.
+    classes_by_name: HashMap<String, usize>,
+    /// The hooks registered with each function, in registration order.
+    hooks_of: HashMap<usize, Vec<usize>>,
+    lambdas: usize,
+    /// Filled by `index_region`, so that rules asking per class do not sort the whole region
+    /// each time: the region in source order, by the class whose `self` each function sees,
+    /// and the names of the module classes.
+    region_order: Vec<usize>,
+    region_of_class: HashMap<usize, Vec<usize>>,
+    module_class_names: HashSet<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -113,6 +125,12 @@ impl<'a> FileModel<'a> {
             self_assignments: Vec::new(),
             methods: HashMap::new(),
             methods_of: HashMap::new(),
+            classes_by_name: HashMap::new(),
+            hooks_of: HashMap::new(),
+            lambdas: 0,
+            region_order: Vec::new(),
+            region_of_class: HashMap::new(),
+            module_class_names: HashSet::new(),
         };
         let mut collector =
             ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
@@ -174,8 +192,7 @@ impl<'a> FileModel<'a> {
         match func {
             Expr::Name(name) => {
                 let name = name.id.as_str();
-                self.imported_module_classes.contains(name)
-                    || self.classes.iter().any(|class| class.is_module && class.node.name.id.as_str() == name)
+                self.imported_module_classes.contains(name) || self.module_class_names.contains(name)
             }
             _ => false,
         }
@@ -187,19 +204,65 @@ impl<'a> FileModel<'a> {
 
     /// Region functions in source order.
     pub fn region_functions(&self) -> Vec<usize> {
-        let mut functions: Vec<usize> = self.region.keys().copied().collect();
-        functions.sort_by_key(|&f| self.functions[f].node.range().start());
-        functions
+        debug_assert_eq!(self.region_order.len(), self.region.len(), "region changed after index_region");
+        self.region_order.clone()
     }
 
     /// The region functions whose `self` is an instance of `class` (its methods and their nested
     /// functions), in source order.
     pub fn region_functions_of(&self, class: usize) -> Vec<usize> {
-        self.region_functions().into_iter().filter(|&f| self.self_class(f) == Some(class)).collect()
+        self.region_of_class.get(&class).cloned().unwrap_or_default()
+    }
+
+    /// Rebuild the lookups over what `reach::mark_region` filled in: `region` and each class's
+    /// `is_module`.
+    pub fn index_region(&mut self) {
+        let mut order: Vec<usize> = self.region.keys().copied().collect();
+        order.sort_by_key(|&f| (self.functions[f].node.range().start(), f));
+        let mut of_class: HashMap<usize, Vec<usize>> = HashMap::new();
+        for &function in &order {
+            if let Some(class) = self.self_class(function) {
+                of_class.entry(class).or_default().push(function);
+            }
+        }
+        self.region_order = order;
+        self.region_of_class = of_class;
+        self.module_class_names =
+            self.classes.iter().filter(|class| class.is_module).map(|class| class.node.name.id.to_string()).collect();
+    }
+
+    /// The first class of the file with this name (`Block`, not `Outer.Block`).
+    pub fn class_named(&self, name: &str) -> Option<usize> {
+        self.classes_by_name.get(name).copied()
+    }
+
+    /// The hooks registered with `function`, in registration order.
+    pub fn hooks_of(&self, function: usize) -> impl Iterator<Item = &Hook<'a>> {
+        self.hooks_of.get(&function).into_iter().flatten().map(|&hook| &self.hooks[hook])
+    }
+
+    pub fn add_hook(&mut self, hook: Hook<'a>) {
+        self.hooks_of.entry(hook.function).or_default().push(self.hooks.len());
+        self.hooks.push(hook);
+    }
+
+    /// How many lambdas were added as functions so far (they are named by this ordinal).
+    pub fn lambda_count(&self) -> usize {
+        self.lambdas
+    }
+
+    fn add_class(&mut self, class: Class<'a>) -> usize {
+        let index = self.classes.len();
+        self.classes_by_name.entry(class.node.name.id.to_string()).or_insert(index);
+        self.classes.push(class);
+        index
     }
 
     pub fn add_function(&mut self, function: Function<'a>) -> usize {
         let index = self.functions.len();
+        if matches!(function.node, FunctionNode::Lambda(_)) {
+            self.lambdas += 1;
+        }
         match function.class {
             Some(class) => {
                 self.methods.entry((class, function.name.clone())).or_insert(index);
@@ -293,8 +356,7 @@ impl<'a> ScopeCollector<'_, 'a> {
     fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
         let qualname = format!("{}{}", self.scope.prefix, class.name.id);
         let bases = class.bases().iter().filter_map(|base| self.model.imports.qualified_name(base)).collect();
-        self.model.classes.push(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
-        let index = self.model.classes.len() - 1;
+        let index = self.model.add_class(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
         let function = self.scope.function;
         let outer =
             std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });

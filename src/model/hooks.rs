@@ -47,7 +47,7 @@ impl<'a> PendingCall<'a> {
     pub fn classify(call: &'a ast::ExprCall, scope: Option<usize>, in_loop: bool, imports: &Imports) -> Option<Self> {
         let kind = if last_segment(&call.func).is_some_and(|name| HOOK_METHODS.contains(&name)) {
             PendingKind::HookRegistration
-        } else if imports.qualified_name(&call.func).as_deref() == Some("torch.compile") {
+        } else if imports.refers_to(&call.func, "torch.compile") {
             PendingKind::Compile
         } else {
             return None;
@@ -76,7 +76,7 @@ pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
         PendingKind::HookRegistration => {
             let pre = last_segment(&pending.call.func).is_some_and(|name| name.ends_with("pre_hook"));
             let in_loop = pending.in_loop;
-            model.hooks.push(Hook { registration: pending.call, function, bound_args, pre, in_loop });
+            model.add_hook(Hook { registration: pending.call, function, bound_args, pre, in_loop });
         }
         PendingKind::Compile => model.functions[function].compiled = true,
     }
@@ -111,12 +111,12 @@ fn resolve_callable<'a>(model: &mut FileModel<'a>, expr: &'a Expr, scope: Option
 }
 
 fn is_partial(model: &FileModel, func: &Expr) -> bool {
-    model.imports.qualified_name(func).as_deref() == Some("functools.partial")
+    model.imports.refers_to(func, "functools.partial")
 }
 
 fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope: Option<usize>) -> usize {
     let prefix = scope.map(|f| format!("{}.<locals>.", model.function(f).qualname)).unwrap_or_default();
-    let ordinal = model.functions.iter().filter(|f| matches!(f.node, FunctionNode::Lambda(_))).count();
+    let ordinal = model.lambda_count();
     model.add_function(Function {
         qualname: format!("{prefix}<lambda#{ordinal}>"),
         name: "<lambda>".to_string(),

@@ -93,19 +93,30 @@ impl Facts {
     /// Whether the analysis of the file these facts describe comes out the same with `other`:
     /// the same region and reasons, and the same answers to the questions the file asks.
     pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
-        let reached_in = |class: &str| {
-            let prefix = format!("{class}.");
-            self.reached.keys().chain(other.reached.keys()).any(|f| f.starts_with(&prefix))
+        let changed_class_matters = || {
+            let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
+            if changed.peek().is_none() {
+                return false;
+            }
+            // Built once, not per changed class: a file can hold thousands of classes.
+            let with_reached_code = enclosing_names(self.reached.keys().chain(other.reached.keys()));
+            changed.any(|class| {
+                with_reached_code.contains(class.as_str()) || dependence.constructed.contains(last_segment(class))
+            })
         };
-        let matters = |class: &&String| reached_in(class) || dependence.constructed.contains(last_segment(class));
         let asked = |names: &HashSet<String>| -> HashSet<String> {
             names.intersection(&dependence.constructed).cloned().collect()
         };
         self.reached == other.reached
-            && !self.module_classes.symmetric_difference(&other.module_classes).any(|c| matters(&c))
+            && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
     }
+}
+
+/// Every name a qualname is nested in: `A`, `A.f` and `A.f.<locals>` for `A.f.<locals>.g`.
+fn enclosing_names<'q>(qualnames: impl Iterator<Item = &'q String>) -> HashSet<&'q str> {
+    qualnames.flat_map(|qualname| qualname.match_indices('.').map(move |(dot, _)| &qualname[..dot])).collect()
 }
 
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
@@ -162,14 +173,59 @@ impl FileSummary {
     }
 }
 
-type FunctionId = (usize, usize);
+/// A function of the index: its file, and its place among that file's functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct FunctionId {
+    file: usize,
+    function: usize,
+}
+
+/// A class of the index: its file, and its place among that file's classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct ClassId {
+    file: usize,
+    class: usize,
+}
+
+/// One file's names, looked up instead of scanned: a file can hold tens of thousands of
+/// classes. Where a name is defined twice, the first definition wins.
+#[derive(Default)]
+struct FileLookups {
+    functions: HashMap<String, usize>,
+    classes: HashMap<String, usize>,
+    /// Class qualname -> method name -> method.
+    methods: HashMap<String, HashMap<String, usize>>,
+}
+
+impl FileLookups {
+    fn of(summary: &FileSummary) -> Self {
+        let mut lookups = FileLookups::default();
+        for (index, function) in summary.functions.iter().enumerate() {
+            lookups.functions.entry(function.qualname.clone()).or_insert(index);
+            if let Some(class) = &function.class {
+                let methods = lookups.methods.entry(class.clone()).or_default();
+                methods.entry(function.name.clone()).or_insert(index);
+            }
+        }
+        for (index, class) in summary.classes.iter().enumerate() {
+            lookups.classes.entry(class.qualname.clone()).or_insert(index);
+        }
+        lookups
+    }
+
+    /// The first method `name` of the class(es) with this qualname.
+    fn method(&self, class: &str, name: &str) -> Option<usize> {
+        self.methods.get(class)?.get(name).copied()
+    }
+}
 
 pub struct ProjectIndex {
     files: Vec<FileSummary>,
+    lookups: Vec<FileLookups>,
     /// Files by the last segment of their module name: an import can only name a file whose
     /// module name ends like the import does.
     by_last_segment: HashMap<String, Vec<usize>>,
-    module_classes: HashSet<(usize, usize)>,
+    module_classes: HashSet<ClassId>,
 }
 
 impl ProjectIndex {
@@ -178,7 +234,8 @@ impl ProjectIndex {
         for (file, summary) in files.iter().enumerate() {
             by_last_segment.entry(last_segment(&summary.module_name).to_string()).or_default().push(file);
         }
-        let mut index = Self { files, by_last_segment, module_classes: HashSet::new() };
+        let lookups = files.iter().map(FileLookups::of).collect();
+        let mut index = Self { files, lookups, by_last_segment, module_classes: HashSet::new() };
         index.module_classes = index.find_module_classes();
         index
     }
@@ -192,7 +249,7 @@ impl ProjectIndex {
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].setup_code = summary.setup_code;
         }
-        for &(file, class) in &self.module_classes {
+        for &ClassId { file, class } in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
         }
         for (file, summary) in self.files.iter().enumerate() {
@@ -202,45 +259,43 @@ impl ProjectIndex {
                 }
             }
         }
-        for ((file, function), reason) in self.reach() {
+        for (FunctionId { file, function }, reason) in self.reach() {
             facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
         }
         facts
     }
 
-    fn find_module_classes(&self) -> HashSet<(usize, usize)> {
-        let mut known: HashMap<(usize, usize), bool> = HashMap::new();
+    fn find_module_classes(&self) -> HashSet<ClassId> {
+        let mut known: HashMap<ClassId, bool> = HashMap::new();
         for (file, summary) in self.files.iter().enumerate() {
             for class in 0..summary.classes.len() {
-                self.is_module(file, class, &mut known, 0);
+                self.is_module(ClassId { file, class }, &mut known, 0);
             }
         }
         known.into_iter().filter(|(_, is_module)| *is_module).map(|(class, _)| class).collect()
     }
 
     /// Whether a class is an `nn.Module`, remembering each answer (hierarchies share bases).
-    fn is_module(&self, file: usize, class: usize, known: &mut HashMap<(usize, usize), bool>, depth: usize) -> bool {
-        if let Some(&answer) = known.get(&(file, class)) {
+    fn is_module(&self, id: ClassId, known: &mut HashMap<ClassId, bool>, depth: usize) -> bool {
+        if let Some(&answer) = known.get(&id) {
             return answer;
         }
         if depth > 32 {
             return false;
         }
-        known.insert((file, class), false); // a cycle of bases is not a module
-        let defines_forward = || {
-            let qualname = &self.files[file].classes[class].qualname;
-            self.files[file].functions.iter().any(|f| f.name == "forward" && f.class.as_ref() == Some(qualname))
-        };
-        let answer = self.files[file].classes[class].bases.iter().any(|base| {
+        known.insert(id, false); // a cycle of bases is not a module
+        let class = self.class(id);
+        let defines_forward = || self.lookups[id.file].method(&class.qualname, "forward").is_some();
+        let answer = class.bases.iter().any(|base| {
             is_torch_module_base(base)
-                || match self.find_class(file, base) {
-                    Some((f, c)) => self.is_module(f, c, known, depth + 1),
+                || match self.find_class(id.file, base) {
+                    Some(base) => self.is_module(base, known, depth + 1),
                     // A class that defines `forward` on a base from a library tcfix cannot see
                     // (`timm.layers.Mlp`, a model class of another package) is a module.
                     None => is_library_class(base) && defines_forward(),
                 }
         });
-        known.insert((file, class), answer);
+        known.insert(id, answer);
         answer
     }
 
@@ -251,17 +306,17 @@ impl ProjectIndex {
         for (file, summary) in self.files.iter().enumerate() {
             for (index, function) in summary.functions.iter().enumerate() {
                 if let Some(reason) = self.root_reason(file, function) {
-                    reached.insert((file, index), reason);
-                    queue.push_back((file, index));
+                    let id = FunctionId { file, function: index };
+                    reached.insert(id, reason);
+                    queue.push_back(id);
                 }
             }
         }
-        while let Some((file, index)) = queue.pop_front() {
-            let caller = &self.files[file].functions[index];
+        while let Some(id) = queue.pop_front() {
+            let caller = self.function(id);
             for target in &caller.targets {
-                for callee in self.resolve(file, target) {
-                    let function = &self.files[callee.0].functions[callee.1];
-                    if function.disabled || reached.contains_key(&callee) {
+                for callee in self.resolve(id.file, target) {
+                    if self.function(callee).disabled || reached.contains_key(&callee) {
                         continue;
                     }
                     reached.insert(callee, Reason::CalledFrom(caller.qualname.clone()));
@@ -279,61 +334,65 @@ impl ProjectIndex {
         if function.root.is_some() {
             return function.root.clone();
         }
-        let class = function.class.as_ref()?;
-        let class = self.files[file].classes.iter().position(|c| &c.qualname == class)?;
-        (function.name == "forward" && self.module_classes.contains(&(file, class))).then_some(Reason::Forward)
+        let class = self.local_class(file, function.class.as_ref()?)?;
+        (function.name == "forward" && self.module_classes.contains(&class)).then_some(Reason::Forward)
     }
 
     fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
         match target {
             Target::Local(qualname) => self.function_in(file, qualname).into_iter().collect(),
             Target::Imported(qualified) => self.find_functions(qualified),
-            Target::InheritedMethod { class, name } => {
-                let Some(class) = self.files[file].classes.iter().position(|c| &c.qualname == class) else {
-                    return Vec::new();
-                };
-                self.inherited_method(file, class, name, 0).into_iter().collect()
-            }
+            Target::InheritedMethod { class, name } => match self.local_class(file, class) {
+                Some(class) => self.inherited_method(class, name, 0).into_iter().collect(),
+                None => Vec::new(),
+            },
         }
     }
 
-    fn inherited_method(&self, file: usize, class: usize, name: &str, depth: usize) -> Option<FunctionId> {
+    fn inherited_method(&self, class: ClassId, name: &str, depth: usize) -> Option<FunctionId> {
         if depth > 32 {
             return None;
         }
-        for base in &self.files[file].classes[class].bases {
-            let Some((base_file, base_class)) = self.find_class(file, base) else {
+        for base in &self.class(class).bases {
+            let Some(base) = self.find_class(class.file, base) else {
                 continue;
             };
-            let qualname = &self.files[base_file].classes[base_class].qualname;
-            let method = self.files[base_file]
-                .functions
-                .iter()
-                .position(|f| f.class.as_ref() == Some(qualname) && f.name == name);
+            let method = self.lookups[base.file].method(&self.class(base).qualname, name);
             if let Some(method) = method {
-                return Some((base_file, method));
+                return Some(FunctionId { file: base.file, function: method });
             }
-            if let Some(found) = self.inherited_method(base_file, base_class, name, depth + 1) {
+            if let Some(found) = self.inherited_method(base, name, depth + 1) {
                 return Some(found);
             }
         }
         None
     }
 
+    fn function(&self, id: FunctionId) -> &FunctionSummary {
+        &self.files[id.file].functions[id.function]
+    }
+
+    fn class(&self, id: ClassId) -> &ClassSummary {
+        &self.files[id.file].classes[id.class]
+    }
+
     fn function_in(&self, file: usize, qualname: &str) -> Option<FunctionId> {
-        self.files[file].functions.iter().position(|f| f.qualname == qualname).map(|index| (file, index))
+        self.lookups[file].functions.get(qualname).map(|&function| FunctionId { file, function })
+    }
+
+    /// The file's own class with this qualname.
+    fn local_class(&self, file: usize, qualname: &str) -> Option<ClassId> {
+        self.lookups[file].classes.get(qualname).map(|&class| ClassId { file, class })
     }
 
     /// A class named by a base expression: one of the file's own, or one imported from a
     /// project module.
-    fn find_class(&self, file: usize, qualified: &str) -> Option<(usize, usize)> {
-        if let Some(local) = self.files[file].classes.iter().position(|c| c.qualname == qualified) {
-            return Some((file, local));
+    fn find_class(&self, file: usize, qualified: &str) -> Option<ClassId> {
+        if let Some(local) = self.local_class(file, qualified) {
+            return Some(local);
         }
         let (module, name) = qualified.rsplit_once('.')?;
-        self.modules_named(module).find_map(|other| {
-            self.files[other].classes.iter().position(|c| c.qualname == name).map(|class| (other, class))
-        })
+        self.modules_named(module).find_map(|other| self.local_class(other, name))
     }
 
     fn find_functions(&self, qualified: &str) -> Vec<FunctionId> {

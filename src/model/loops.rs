@@ -91,7 +91,7 @@ impl LoopCalls {
         if let Some(frame) = self.frame_of.get(&function) {
             return Some(InLoop::CalledInLoop(frame.clone()));
         }
-        let looped_hook = model.hooks.iter().any(|hook| hook.function == function && hook.in_loop);
+        let looped_hook = model.hooks_of(function).any(|hook| hook.in_loop);
         looped_hook.then_some(InLoop::HookOnRepeatedModules)
     }
 }

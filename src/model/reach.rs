@@ -3,6 +3,7 @@
 //! they reach: `self.method()`, functions of the same module, functions imported from the
 //! project's own modules. Disabled functions are not traced, and nothing is reached through them.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -83,7 +84,7 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     if f.compiled {
         return Some(Reason::Compiled);
     }
-    if let Some(hook) = model.hooks.iter().find(|hook| hook.function == function) {
+    if let Some(hook) = model.hooks_of(function).next() {
         return Some(Reason::Hook { pre: hook.pre });
     }
     let is_module_method = f.class.is_some_and(|class| model.classes[class].is_module);
@@ -114,29 +115,37 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     if newly_disabled {
         keep_only_reachable(model);
     }
+    model.index_region();
 }
 
 /// Drop from the region the functions no longer reached from a root or from another file.
 fn keep_only_reachable(model: &mut FileModel) {
-    let is_local = |qualname: &str| model.functions.iter().any(|f| f.qualname == qualname);
+    // The first enabled function of each qualname: what a call by that name reaches.
+    let mut enabled: HashMap<&str, usize> = HashMap::new();
+    for (index, f) in model.functions.iter().enumerate().filter(|(_, f)| !f.disabled) {
+        enabled.entry(f.qualname.as_str()).or_insert(index);
+    }
+    let local: HashSet<&str> = model.functions.iter().map(|f| f.qualname.as_str()).collect();
     let mut reachable: Vec<usize> = model
         .region
         .iter()
-        .filter(|(_, reason)| !matches!(reason, Reason::CalledFrom(caller) if is_local(caller)))
+        .filter(|(_, reason)| !matches!(reason, Reason::CalledFrom(caller) if local.contains(caller.as_str())))
         .map(|(&function, _)| function)
         .collect();
+    let mut seen: HashSet<usize> = reachable.iter().copied().collect();
     let mut next = 0;
     while next < reachable.len() {
         for target in targets(model, reachable[next]) {
             let Target::Local(qualname) = target else { continue };
-            let callee = model.functions.iter().position(|f| f.qualname == qualname && !f.disabled);
-            if let Some(callee) = callee.filter(|callee| !reachable.contains(callee)) {
+            if let Some(&callee) = enabled.get(qualname.as_str())
+                && seen.insert(callee)
+            {
                 reachable.push(callee);
             }
         }
         next += 1;
     }
-    model.region.retain(|function, _| reachable.contains(function));
+    model.region.retain(|function, _| seen.contains(function));
 }
 
 #[derive(Default)]

@@ -84,7 +84,7 @@ fn held_classes(
 /// `nn.Sequential(...)`: its own forward runs the loop, so a break inside only skips that frame.
 fn is_sequential(model: &FileModel, value: &Expr) -> bool {
     let Expr::Call(call) = value else { return false };
-    model.imports.qualified_name(&call.func).as_deref() == Some("torch.nn.Sequential")
+    model.imports.refers_to(&call.func, "torch.nn.Sequential")
 }
 
 /// `NAME = {"eager": Attention, "sdpa": SdpaAttention}` at module level: NAME -> the module
@@ -117,7 +117,7 @@ fn class_dicts(model: &FileModel) -> HashMap<String, Vec<usize>> {
 }
 
 fn module_class(model: &FileModel, name: &str) -> Option<usize> {
-    let class = model.classes.iter().position(|class| class.node.name.id.as_str() == name)?;
+    let class = model.class_named(name)?;
     model.classes[class].is_module.then_some(class)
 }
 
