@@ -59,17 +59,18 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
         let Some(class) = model.self_class(function) else {
             continue;
         };
-        match model.method(class, &reference) {
+        match model.method(class, reference) {
             Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
-            None => {
-                targets.push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: reference })
-            }
+            None => targets.push(Target::InheritedMethod {
+                class: model.classes[class].qualname.clone(),
+                name: reference.to_string(),
+            }),
         }
     }
     for name in collector.names {
-        if let Some(local) = model.resolve_name(&name, Some(function)) {
+        if let Some(local) = model.resolve_name(name, Some(function)) {
             targets.push(Target::Local(model.function(local).qualname.clone()));
-        } else if let Some(imported) = model.imports.get(&name) {
+        } else if let Some(imported) = model.imports.get(name) {
             targets.push(Target::Imported(imported.to_string()));
         }
     }
@@ -148,23 +149,27 @@ fn keep_only_reachable(model: &mut FileModel) {
     model.region.retain(|function, _| seen.contains(function));
 }
 
+/// The names a function's compiled code reads, each once (a body reads `self` and `x` hundreds
+/// of times; only which names it reads matters).
 #[derive(Default)]
-struct ReferenceCollector {
-    self_attributes: Vec<String>,
-    names: Vec<String>,
+struct ReferenceCollector<'a> {
+    self_attributes: HashSet<&'a str>,
+    names: HashSet<&'a str>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector {
+impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector<'a> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         match expr {
             Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
                 if let Expr::Name(value) = attr.value.as_ref() {
                     if value.id.as_str() == "self" {
-                        self.self_attributes.push(attr.attr.id.to_string());
+                        self.self_attributes.insert(attr.attr.id.as_str());
                     }
                 }
             }
-            Expr::Name(name) if name.ctx == ExprContext::Load => self.names.push(name.id.to_string()),
+            Expr::Name(name) if name.ctx == ExprContext::Load => {
+                self.names.insert(name.id.as_str());
+            }
             _ => {}
         }
         true
