@@ -22,7 +22,7 @@ pub mod write;
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::apply::{FixOutcome, fix_to_fixpoint};
+use crate::fix::apply::{FixOutcome, fix_found, fix_to_fixpoint};
 use crate::model::file::FileModel;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
@@ -86,6 +86,19 @@ pub fn fix(
     unsafe_fixes: bool,
 ) -> Result<FixOutcome, SourceError> {
     fix_to_fixpoint(text, unsafe_fixes, |current| analyse(path, current, facts, settings))
+}
+
+/// `fix`, for a text whose hazards with these facts are already known (`found`): the text is
+/// parsed again only once a fix changed it.
+pub fn fix_known(
+    path: &Path,
+    text: String,
+    found: Vec<Diagnostic>,
+    facts: &Facts,
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> Result<FixOutcome, SourceError> {
+    fix_found(text, found, unsafe_fixes, |current| analyse(path, current, facts, settings))
 }
 
 /// What the index says about a file checked on its own.

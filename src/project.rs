@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::apply::{AppliedFix, DroppedFix};
+use crate::fix::apply::{AppliedFix, DroppedFix, FixOutcome};
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex};
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
@@ -114,7 +114,7 @@ fn both_passes(
     let looks: Vec<_> = files
         .par_iter()
         .map(|path| {
-            let look = isolated(|| look(path, read, settings, mode));
+            let look = isolated(|| look(path, read, settings));
             step();
             look
         })
@@ -132,9 +132,10 @@ fn both_passes(
         .zip(guesses.into_par_iter())
         .map(|((i, facts), guess)| {
             let path = &files[i];
-            let outcome = match guess {
-                Some(guess) if guess.facts_match(&facts) => Ok(guess.checked),
-                _ => isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode)),
+            let outcome = if guess.facts_match(&facts) {
+                isolated(|| finish(path, guess.checked, &facts, &settings.for_file(path), mode))
+            } else {
+                isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode))
             };
             step();
             FileReport { path: path.clone(), outcome }
@@ -147,17 +148,18 @@ fn both_passes(
     reports
 }
 
-/// Pass one for a file: its summary for the index and, when only reporting, its findings as far
-/// as the file alone can tell.
+/// Pass one for a file: its summary for the index, and its findings as far as the file alone
+/// can tell.
 struct Look {
     summary: FileSummary,
-    guess: Option<Guess>,
+    guess: Guess,
 }
 
 /// Findings made with the file's own facts; they stand if the index agrees with those facts.
 struct Guess {
     facts: Facts,
     dependence: Dependence,
+    /// The file's findings, not yet fixed.
     checked: Checked,
 }
 
@@ -167,11 +169,8 @@ impl Guess {
     }
 }
 
-fn look(path: &Path, read: &Reader, settings: &Settings, mode: FixMode) -> Result<Look, SourceError> {
+fn look(path: &Path, read: &Reader, settings: &Settings) -> Result<Look, SourceError> {
     let text = read(path)?;
-    if mode != FixMode::Report {
-        return Ok(Look { summary: crate::summarise(path, text)?, guess: None });
-    }
     let first = crate::first_look(path, &text, &settings.for_file(path))?;
     let dependence = first.dependence;
     let checked = if first.diagnostics.is_empty() {
@@ -185,7 +184,25 @@ fn look(path: &Path, read: &Reader, settings: &Settings, mode: FixMode) -> Resul
             dropped: Vec::new(),
         }
     };
-    Ok(Look { summary: first.summary, guess: Some(Guess { facts: first.facts, dependence, checked }) })
+    Ok(Look { summary: first.summary, guess: Guess { facts: first.facts, dependence, checked } })
+}
+
+/// Pass two for a file whose guess stands: its findings are known, so it is parsed again only
+/// when fixing, and only when one of them has a fix to apply.
+fn finish(
+    path: &Path,
+    found: Checked,
+    facts: &Facts,
+    settings: &Settings,
+    mode: FixMode,
+) -> Result<Checked, SourceError> {
+    let FixMode::Fix { unsafe_fixes } = mode else { return Ok(found) };
+    let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes));
+    if !found.diagnostics.iter().any(fixable) {
+        return Ok(found);
+    }
+    let outcome = crate::fix_known(path, found.text, found.diagnostics, facts, settings, unsafe_fixes)?;
+    Ok(worth_keeping(fixed(found.original, outcome)))
 }
 
 thread_local! {
@@ -240,18 +257,26 @@ fn check_file(
         }
         FixMode::Fix { unsafe_fixes } => {
             let outcome = crate::fix(path, original.clone(), facts, settings, unsafe_fixes)?;
-            Checked {
-                original,
-                text: outcome.text,
-                diagnostics: outcome.remaining,
-                applied: outcome.applied,
-                dropped: outcome.dropped,
-            }
+            fixed(original, outcome)
         }
     };
-    // Only files with something to show keep their text until the end of the run.
+    Ok(worth_keeping(checked))
+}
+
+fn fixed(original: String, outcome: FixOutcome) -> Checked {
+    Checked {
+        original,
+        text: outcome.text,
+        diagnostics: outcome.remaining,
+        applied: outcome.applied,
+        dropped: outcome.dropped,
+    }
+}
+
+/// Only files with something to show keep their text until the end of the run.
+fn worth_keeping(checked: Checked) -> Checked {
     let quiet = checked.diagnostics.is_empty() && !checked.changed() && checked.dropped.is_empty();
-    Ok(if quiet { Checked::nothing() } else { checked })
+    if quiet { Checked::nothing() } else { checked }
 }
 
 #[cfg(test)]
@@ -301,25 +326,81 @@ class Model(nn.Module):
         );
     }
 
+    /// A helper in `late.py` that only `a.py` calls under compile: on its own `late.py` has no
+    /// compiled code, so the project's facts differ from its own and pass two reads it again.
+    const CALLER: &str = "from torch import nn
+from late import helper
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return helper(x)
+";
+    const HELPER: &str = "def helper(x):
+    print(x)
+    return x
+";
+
     #[test]
     fn a_panic_in_the_second_pass_is_caught_too() {
         let files = [PathBuf::from("a.py"), PathBuf::from("late.py")];
         let reads = AtomicUsize::new(0);
         let read = |path: &Path| -> Result<String, SourceError> {
+            if path != Path::new("late.py") {
+                return Ok(CALLER.to_string());
+            }
             // The first pass reads each file to index it; the second reads it again to fix it.
-            if path == Path::new("late.py") && reads.fetch_add(1, Ordering::SeqCst) == 1 {
+            if reads.fetch_add(1, Ordering::SeqCst) == 1 {
                 panic!("a bug in the second pass: {}", path.display());
             }
-            Ok(MODEL.to_string())
+            Ok(HELPER.to_string())
         };
         let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
         assert_eq!(
             outcomes(&reports),
             [
-                ("a.py".to_string(), Ok(1)),
+                ("a.py".to_string(), Ok(0)),
                 ("late.py".to_string(), Err(SourceError::Internal("a bug in the second pass: late.py".to_string()))),
             ]
         );
         assert_eq!(reads.load(Ordering::SeqCst), 2, "late.py was read in both passes");
     }
+
+    /// When the index agrees with what a file says of itself, pass one's findings stand: the
+    /// file is not read (nor parsed) again, also when fixing, unless a fix changes it.
+    #[test]
+    fn files_the_index_agrees_on_are_read_once_when_fixing() {
+        let files = [PathBuf::from("a.py"), PathBuf::from("quiet.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(if path == Path::new("a.py") { MODEL } else { QUIET }.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        assert_eq!(outcomes(&reports), [("a.py".to_string(), Ok(1)), ("quiet.py".to_string(), Ok(0))]);
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        let fixed = reports[0].outcome.as_ref().unwrap();
+        assert!(fixed.changed() && fixed.diagnostics.is_empty(), "the print is fixed and nothing is left");
+    }
+
+    #[test]
+    fn fixing_a_file_whose_facts_differ_reads_it_again() {
+        let files = [PathBuf::from("a.py"), PathBuf::from("late.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(if path == Path::new("a.py") { CALLER } else { HELPER }.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        assert_eq!(outcomes(&reports), [("a.py".to_string(), Ok(0)), ("late.py".to_string(), Ok(1))]);
+        assert_eq!(reads.load(Ordering::SeqCst), 3, "late.py is read again: on its own it has no compiled code");
+    }
+
+    const QUIET: &str = "from torch import nn
+
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        return x
+";
 }
