@@ -22,9 +22,9 @@ pub mod write;
 use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::apply::{FixOutcome, fix_to_fixpoint};
+use crate::fix::apply::{FixOutcome, fix_found, fix_to_fixpoint};
 use crate::model::file::FileModel;
-use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
+use crate::model::index::{Facts, FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
@@ -44,30 +44,8 @@ pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> R
     Ok(check_model(&model, settings))
 }
 
-/// Pass one and a guess at pass two from a single parse: the file's summary for the index, and
-/// its hazards as far as the file alone can tell. The guess stands when the index's facts about
-/// the file are the same as the file's own (`Facts::same_for`): the analysis depends on nothing
-/// else, so a second parse would find the same.
-pub struct FirstLook {
-    pub summary: FileSummary,
-    pub facts: Facts,
-    /// What else of the project's facts the analysis depended on.
-    pub dependence: Dependence,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-pub fn first_look(path: &Path, text: &str, settings: &Settings) -> Result<FirstLook, SourceError> {
-    let source = SourceFile::parse(path, text.to_string())?;
-    let mut model = FileModel::build(&source, &module_name(path));
-    let summary = FileSummary::of(&model);
-    let facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
-    mark_region(&mut model, &facts);
-    let diagnostics = check_model(&model, settings);
-    Ok(FirstLook { summary, facts, dependence: Dependence::of(&model), diagnostics })
-}
-
 /// The enabled rules' findings that no suppression comment silences.
-fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
+pub(crate) fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     if model.region.is_empty() && !crate::model::compile_calls::mentions_setup_code(&model.source.text) {
         return Vec::new();
     }
@@ -86,6 +64,19 @@ pub fn fix(
     unsafe_fixes: bool,
 ) -> Result<FixOutcome, SourceError> {
     fix_to_fixpoint(text, unsafe_fixes, |current| analyse(path, current, facts, settings))
+}
+
+/// `fix`, for a text whose hazards with these facts are already known (`found`): the text is
+/// parsed again only once a fix changed it.
+pub fn fix_known(
+    path: &Path,
+    text: String,
+    found: Vec<Diagnostic>,
+    facts: &Facts,
+    settings: &Settings,
+    unsafe_fixes: bool,
+) -> Result<FixOutcome, SourceError> {
+    fix_found(text, found, unsafe_fixes, |current| analyse(path, current, facts, settings))
 }
 
 /// What the index says about a file checked on its own.

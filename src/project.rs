@@ -1,15 +1,19 @@
 //! A run over many files in two passes, both parallel: summarise every file into the project
-//! index, then analyse (or fix) each file against it. Only names and edges are kept between
-//! the passes, so memory stays per file.
+//! index, then analyse (or fix) each file against it. Only names and edges, and pass one's
+//! findings (see `guess`), are kept between the passes, so memory stays per file.
+
+mod guess;
 
 use std::cell::Cell;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::apply::{AppliedFix, DroppedFix};
-use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex};
+use crate::fix::apply::{AppliedFix, DroppedFix, FixOutcome};
+use crate::model::index::{Facts, ProjectIndex, module_name};
+use crate::project::guess::{Guess, Look};
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
 
@@ -111,10 +115,11 @@ fn both_passes(
     mode: FixMode,
     step: &(dyn Fn() + Sync),
 ) -> Vec<FileReport> {
+    let modules: HashSet<String> = files.iter().map(|path| module_name(path)).collect();
     let looks: Vec<_> = files
         .par_iter()
         .map(|path| {
-            let look = isolated(|| look(path, read, settings, mode));
+            let look = isolated(|| guess::look(path, read(path)?, &settings.for_file(path), &modules));
             step();
             look
         })
@@ -132,9 +137,10 @@ fn both_passes(
         .zip(guesses.into_par_iter())
         .map(|((i, facts), guess)| {
             let path = &files[i];
-            let outcome = match guess {
-                Some(guess) if guess.facts_match(&facts) => Ok(guess.checked),
-                _ => isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode)),
+            let outcome = if guess.stands(&facts) {
+                isolated(|| finish(path, guess, &facts, &settings.for_file(path), mode))
+            } else {
+                isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode))
             };
             step();
             FileReport { path: path.clone(), outcome }
@@ -147,45 +153,30 @@ fn both_passes(
     reports
 }
 
-/// Pass one for a file: its summary for the index and, when only reporting, its findings as far
-/// as the file alone can tell.
-struct Look {
-    summary: FileSummary,
-    guess: Option<Guess>,
-}
-
-/// Findings made with the file's own facts; they stand if the index agrees with those facts.
-struct Guess {
-    facts: Facts,
-    dependence: Dependence,
-    checked: Checked,
-}
-
-impl Guess {
-    fn facts_match(&self, project: &Facts) -> bool {
-        project.same_for(&self.facts, &self.dependence)
-    }
-}
-
-fn look(path: &Path, read: &Reader, settings: &Settings, mode: FixMode) -> Result<Look, SourceError> {
-    let text = read(path)?;
-    if mode != FixMode::Report {
-        return Ok(Look { summary: crate::summarise(path, text)?, guess: None });
-    }
-    let first = crate::first_look(path, &text, &settings.for_file(path))?;
-    let dependence = first.dependence;
-    let checked = if first.diagnostics.is_empty() {
-        Checked::nothing()
-    } else {
-        Checked {
-            original: text.clone(),
-            text,
-            diagnostics: first.diagnostics,
-            applied: Vec::new(),
-            dropped: Vec::new(),
-        }
+/// Pass two for a file whose guess stands: its findings are known, so it is parsed again only
+/// when fixing, and only when one of them has a fix to apply.
+fn finish(
+    path: &Path,
+    guess: Guess,
+    facts: &Facts,
+    settings: &Settings,
+    mode: FixMode,
+) -> Result<Checked, SourceError> {
+    let Some(text) = guess.text else { return Ok(Checked::nothing()) };
+    let found = Checked {
+        original: text.clone(),
+        text,
+        diagnostics: guess.diagnostics,
+        applied: Vec::new(),
+        dropped: Vec::new(),
     };
-    Ok(Look { summary: first.summary, guess: Some(Guess { facts: first.facts, dependence, checked }) })
+    let FixMode::Fix { unsafe_fixes } = mode else { return Ok(found) };
+    let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes));
+    if !found.diagnostics.iter().any(fixable) {
+        return Ok(found);
+    }
+    let outcome = crate::fix_known(path, found.text, found.diagnostics, facts, settings, unsafe_fixes)?;
+    Ok(worth_keeping(fixed(found.original, outcome)))
 }
 
 thread_local! {
@@ -240,18 +231,26 @@ fn check_file(
         }
         FixMode::Fix { unsafe_fixes } => {
             let outcome = crate::fix(path, original.clone(), facts, settings, unsafe_fixes)?;
-            Checked {
-                original,
-                text: outcome.text,
-                diagnostics: outcome.remaining,
-                applied: outcome.applied,
-                dropped: outcome.dropped,
-            }
+            fixed(original, outcome)
         }
     };
-    // Only files with something to show keep their text until the end of the run.
+    Ok(worth_keeping(checked))
+}
+
+fn fixed(original: String, outcome: FixOutcome) -> Checked {
+    Checked {
+        original,
+        text: outcome.text,
+        diagnostics: outcome.remaining,
+        applied: outcome.applied,
+        dropped: outcome.dropped,
+    }
+}
+
+/// Only files with something to show keep their text until the end of the run.
+fn worth_keeping(checked: Checked) -> Checked {
     let quiet = checked.diagnostics.is_empty() && !checked.changed() && checked.dropped.is_empty();
-    Ok(if quiet { Checked::nothing() } else { checked })
+    if quiet { Checked::nothing() } else { checked }
 }
 
 #[cfg(test)]
@@ -301,25 +300,164 @@ class Model(nn.Module):
         );
     }
 
+    /// A helper in `late.py` that only `a.py` calls under compile: on its own `late.py` has no
+    /// compiled code, so the project's facts differ from its own and pass two reads it again.
+    const CALLER: &str = "from torch import nn
+from late import helper
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return helper(x)
+";
+    const HELPER: &str = "def helper(x):
+    print(x)
+    return x
+";
+
     #[test]
     fn a_panic_in_the_second_pass_is_caught_too() {
         let files = [PathBuf::from("a.py"), PathBuf::from("late.py")];
         let reads = AtomicUsize::new(0);
         let read = |path: &Path| -> Result<String, SourceError> {
+            if path != Path::new("late.py") {
+                return Ok(CALLER.to_string());
+            }
             // The first pass reads each file to index it; the second reads it again to fix it.
-            if path == Path::new("late.py") && reads.fetch_add(1, Ordering::SeqCst) == 1 {
+            if reads.fetch_add(1, Ordering::SeqCst) == 1 {
                 panic!("a bug in the second pass: {}", path.display());
             }
-            Ok(MODEL.to_string())
+            Ok(HELPER.to_string())
         };
         let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
         assert_eq!(
             outcomes(&reports),
             [
-                ("a.py".to_string(), Ok(1)),
+                ("a.py".to_string(), Ok(0)),
                 ("late.py".to_string(), Err(SourceError::Internal("a bug in the second pass: late.py".to_string()))),
             ]
         );
         assert_eq!(reads.load(Ordering::SeqCst), 2, "late.py was read in both passes");
+    }
+
+    /// When the index agrees with what a file says of itself, pass one's findings stand: the
+    /// file is not read (nor parsed) again, also when fixing, unless a fix changes it.
+    #[test]
+    fn files_the_index_agrees_on_are_read_once_when_fixing() {
+        let files = [PathBuf::from("a.py"), PathBuf::from("quiet.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(if path == Path::new("a.py") { MODEL } else { QUIET }.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        assert_eq!(outcomes(&reports), [("a.py".to_string(), Ok(1)), ("quiet.py".to_string(), Ok(0))]);
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        let fixed = reports[0].outcome.as_ref().unwrap();
+        assert!(fixed.changed() && fixed.diagnostics.is_empty(), "the print is fixed and nothing is left");
+    }
+
+    #[test]
+    fn fixing_a_file_whose_facts_differ_reads_it_again() {
+        let files = [PathBuf::from("a.py"), PathBuf::from("late.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(if path == Path::new("a.py") { CALLER } else { HELPER }.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        assert_eq!(outcomes(&reports), [("a.py".to_string(), Ok(0)), ("late.py".to_string(), Ok(1))]);
+        assert_eq!(reads.load(Ordering::SeqCst), 3, "late.py is read again: on its own it has no compiled code");
+    }
+
+    const QUIET: &str = "from torch import nn
+
+
+class Quiet(nn.Module):
+    def forward(self, x):
+        return x
+";
+
+    /// `child.py` builds a submodule from a class whose base it imports from `base.py`.
+    const CHILD: &str = "from torch import nn
+from .base import Norm
+
+
+class ChildNorm(Norm):
+    pass
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = ChildNorm()
+
+    def forward(self, x):
+        print(x)
+        return self.norm(x)
+";
+
+    fn reads_of_child(base: &'static str) -> (Vec<(String, Result<usize, SourceError>)>, usize) {
+        let files = [PathBuf::from("pkg/base.py"), PathBuf::from("pkg/child.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            if path == Path::new("pkg/base.py") {
+                return Ok(base.to_string());
+            }
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(CHILD.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        (outcomes(&reports), reads.load(Ordering::SeqCst))
+    }
+
+    /// On its own `child.py` cannot tell that `ChildNorm` is a module; the guess assumes it is,
+    /// since its base comes from a file of the run, and the project agrees.
+    #[test]
+    fn a_submodule_built_from_a_class_of_another_file_is_guessed_right() {
+        let (outcomes, reads) = reads_of_child("from torch import nn\n\n\nclass Norm(nn.Module):\n    pass\n");
+        assert_eq!(outcomes, [("pkg/base.py".to_string(), Ok(0)), ("pkg/child.py".to_string(), Ok(1))]);
+        assert_eq!(reads, 1);
+    }
+
+    #[test]
+    fn a_wrong_assumption_reads_the_file_again() {
+        let (outcomes, reads) = reads_of_child("class Norm:\n    pass\n");
+        assert_eq!(outcomes, [("pkg/base.py".to_string(), Ok(0)), ("pkg/child.py".to_string(), Ok(1))]);
+        assert_eq!(reads, 2, "the project says `ChildNorm` is no module: child.py is analysed again");
+    }
+
+    /// `a.py`'s forward reaches `b.helper` first, so the project says "called from
+    /// `Caller.forward`" where `b.py` on its own says "called from `Local.forward`".
+    fn run_reached_twice(helper_body: &str) -> (Vec<String>, usize) {
+        let caller = "from torch import nn\nfrom b import helper\n\n\nclass Caller(nn.Module):\n    def forward(self, x):\n        return helper(x)\n";
+        let local = format!(
+            "from torch import nn\n\n\ndef helper(x):\n{helper_body}    return x\n\n\nclass Local(nn.Module):\n    def forward(self, x):\n        return helper(x)\n"
+        );
+        let files = [PathBuf::from("a.py"), PathBuf::from("b.py")];
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            if path == Path::new("a.py") {
+                return Ok(caller.to_string());
+            }
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(local.clone())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Report, &|| {});
+        let messages =
+            reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
+        (messages.collect(), reads.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn a_reason_no_finding_shows_does_not_need_a_second_analysis() {
+        assert_eq!(run_reached_twice(""), (Vec::new(), 1));
+    }
+
+    #[test]
+    fn a_reason_a_finding_shows_is_the_projects() {
+        let (messages, reads) = run_reached_twice("    print(x)\n");
+        assert_eq!(reads, 2);
+        assert!(messages.iter().any(|m| m.contains("`helper` (called from `Caller.forward`)")), "{messages:?}");
     }
 }

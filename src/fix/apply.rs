@@ -46,12 +46,24 @@ pub fn fix_to_fixpoint<E>(
     unsafe_fixes: bool,
     analyse: impl Fn(&str) -> Result<Vec<Diagnostic>, E>,
 ) -> Result<FixOutcome, E> {
+    let found = analyse(&text)?;
+    fix_found(text, found, unsafe_fixes, analyse)
+}
+
+/// `fix_to_fixpoint` when the hazards of `text` are already known (`found`, as `analyse` finds
+/// them): a text is analysed again only after a pass changed it.
+pub fn fix_found<E>(
+    text: String,
+    found: Vec<Diagnostic>,
+    unsafe_fixes: bool,
+    analyse: impl Fn(&str) -> Result<Vec<Diagnostic>, E>,
+) -> Result<FixOutcome, E> {
     let mut outcome = FixOutcome { text, applied: Vec::new(), dropped: Vec::new(), remaining: Vec::new() };
+    let mut diagnostics = found;
     let mut refused: HashSet<String> = HashSet::new();
     // A fix whose own finding comes back after it was applied does not converge: never again.
     let mut applied_keys: HashSet<String> = HashSet::new();
     for _ in 0..MAX_PASSES {
-        let diagnostics = analyse(&outcome.text)?;
         let candidates: Vec<&Diagnostic> = diagnostics
             .iter()
             .filter(|d| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes)))
@@ -60,25 +72,31 @@ pub fn fix_to_fixpoint<E>(
             })
             .collect();
         if candidates.is_empty() {
-            outcome.remaining = diagnostics;
-            return Ok(outcome);
+            break;
         }
         let chosen = without_conflicts(candidates);
         let accepted = keep_parsing(&outcome.text, chosen, &mut outcome.dropped, &mut refused);
-        if !accepted.is_empty() {
-            let lines = LineIndex::from_source_text(&outcome.text);
-            outcome.applied.extend(accepted.iter().map(|d| AppliedFix {
-                rule: d.rule,
-                title: d.fix.as_ref().map(|fix| fix.title.clone()).unwrap_or_default(),
-                line: lines.line_column(d.range.start(), &outcome.text).line.get(),
-                message: d.message.clone(),
-            }));
-            applied_keys.extend(accepted.iter().map(|d| fix_key(d, &outcome.text)));
-            let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
-            outcome.text = apply_edits(&outcome.text, &edits);
+        if accepted.is_empty() {
+            // Every fix was refused: the text, and so its hazards, are what they were.
+            continue;
+        }
+        let lines = LineIndex::from_source_text(&outcome.text);
+        outcome.applied.extend(accepted.iter().map(|d| AppliedFix {
+            rule: d.rule,
+            title: d.fix.as_ref().map(|fix| fix.title.clone()).unwrap_or_default(),
+            line: lines.line_column(d.range.start(), &outcome.text).line.get(),
+            message: d.message.clone(),
+        }));
+        applied_keys.extend(accepted.iter().map(|d| fix_key(d, &outcome.text)));
+        let edits: Vec<&Edit> = accepted.iter().flat_map(|d| fix_edits(d)).collect();
+        let fixed = apply_edits(&outcome.text, &edits);
+        // Edits that wrote back what was there leave the hazards as they were.
+        if fixed != outcome.text {
+            diagnostics = analyse(&fixed)?;
+            outcome.text = fixed;
         }
     }
-    outcome.remaining = analyse(&outcome.text)?;
+    outcome.remaining = diagnostics;
     Ok(outcome)
 }
 
@@ -212,5 +230,53 @@ mod tests {
         let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, analyse).unwrap();
         assert_eq!(outcome.applied.len(), MAX_PASSES);
         assert_eq!(outcome.remaining.len(), 1);
+    }
+
+    /// A stand-in analysis that counts how often it runs.
+    fn counted<'c>(
+        calls: &'c std::cell::Cell<usize>,
+        make: &'c dyn Fn(TextSize) -> Vec<Edit>,
+    ) -> impl Fn(&str) -> Result<Vec<Diagnostic>, ()> + 'c {
+        move |current| {
+            calls.set(calls.get() + 1);
+            Ok(findings(current, make))
+        }
+    }
+
+    #[test]
+    fn a_text_is_analysed_again_only_after_a_pass_changed_it() {
+        let calls = std::cell::Cell::new(0);
+        let replace = |at| vec![Edit::replace(TextRange::at(at, TextSize::new(6)), "1")];
+        let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, counted(&calls, &replace)).unwrap();
+        assert_eq!(outcome.text, "x = 1\n");
+        assert_eq!(calls.get(), 2, "the text as given, and once fixed");
+    }
+
+    #[test]
+    fn a_pass_whose_fixes_are_all_refused_does_not_analyse_again() {
+        let calls = std::cell::Cell::new(0);
+        let unclosed = |_| vec![Edit::insert(TextSize::new(0), "(")];
+        let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, counted(&calls, &unclosed)).unwrap();
+        assert_eq!((outcome.applied.len(), outcome.dropped.len(), outcome.remaining.len()), (0, 1, 1));
+        assert_eq!(calls.get(), 1);
+    }
+
+    #[test]
+    fn a_fix_that_writes_back_the_same_text_does_not_analyse_again() {
+        let calls = std::cell::Cell::new(0);
+        let same = |at| vec![Edit::replace(TextRange::at(at, TextSize::new(6)), "hazard")];
+        let outcome = fix_to_fixpoint("x = hazard\n".to_string(), false, counted(&calls, &same)).unwrap();
+        assert_eq!((outcome.applied.len(), outcome.remaining.len()), (1, 1));
+        assert_eq!(calls.get(), 1);
+    }
+
+    #[test]
+    fn known_findings_are_not_analysed_again() {
+        let calls = std::cell::Cell::new(0);
+        let unclosed = |_| vec![Edit::insert(TextSize::new(0), "(")];
+        let found = findings("x = hazard\n", &unclosed);
+        let outcome = fix_found("x = hazard\n".to_string(), found, false, counted(&calls, &unclosed)).unwrap();
+        assert_eq!(outcome.remaining.len(), 1);
+        assert_eq!(calls.get(), 0);
     }
 }

@@ -1,0 +1,171 @@
+//! Pass one's guess at a file's findings, made while its syntax tree is at hand, from what the
+//! file tells of itself. Pass two keeps the guess when the project's facts would give the same
+//! analysis, so that most files are parsed once.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use ruff_python_ast::Expr;
+
+use crate::diagnostic::Diagnostic;
+use crate::model::file::FileModel;
+use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
+use crate::model::module::self_assignments;
+use crate::model::reach::mark_region;
+use crate::rules::Settings;
+use crate::source::{SourceError, SourceFile};
+
+/// What pass one keeps of a file: its summary for the index, and the guess.
+pub(super) struct Look {
+    pub summary: FileSummary,
+    pub guess: Guess,
+}
+
+/// Findings made with the file's own facts.
+pub(super) struct Guess {
+    facts: Facts,
+    dependence: Dependence,
+    assumed: Assumed,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file's text, kept only when it has findings.
+    pub text: Option<String>,
+}
+
+/// Pass one for a file. `modules` are the module names of all the files of the run.
+pub(super) fn look(
+    path: &Path,
+    text: String,
+    settings: &Settings,
+    modules: &HashSet<String>,
+) -> Result<Look, SourceError> {
+    let source = SourceFile::parse(path, text)?;
+    let mut model = FileModel::build(&source, &module_name(path));
+    let summary = FileSummary::of(&model);
+    let mut facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
+    let assumed = Assumed::of(&model, &facts, modules);
+    assumed.add_to(&mut facts);
+    mark_region(&mut model, &facts);
+    let diagnostics = crate::check_model(&model, settings);
+    let dependence = Dependence::of(&model);
+    let text = (!diagnostics.is_empty()).then(|| source.text.clone());
+    Ok(Look { summary, guess: Guess { facts, dependence, assumed, diagnostics, text } })
+}
+
+impl Guess {
+    /// Whether the analysis with the project's facts would find what the guess found.
+    pub fn stands(&self, project: &Facts) -> bool {
+        if !self.assumed.hold_in(project) {
+            return false;
+        }
+        if project.same_for(&self.facts, &self.dependence) {
+            return true;
+        }
+        // Reasons differ (another file's caller reached a function first) but nothing shown
+        // names one of those functions: then only unshown text would differ.
+        let Some(unshown) = self.with_unshown_reasons(project) else { return false };
+        unshown.same_for(&self.facts, &self.dependence)
+    }
+
+    /// The project's facts with the guess's reasons for the functions both reach whose reason
+    /// no finding can show, or `None` when a finding may show one.
+    fn with_unshown_reasons(&self, project: &Facts) -> Option<Facts> {
+        let differing: Vec<(&String, _)> = project
+            .reached
+            .iter()
+            .filter_map(|(function, reason)| {
+                let own = self.facts.reached.get(function)?;
+                (own != reason).then_some((function, own))
+            })
+            .collect();
+        if differing.is_empty() || differing.iter().any(|(function, _)| self.may_show(function)) {
+            return None;
+        }
+        let mut facts = project.clone();
+        for (function, own) in differing {
+            facts.reached.insert(function.clone(), own.clone());
+        }
+        Some(facts)
+    }
+
+    /// Whether a finding may name `function`, and so show why it is compiled: reasons are only
+    /// ever shown by `reach::describe`, which names the function in backquotes (a lambda by its
+    /// line, which the qualname does not give).
+    fn may_show(&self, function: &str) -> bool {
+        let named = format!("`{function}`");
+        function.contains("<lambda") || self.diagnostics.iter().any(|d| shown_text(d).any(|text| text.contains(&named)))
+    }
+}
+
+/// Every text of a finding a user can see.
+fn shown_text(diagnostic: &Diagnostic) -> impl Iterator<Item = &str> {
+    let fix = diagnostic
+        .fix
+        .iter()
+        .flat_map(|fix| std::iter::once(fix.title.as_str()).chain(fix.edits.iter().map(|edit| edit.content.as_str())));
+    std::iter::once(diagnostic.message.as_str()).chain(diagnostic.no_fix_reason.as_deref()).chain(fix)
+}
+
+/// What the file cannot tell of itself but the guess takes as given: classes it builds as
+/// submodules (`self.norm = ApertusRMSNorm(...)`) from a class of another file of the run
+/// (`class ApertusRMSNorm(LlamaRMSNorm)` with `LlamaRMSNorm` from `..llama.modeling_llama`, or
+/// `LlamaRMSNorm` itself) are `nn.Module`s. The file alone says no (it cannot see the base),
+/// the project almost always says yes; the guess stands only if the project agrees.
+#[derive(Default)]
+struct Assumed {
+    /// Qualnames of the file's classes.
+    module_classes: Vec<String>,
+    /// Imported names.
+    imported_module_classes: Vec<String>,
+}
+
+impl Assumed {
+    fn of(model: &FileModel, facts: &Facts, modules: &HashSet<String>) -> Self {
+        let built = built_on_self(model);
+        let from_the_run =
+            |qualified: &str| qualified.rsplit_once('.').is_some_and(|(module, _)| modules.contains(module));
+        let local = |qualified: &str| model.classes.iter().any(|class| class.qualname == qualified);
+        let module_classes = (0..model.classes.len())
+            .filter(|&class| {
+                let info = &model.classes[class];
+                built.contains(info.node.name.id.as_str())
+                    && !facts.module_classes.contains(&info.qualname)
+                    && model.method(class, "forward").is_none()
+                    && info.bases.iter().any(|base| !local(base) && from_the_run(base))
+            })
+            .map(|class| model.classes[class].qualname.clone())
+            .collect();
+        let imported_module_classes = model
+            .imports
+            .bindings()
+            .filter(|(name, full)| {
+                built.contains(*name) && !facts.imported_module_classes.contains(*name) && from_the_run(full)
+            })
+            .map(|(name, _)| name.to_string())
+            .collect();
+        Assumed { module_classes, imported_module_classes }
+    }
+
+    fn add_to(&self, facts: &mut Facts) {
+        facts.module_classes.extend(self.module_classes.iter().cloned());
+        facts.imported_module_classes.extend(self.imported_module_classes.iter().cloned());
+    }
+
+    fn hold_in(&self, project: &Facts) -> bool {
+        self.module_classes.iter().all(|class| project.module_classes.contains(class))
+            && self.imported_module_classes.iter().all(|name| project.imported_module_classes.contains(name))
+    }
+}
+
+/// `Encoder` in `self.encoder = Encoder(cfg)`, in any method of any class of the file.
+fn built_on_self<'a>(model: &FileModel<'a>) -> HashSet<&'a str> {
+    (0..model.classes.len())
+        .flat_map(|class| self_assignments(model, class))
+        .filter_map(|assignment| match assignment.value()? {
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Name(name) => Some(name.id.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
