@@ -450,11 +450,6 @@ class Block(nn.Module):
     }
 
     #[test]
-    fn a_reason_no_finding_shows_does_not_need_a_second_analysis() {
-        assert_eq!(run_reached_twice(""), (Vec::new(), 1));
-    }
-
-    #[test]
     fn a_reason_a_finding_shows_is_the_projects() {
         let (messages, reads) = run_reached_twice("    print(x)\n");
         assert_eq!(reads, 2);

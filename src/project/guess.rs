@@ -57,52 +57,8 @@ impl Guess {
         if !self.assumed.hold_in(project) {
             return false;
         }
-        if project.same_for(&self.facts, &self.dependence) {
-            return true;
-        }
-        // Reasons differ (another file's caller reached a function first) but nothing shown
-        // names one of those functions: then only unshown text would differ.
-        let Some(unshown) = self.with_unshown_reasons(project) else { return false };
-        unshown.same_for(&self.facts, &self.dependence)
+        project.same_for(&self.facts, &self.dependence)
     }
-
-    /// The project's facts with the guess's reasons for the functions both reach whose reason
-    /// no finding can show, or `None` when a finding may show one.
-    fn with_unshown_reasons(&self, project: &Facts) -> Option<Facts> {
-        let differing: Vec<(&String, _)> = project
-            .reached
-            .iter()
-            .filter_map(|(function, reason)| {
-                let own = self.facts.reached.get(function)?;
-                (own != reason).then_some((function, own))
-            })
-            .collect();
-        if differing.is_empty() || differing.iter().any(|(function, _)| self.may_show(function)) {
-            return None;
-        }
-        let mut facts = project.clone();
-        for (function, own) in differing {
-            facts.reached.insert(function.clone(), own.clone());
-        }
-        Some(facts)
-    }
-
-    /// Whether a finding may name `function`, and so show why it is compiled: reasons are only
-    /// ever shown by `reach::describe`, which names the function in backquotes (a lambda by its
-    /// line, which the qualname does not give).
-    fn may_show(&self, function: &str) -> bool {
-        let named = format!("`{function}`");
-        function.contains("<lambda") || self.diagnostics.iter().any(|d| shown_text(d).any(|text| text.contains(&named)))
-    }
-}
-
-/// Every text of a finding a user can see.
-fn shown_text(diagnostic: &Diagnostic) -> impl Iterator<Item = &str> {
-    let fix = diagnostic
-        .fix
-        .iter()
-        .flat_map(|fix| std::iter::once(fix.title.as_str()).chain(fix.edits.iter().map(|edit| edit.content.as_str())));
-    std::iter::once(diagnostic.message.as_str()).chain(diagnostic.no_fix_reason.as_deref()).chain(fix)
 }
 
 /// What the file cannot tell of itself but the guess takes as given: classes it builds as
