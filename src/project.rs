@@ -128,8 +128,8 @@ fn both_passes(
     let (positions, looks): (Vec<usize>, Vec<Look>) =
         indexed.into_iter().map(|(i, look)| (i, look.expect("partitioned"))).unzip();
     let (summaries, guesses): (Vec<_>, Vec<_>) = looks.into_iter().map(|look| (look.summary, look.guess)).unzip();
-    let index = ProjectIndex::new(summaries);
-    let facts = index.facts();
+    // The index is dropped once it has told each file its facts: pass two needs only those.
+    let facts = ProjectIndex::new(summaries).facts();
 
     let mut reports: Vec<FileReport> = positions
         .into_par_iter()
