@@ -234,7 +234,7 @@ impl Run<'_> {
         let changed: Vec<(&FileReport, &Checked)> = changed(&reports);
         let diff: String = changed
             .iter()
-            .map(|(report, checked)| unified_diff(&display_path(&report.path), &checked.original, &checked.text))
+            .map(|(report, checked)| unified_diff(&display_path(&report.path), checked.original(), &checked.text))
             .collect();
         let fixes: usize = changed.iter().map(|(_, checked)| checked.applied.len()).sum();
         match &self.cli.patch {
@@ -400,7 +400,7 @@ impl Run<'_> {
             let mut patch = RulePatch { rule, diffs: Vec::new(), sites: Vec::new() };
             for (report, checked) in changed(&reports) {
                 let shown = display_path(&report.path);
-                patch.diffs.push(unified_diff(&shown, &checked.original, &checked.text));
+                patch.diffs.push(unified_diff(&shown, checked.original(), &checked.text));
                 patch.sites.extend(checked.applied.iter().map(|fix| format!("{shown}:{}: {}", fix.line, fix.message)));
                 let text = texts.iter_mut().find(|(path, _)| path == &report.path).expect("read above");
                 text.1 = checked.text.clone();
@@ -453,7 +453,7 @@ impl Run<'_> {
             }
             with_comments.push(FileReport {
                 path: report.path.clone(),
-                outcome: Ok(Checked { text, diagnostics: Vec::new(), ..checked.clone() }),
+                outcome: Ok(Checked::rewritten(checked.text.clone(), text)),
             });
         }
         let (written, status) = match self.write_fixed(&with_comments) {
@@ -499,7 +499,7 @@ impl Run<'_> {
             return Ok(if checked.diagnostics.is_empty() { Status::Clean } else { Status::Findings });
         }
         if self.cli.diff {
-            write(&mut std::io::stdout().lock(), &unified_diff(&shown, &checked.original, &checked.text))?;
+            write(&mut std::io::stdout().lock(), &unified_diff(&shown, checked.original(), &checked.text))?;
             return Ok(if checked.changed() { Status::Findings } else { Status::Clean });
         }
         self.report(&reports)

@@ -31,7 +31,9 @@ pub struct FileReport {
 
 #[derive(Clone)]
 pub struct Checked {
-    pub original: String,
+    /// The text before fixing, when fixing changed it (one copy of each text is kept: a report
+    /// over a large tree holds every file with findings until the end of the run).
+    original: Option<String>,
     /// The text after fixing (the original when only reporting).
     pub text: String,
     /// Findings in `text`.
@@ -43,17 +45,27 @@ pub struct Checked {
 impl Checked {
     /// A file with nothing to report or fix (its text is not kept).
     fn nothing() -> Self {
-        Checked {
-            original: String::new(),
-            text: String::new(),
-            diagnostics: Vec::new(),
-            applied: Vec::new(),
-            dropped: Vec::new(),
-        }
+        Self::reported(String::new(), Vec::new())
+    }
+
+    /// A file's findings, its text unchanged.
+    fn reported(text: String, diagnostics: Vec<Diagnostic>) -> Self {
+        Checked { original: None, text, diagnostics, applied: Vec::new(), dropped: Vec::new() }
+    }
+
+    /// A file whose text was rewritten outside the fixer (`--add-noqa`'s comments).
+    pub fn rewritten(original: String, text: String) -> Self {
+        let original = (text != original).then_some(original);
+        Checked { original, text, diagnostics: Vec::new(), applied: Vec::new(), dropped: Vec::new() }
+    }
+
+    /// The text before fixing.
+    pub fn original(&self) -> &str {
+        self.original.as_deref().unwrap_or(&self.text)
     }
 
     pub fn changed(&self) -> bool {
-        self.text != self.original
+        self.original.is_some()
     }
 }
 
@@ -163,20 +175,14 @@ fn finish(
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
     let Some(text) = guess.text else { return Ok(Checked::nothing()) };
-    let found = Checked {
-        original: text.clone(),
-        text,
-        diagnostics: guess.diagnostics,
-        applied: Vec::new(),
-        dropped: Vec::new(),
-    };
+    let found = Checked::reported(text, guess.diagnostics);
     let FixMode::Fix { unsafe_fixes } = mode else { return Ok(found) };
     let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes));
     if !found.diagnostics.iter().any(fixable) {
         return Ok(found);
     }
-    let outcome = crate::fix_known(path, found.text, found.diagnostics, facts, settings, unsafe_fixes)?;
-    Ok(worth_keeping(fixed(found.original, outcome)))
+    let outcome = crate::fix_known(path, found.text.clone(), found.diagnostics, facts, settings, unsafe_fixes)?;
+    Ok(worth_keeping(fixed(found.text, outcome)))
 }
 
 thread_local! {
@@ -227,7 +233,7 @@ fn check_file(
     let checked = match mode {
         FixMode::Report => {
             let diagnostics = crate::analyse(path, &original, facts, settings)?;
-            Checked { text: original.clone(), original, diagnostics, applied: Vec::new(), dropped: Vec::new() }
+            Checked::reported(original, diagnostics)
         }
         FixMode::Fix { unsafe_fixes } => {
             let outcome = crate::fix(path, original.clone(), facts, settings, unsafe_fixes)?;
@@ -239,7 +245,7 @@ fn check_file(
 
 fn fixed(original: String, outcome: FixOutcome) -> Checked {
     Checked {
-        original,
+        original: (outcome.text != original).then_some(original),
         text: outcome.text,
         diagnostics: outcome.remaining,
         applied: outcome.applied,
