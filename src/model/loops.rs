@@ -52,15 +52,10 @@ pub struct LoopCalls {
 }
 
 impl LoopCalls {
-    /// Calls in loops of region functions, then everything those callees call in turn. `walked`
-    /// holds what the checker's walk of each region function saw it call; a callee it did not walk
-    /// is walked here.
-    pub fn find(model: &FileModel, walked: &HashMap<usize, CalledNames>) -> Self {
+    /// Calls in loops of region functions, then everything those callees call in turn.
+    pub fn find(model: &FileModel) -> Self {
         let mut submodules = Submodules::default();
-        let mut calls = |function: usize| match walked.get(&function) {
-            Some(names) => resolve(model, function, names, &mut submodules),
-            None => resolve(model, function, &CalledNames::of(model, function), &mut submodules),
-        };
+        let mut calls = |function: usize| resolve(model, function, &CalledNames::of(model, function), &mut submodules);
         let mut frame_of = HashMap::new();
         let mut queue = Vec::new();
         for function in model.region_functions() {
@@ -130,9 +125,8 @@ enum Callee {
 }
 
 /// What a function's compiled code calls, by the names it calls them (resolved by `LoopCalls`).
-/// The checker's walk fills one per region function.
 #[derive(Default)]
-pub struct CalledNames {
+struct CalledNames {
     /// Loop variables bound to the items of `self.<attr>` (`for block in self.blocks`).
     loop_targets: HashMap<String, String>,
     /// Each call, and whether it sits in a loop.
@@ -140,7 +134,6 @@ pub struct CalledNames {
 }
 
 impl CalledNames {
-    /// A walk of its own, for a function the checker did not walk.
     fn of(model: &FileModel, function: usize) -> Self {
         let mut names = CalledNames::default();
         visit_compiled(model.function(function).node.body(), &mut names);

@@ -20,7 +20,7 @@ use crate::model::reach::describe;
 use crate::model::scalars::scalar_attributes;
 use crate::model::shapes::InputSizes;
 use crate::rules::lazily_grown_buffer::{empty_buffers, register_buffer_arguments};
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF207",

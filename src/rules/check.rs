@@ -9,14 +9,13 @@
 //! `forward`) declare `Hooks::File`.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
 
 use ruff_python_ast::{Expr, Stmt};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
-use crate::model::loops::{CalledNames, LoopCalls};
+use crate::model::loops::LoopCalls;
 use crate::model::reach::describe;
 use crate::model::shapes::InputSizes;
 use crate::model::tensor::Tensors;
@@ -27,22 +26,19 @@ use crate::rules::{Hooks, RULES, Rule, Settings};
 pub struct Checker<'a> {
     pub model: &'a FileModel<'a>,
     pub settings: &'a Settings,
-    /// What each region function calls, as the walk saw it (set once the walk is done).
-    called: OnceCell<HashMap<usize, CalledNames>>,
     /// Which functions run in loops of traced frames: found once, when a graph break asks.
     loop_calls: OnceCell<LoopCalls>,
 }
 
 impl<'a> Checker<'a> {
     pub fn new(model: &'a FileModel<'a>, settings: &'a Settings) -> Self {
-        Self { model, settings, called: OnceCell::new(), loop_calls: OnceCell::new() }
+        Self { model, settings, loop_calls: OnceCell::new() }
     }
 
     /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
     /// it sits in a loop of a traced frame (Dynamo then runs that whole frame eagerly).
     pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
-        let called = self.called.get_or_init(HashMap::new);
-        let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model, called));
+        let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
         if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
             diagnostic.severity = Severity::Critical;
             diagnostic.message.push_str(&format!("; {in_loop}"));
@@ -137,50 +133,42 @@ pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// Walks every region function once, for the rules and the loop amplifier together, then lets
-/// the rules report: a graph break's severity depends on what all the functions call.
+/// Walks each region function once for all the rules, and lets them report on it; the facts
+/// about a function are dropped before the next is walked (a file can hold tens of thousands).
 fn check_region(checker: &Checker, starts: &[StartFunction], diagnostics: &mut Vec<Diagnostic>) {
-    let functions: Vec<Function> =
-        checker.model.region_functions().into_iter().map(|id| Function::new(checker, id)).collect();
-    let mut called = HashMap::new();
-    let mut seen = Vec::new();
-    for function in &functions {
-        let (rules, names) = walk_function(function, starts);
-        called.insert(function.id, names);
-        seen.push(rules);
-    }
-    let _ = checker.called.set(called);
-    for hooks in seen.into_iter().flatten() {
-        hooks.finish(diagnostics);
+    for id in checker.model.region_functions() {
+        let function = Function::new(checker, id);
+        for hooks in walk_function(&function, starts) {
+            hooks.finish(diagnostics);
+        }
     }
 }
 
-/// The one walk of a function's compiled code: each rule's hooks, with what they saw, and what
-/// the function calls.
+/// The one walk of a function's compiled code: each rule's hooks, with what they saw.
 fn walk_function<'c, 'a>(
     function: &'c Function<'c, 'a>,
     starts: &[StartFunction],
-) -> (Vec<Box<dyn FunctionHooks<'a> + 'c>>, CalledNames) {
-    let rules = starts.iter().filter_map(|start| start(function)).map(|hooks| (hooks, None)).collect();
-    let mut dispatch = Dispatch { rules, called: CalledNames::default(), depth: 0 };
+) -> Vec<Box<dyn FunctionHooks<'a> + 'c>> {
+    let rules: Vec<_> = starts.iter().filter_map(|start| start(function)).map(|hooks| (hooks, None)).collect();
+    if rules.is_empty() {
+        return Vec::new();
+    }
+    let mut dispatch = Dispatch { rules, depth: 0 };
     visit_compiled(function.model().function(function.id).node.body(), &mut dispatch);
-    (dispatch.rules.into_iter().map(|(hooks, _)| hooks).collect(), dispatch.called)
+    dispatch.rules.into_iter().map(|(hooks, _)| hooks).collect()
 }
 
-/// Hands each node to every rule, and to the loop amplifier's record of calls. A rule that
-/// declined an expression's children is muted until the walk leaves that expression: it sees
-/// exactly what its own walk would have shown it.
+/// Hands each node to every rule. A rule that declined an expression's children is muted until
+/// the walk leaves that expression: it sees exactly what its own walk would have shown it.
 struct Dispatch<'c, 'a> {
     /// Each rule's hooks, and the depth of the expression it declined, if any.
     rules: Vec<(Box<dyn FunctionHooks<'a> + 'c>, Option<usize>)>,
-    called: CalledNames,
     /// How many expressions the walk is inside.
     depth: usize,
 }
 
 impl<'a> CompiledCodeVisitor<'a> for Dispatch<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
-        self.called.stmt(stmt, site);
         // Statements never sit inside expressions, so no rule is muted here.
         for (hooks, _) in &mut self.rules {
             hooks.stmt(stmt, site);
@@ -188,15 +176,21 @@ impl<'a> CompiledCodeVisitor<'a> for Dispatch<'_, 'a> {
     }
 
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        // The record of calls sees every expression (its own walk never declines one).
-        self.called.expr(expr, site);
         self.depth += 1;
+        let mut descend = false;
         for (hooks, muted) in &mut self.rules {
-            if muted.is_none() && !hooks.expr(expr, site) {
-                *muted = Some(self.depth);
+            if muted.is_none() {
+                if hooks.expr(expr, site) {
+                    descend = true;
+                } else {
+                    *muted = Some(self.depth);
+                }
             }
         }
-        true
+        if !descend {
+            self.leave_expr(expr);
+        }
+        descend
     }
 
     fn leave_expr(&mut self, _expr: &'a Expr) {

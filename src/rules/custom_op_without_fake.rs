@@ -15,7 +15,7 @@ use crate::fix::text::{indentation, line_ending, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::{dotted_name, last_segment};
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF401",

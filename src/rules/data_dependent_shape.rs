@@ -69,8 +69,10 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
         let function = self.function;
         for (expr, site) in self.found {
             let text = snippet(&function.model().source.text[expr.range()]);
-            let message =
-                format!("`{text}` in {} has a shape that depends on tensor values: the graph breaks", function.describe());
+            let message = format!(
+                "`{text}` in {} has a shape that depends on tensor values: the graph breaks",
+                function.describe()
+            );
             let diagnostic = Diagnostic::new(&RULE, expr.range(), message).without_fix(NO_DENSE_FORM);
             diagnostics.push(function.graph_break(diagnostic, site));
         }

@@ -18,7 +18,7 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF108",

@@ -11,7 +11,7 @@ use ruff_text_size::{Ranged, TextSize};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{is_torch_compile, scopes};
 use crate::model::imports::{Imports, dotted_name};
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF303",

@@ -17,7 +17,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::compile_calls::scopes;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF110",

@@ -10,7 +10,7 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{CompileBinding, calls, calls_while_bound, compile_bindings, scopes};
 use crate::model::imports::dotted_name;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF301",

@@ -18,7 +18,7 @@ use crate::model::file::FileModel;
 use crate::model::module::{is_self, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::model::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF203",

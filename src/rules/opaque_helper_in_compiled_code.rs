@@ -18,7 +18,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF102",

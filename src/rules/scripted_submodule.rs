@@ -12,7 +12,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::module::{init_method, is_self, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF109",

@@ -20,7 +20,7 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::hooks::Hook;
 use crate::model::reach::{Target, describe, targets};
-use crate::rules::{Category, Checker, Rule, Hooks};
+use crate::rules::{Category, Checker, Hooks, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF202",

@@ -33,7 +33,12 @@ const FULL_REDUCTIONS: [&str; 12] =
     ["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "argmax", "argmin"];
 
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    Some(Box::new(ScalarFinder { function, tensors: function.tensors(), found: Vec::new(), in_arithmetic: HashSet::new() }))
+    Some(Box::new(ScalarFinder {
+        function,
+        tensors: function.tensors(),
+        found: Vec::new(),
+        in_arithmetic: HashSet::new(),
+    }))
 }
 
 struct Conversion<'a> {
