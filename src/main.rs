@@ -13,7 +13,7 @@ use tcfix::git::{Worktree, uncommitted};
 use tcfix::output::{FileFindings, Format, display_path, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
-use tcfix::rules::{RULES, Rule, Selection, Settings};
+use tcfix::rules::{RULES, Rule, Selection, Settings, names_a_rule};
 use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
@@ -64,7 +64,7 @@ fn run_cli(cli: &Cli) -> Result<Status, String> {
         None => {}
     }
     let cwd = std::env::current_dir().map_err(|err| format!("cannot read the current directory: {err}"))?;
-    let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated)?);
+    let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated, names_a_rule)?);
     let run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
@@ -129,7 +129,8 @@ fn explain(wanted: &str) -> Result<Status, String> {
 
 /// The settings from the command line over those of the configuration file.
 fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
-    let unknown = Selection::unknown(cli.select.iter().chain(&cli.ignore));
+    let selectors = cli.select.iter().chain(&cli.ignore).map(String::as_str);
+    let unknown: Vec<&str> = selectors.filter(|selector| !names_a_rule(selector)).collect();
     if !unknown.is_empty() {
         return Err(format!(
             "no rule matches {}: use a code (TCF101), a prefix (TCF1), a name or a category (graph-break, recompile, setup, error)",

@@ -16,7 +16,8 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF206",
@@ -29,8 +30,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// torch.nn modules with no parameters, no buffers that forward relies on and no train/eval
 /// behaviour: building one in `__init__` instead of on every call changes nothing.
