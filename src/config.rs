@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
@@ -63,14 +64,14 @@ impl Config {
         explicit: Option<&Path>,
         isolated: bool,
         names_a_rule: fn(&str) -> bool,
-    ) -> Result<Self, String> {
+    ) -> Result<Self> {
         if isolated {
             return Ok(Config { root: cwd.to_path_buf(), ..Config::default() });
         }
         if let Some(path) = explicit {
             return match Self::read(path, names_a_rule)? {
                 Some(config) => Ok(config),
-                None => Err(format!("{}: no [tool.tcfix] table in this file", path.display())),
+                None => bail!("{}: no [tool.tcfix] table in this file", path.display()),
             };
         }
         for directory in cwd.ancestors() {
@@ -87,26 +88,26 @@ impl Config {
     }
 
     /// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.tcfix]`.
-    fn read(path: &Path, names_a_rule: fn(&str) -> bool) -> Result<Option<Self>, String> {
+    fn read(path: &Path, names_a_rule: fn(&str) -> bool) -> Result<Option<Self>> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
+        let text = std::fs::read_to_string(path).with_context(|| format!("{shown}: cannot read"))?;
         let options: Options = if path.file_name().is_some_and(|name| name == "pyproject.toml") {
-            let pyproject: PyProject = toml::from_str(&text).map_err(|err| format!("{shown}: {err}"))?;
+            let pyproject: PyProject = toml::from_str(&text).with_context(|| shown.to_string())?;
             match pyproject.tool.and_then(|tool| tool.tcfix) {
-                Some(table) => table.try_into().map_err(|err| format!("{shown}: [tool.tcfix]: {err}"))?,
+                Some(table) => table.try_into().with_context(|| format!("{shown}: [tool.tcfix]"))?,
                 None => return Ok(None),
             }
         } else {
-            toml::from_str(&text).map_err(|err| format!("{shown}: {err}"))?
+            toml::from_str(&text).with_context(|| shown.to_string())?
         };
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Self::compile(path, root, options, names_a_rule).map(Some)
     }
 
-    fn compile(path: &Path, root: PathBuf, options: Options, names_a_rule: fn(&str) -> bool) -> Result<Self, String> {
+    fn compile(path: &Path, root: PathBuf, options: Options, names_a_rule: fn(&str) -> bool) -> Result<Self> {
         let shown = path.display();
         let target_torch = match &options.target_torch {
-            Some(version) => Some(TorchVersion::parse(version).ok_or_else(|| {
+            Some(version) => Some(TorchVersion::parse(version).with_context(|| {
                 format!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\"")
             })?),
             None => None,
@@ -116,10 +117,7 @@ impl Config {
         let unknown: Vec<&str> =
             selectors.chain(per_file).map(String::as_str).filter(|selector| !names_a_rule(selector)).collect();
         if !unknown.is_empty() {
-            return Err(format!(
-                "{shown}: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name",
-                unknown.join(", ")
-            ));
+            bail!("{shown}: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name", unknown.join(", "));
         }
         let exclude = match &options.exclude {
             Some(patterns) => Some(glob_set(path, "exclude", patterns)?),
@@ -161,16 +159,16 @@ impl Config {
 }
 
 /// Patterns as gitignore-style globs: `generated/` or `*_pb2.py` match at any depth.
-fn glob_set(path: &Path, key: &str, patterns: &[String]) -> Result<GlobSet, String> {
+fn glob_set(path: &Path, key: &str, patterns: &[String]) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         let trimmed = pattern.trim_end_matches('/');
         let anchored = if trimmed.contains('/') { trimmed.to_string() } else { format!("**/{trimmed}") };
         let glob = Glob::new(&anchored)
-            .map_err(|err| format!("{}: {key}: {pattern:?} is not a valid glob: {err}", path.display()))?;
+            .with_context(|| format!("{}: {key}: {pattern:?} is not a valid glob", path.display()))?;
         builder.add(glob);
     }
-    builder.build().map_err(|err| format!("{}: {key}: {err}", path.display()))
+    builder.build().with_context(|| format!("{}: {key}", path.display()))
 }
 
 #[cfg(test)]
@@ -208,20 +206,24 @@ mod tests {
     fn an_unknown_key_or_bad_value_names_the_file_and_what_is_accepted() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "tcfix.toml", "selct = [\"TCF1\"]\n");
-        let err = Config::discover(dir.path(), None, false, names_a_rule).unwrap_err();
+        let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
         assert!(err.contains("tcfix.toml") && err.contains("unknown field `selct`") && err.contains("select"), "{err}");
 
         std::fs::write(&path, "target-torch = \"two\"\n").unwrap();
-        let err = Config::discover(dir.path(), None, false, names_a_rule).unwrap_err();
+        let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
         assert!(err.contains("target-torch = \"two\": expected a version like"), "{err}");
 
         std::fs::write(&path, "ignore = [\"TCF999\"]\n").unwrap();
         assert!(
-            Config::discover(dir.path(), None, false, names_a_rule).unwrap_err().contains("no rule matches TCF999")
+            format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err())
+                .contains("no rule matches TCF999")
         );
 
         std::fs::write(&path, "unsafe-fixes = \"yes\"\n").unwrap();
-        assert!(Config::discover(dir.path(), None, false, names_a_rule).unwrap_err().contains("invalid type"));
+        assert!(
+            format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err())
+                .contains("invalid type")
+        );
     }
 
     #[test]
