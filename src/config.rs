@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-use crate::rules::{Selection, TorchVersion};
+use crate::fix::torch_api::TorchVersion;
 
 /// The keys a configuration may hold.
 #[derive(Debug, Default, Deserialize)]
@@ -56,21 +57,28 @@ struct Tool {
 
 impl Config {
     /// The configuration for a run from `cwd`: `explicit` if given, else the closest file.
-    pub fn discover(cwd: &Path, explicit: Option<&Path>, isolated: bool) -> Result<Self, String> {
+    /// `names_a_rule` says whether a selector in `select`, `ignore` or `per-file-ignores` names
+    /// any rule (the registry's to answer): one that names none is a typo, and an error.
+    pub fn discover(
+        cwd: &Path,
+        explicit: Option<&Path>,
+        isolated: bool,
+        names_a_rule: fn(&str) -> bool,
+    ) -> Result<Self> {
         if isolated {
             return Ok(Config { root: cwd.to_path_buf(), ..Config::default() });
         }
         if let Some(path) = explicit {
-            return match Self::read(path)? {
+            return match Self::read(path, names_a_rule)? {
                 Some(config) => Ok(config),
-                None => Err(format!("{}: no [tool.tcfix] table in this file", path.display())),
+                None => bail!("{}: no [tool.tcfix] table in this file", path.display()),
             };
         }
         for directory in cwd.ancestors() {
             for name in FILE_NAMES {
                 let candidate = directory.join(name);
                 if candidate.is_file() {
-                    if let Some(config) = Self::read(&candidate)? {
+                    if let Some(config) = Self::read(&candidate, names_a_rule)? {
                         return Ok(config);
                     }
                 }
@@ -80,38 +88,36 @@ impl Config {
     }
 
     /// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.tcfix]`.
-    fn read(path: &Path) -> Result<Option<Self>, String> {
+    fn read(path: &Path, names_a_rule: fn(&str) -> bool) -> Result<Option<Self>> {
         let shown = path.display();
-        let text = std::fs::read_to_string(path).map_err(|err| format!("{shown}: cannot read: {err}"))?;
+        let text = std::fs::read_to_string(path).with_context(|| format!("{shown}: cannot read"))?;
         let options: Options = if path.file_name().is_some_and(|name| name == "pyproject.toml") {
-            let pyproject: PyProject = toml::from_str(&text).map_err(|err| format!("{shown}: {err}"))?;
+            let pyproject: PyProject = toml::from_str(&text).with_context(|| shown.to_string())?;
             match pyproject.tool.and_then(|tool| tool.tcfix) {
-                Some(table) => table.try_into().map_err(|err| format!("{shown}: [tool.tcfix]: {err}"))?,
+                Some(table) => table.try_into().with_context(|| format!("{shown}: [tool.tcfix]"))?,
                 None => return Ok(None),
             }
         } else {
-            toml::from_str(&text).map_err(|err| format!("{shown}: {err}"))?
+            toml::from_str(&text).with_context(|| shown.to_string())?
         };
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Self::compile(path, root, options).map(Some)
+        Self::compile(path, root, options, names_a_rule).map(Some)
     }
 
-    fn compile(path: &Path, root: PathBuf, options: Options) -> Result<Self, String> {
+    fn compile(path: &Path, root: PathBuf, options: Options, names_a_rule: fn(&str) -> bool) -> Result<Self> {
         let shown = path.display();
         let target_torch = match &options.target_torch {
-            Some(version) => Some(TorchVersion::parse(version).ok_or_else(|| {
+            Some(version) => Some(TorchVersion::parse(version).with_context(|| {
                 format!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\"")
             })?),
             None => None,
         };
         let selectors = options.select.iter().chain(&options.ignore).flatten();
         let per_file = options.per_file_ignores.iter().flat_map(|table| table.values().flatten());
-        let unknown = Selection::unknown(selectors.chain(per_file));
+        let unknown: Vec<&str> =
+            selectors.chain(per_file).map(String::as_str).filter(|selector| !names_a_rule(selector)).collect();
         if !unknown.is_empty() {
-            return Err(format!(
-                "{shown}: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name",
-                unknown.join(", ")
-            ));
+            bail!("{shown}: no rule matches {}: use a code (TCF101), a prefix (TCF1) or a name", unknown.join(", "));
         }
         let exclude = match &options.exclude {
             Some(patterns) => Some(glob_set(path, "exclude", patterns)?),
@@ -153,21 +159,26 @@ impl Config {
 }
 
 /// Patterns as gitignore-style globs: `generated/` or `*_pb2.py` match at any depth.
-fn glob_set(path: &Path, key: &str, patterns: &[String]) -> Result<GlobSet, String> {
+fn glob_set(path: &Path, key: &str, patterns: &[String]) -> Result<GlobSet> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         let trimmed = pattern.trim_end_matches('/');
         let anchored = if trimmed.contains('/') { trimmed.to_string() } else { format!("**/{trimmed}") };
         let glob = Glob::new(&anchored)
-            .map_err(|err| format!("{}: {key}: {pattern:?} is not a valid glob: {err}", path.display()))?;
+            .with_context(|| format!("{}: {key}: {pattern:?} is not a valid glob", path.display()))?;
         builder.add(glob);
     }
-    builder.build().map_err(|err| format!("{}: {key}: {err}", path.display()))
+    builder.build().with_context(|| format!("{}: {key}", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rules these tests know: a stand-in for the registry.
+    fn names_a_rule(selector: &str) -> bool {
+        ["TCF1", "TCF101", "TCF202"].contains(&selector)
+    }
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
         let path = dir.join(name);
@@ -182,31 +193,37 @@ mod tests {
         std::fs::create_dir(&nested).unwrap();
         write(dir.path(), "tcfix.toml", "select = [\"TCF1\"]\n");
         write(&nested, "pyproject.toml", "[project]\nname = \"x\"\n");
-        let config = Config::discover(&nested, None, false).unwrap();
+        let config = Config::discover(&nested, None, false, names_a_rule).unwrap();
         assert_eq!(config.source, Some(dir.path().join("tcfix.toml")), "a pyproject without [tool.tcfix] is skipped");
 
         write(&nested, "pyproject.toml", "[tool.tcfix]\nignore = [\"TCF202\"]\n");
-        let config = Config::discover(&nested, None, false).unwrap();
+        let config = Config::discover(&nested, None, false, names_a_rule).unwrap();
         assert_eq!(config.options.ignore, Some(vec!["TCF202".to_string()]));
-        assert!(Config::discover(&nested, None, true).unwrap().source.is_none(), "--isolated");
+        assert!(Config::discover(&nested, None, true, names_a_rule).unwrap().source.is_none(), "--isolated");
     }
 
     #[test]
     fn an_unknown_key_or_bad_value_names_the_file_and_what_is_accepted() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "tcfix.toml", "selct = [\"TCF1\"]\n");
-        let err = Config::discover(dir.path(), None, false).unwrap_err();
+        let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
         assert!(err.contains("tcfix.toml") && err.contains("unknown field `selct`") && err.contains("select"), "{err}");
 
         std::fs::write(&path, "target-torch = \"two\"\n").unwrap();
-        let err = Config::discover(dir.path(), None, false).unwrap_err();
+        let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
         assert!(err.contains("target-torch = \"two\": expected a version like"), "{err}");
 
         std::fs::write(&path, "ignore = [\"TCF999\"]\n").unwrap();
-        assert!(Config::discover(dir.path(), None, false).unwrap_err().contains("no rule matches TCF999"));
+        assert!(
+            format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err())
+                .contains("no rule matches TCF999")
+        );
 
         std::fs::write(&path, "unsafe-fixes = \"yes\"\n").unwrap();
-        assert!(Config::discover(dir.path(), None, false).unwrap_err().contains("invalid type"));
+        assert!(
+            format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err())
+                .contains("invalid type")
+        );
     }
 
     #[test]
@@ -217,7 +234,7 @@ mod tests {
             ".tcfix.toml",
             "exclude = [\"generated/\", \"*_pb2.py\"]\n[per-file-ignores]\n\"tests/*\" = [\"TCF101\"]\n",
         );
-        let config = Config::discover(dir.path(), None, false).unwrap();
+        let config = Config::discover(dir.path(), None, false, names_a_rule).unwrap();
         assert!(config.excludes(&dir.path().join("generated/model.py")));
         assert!(config.excludes(&dir.path().join("src/proto/x_pb2.py")));
         assert!(!config.excludes(&dir.path().join("src/model.py")));

@@ -5,7 +5,7 @@ use std::fmt;
 use ruff_text_size::TextRange;
 
 use crate::fix::Fix;
-use crate::rules::Rule;
+use crate::rules::rule::Rule;
 
 /// How much the hazard costs on the hot path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, clap::ValueEnum, serde::Deserialize)]

@@ -5,12 +5,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result, anyhow, bail};
 use git2::{BranchType, Repository, Signature, StatusOptions, WorktreeAddOptions};
 
 /// The files among `paths` that have changes git does not hold in a commit, in whichever
 /// repository each lies. Files outside any repository have nothing to protect them and are not
 /// reported.
-pub fn uncommitted(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn uncommitted(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut changed_by_repository: Vec<(PathBuf, HashSet<PathBuf>)> = Vec::new();
     let mut dirty = Vec::new();
     for path in paths {
@@ -33,12 +34,12 @@ pub fn uncommitted(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 /// The working directory of the repository holding `file`, and the files there with staged,
 /// unstaged or untracked changes. `None` outside any repository.
-fn changed_files(file: &Path) -> Result<Option<(PathBuf, HashSet<PathBuf>)>, String> {
+fn changed_files(file: &Path) -> Result<Option<(PathBuf, HashSet<PathBuf>)>> {
     let Ok(repo) = Repository::discover(file.parent().unwrap_or(Path::new("."))) else { return Ok(None) };
     let Some(workdir) = repo.workdir().map(canonical) else { return Ok(None) };
     let mut options = StatusOptions::new();
     options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
-    let statuses = repo.statuses(Some(&mut options)).map_err(|err| format!("git status failed: {err}"))?;
+    let statuses = repo.statuses(Some(&mut options)).context("git status failed")?;
     let changed = statuses
         .iter()
         .filter(|entry| !entry.status().is_empty() && !entry.status().is_ignored())
@@ -56,41 +57,41 @@ pub struct Worktree {
 }
 
 impl Worktree {
-    pub fn create(cwd: &Path, dir: &Path, branch: Option<&str>) -> Result<Self, String> {
-        let repo = Repository::discover(cwd).map_err(|_| "--worktree needs a git repository".to_string())?;
-        let workdir = repo.workdir().map(canonical).ok_or("--worktree needs a repository with a working tree")?;
+    pub fn create(cwd: &Path, dir: &Path, branch: Option<&str>) -> Result<Self> {
+        let repo = Repository::discover(cwd).map_err(|_| anyhow!("--worktree needs a git repository"))?;
+        let workdir = repo.workdir().map(canonical).context("--worktree needs a repository with a working tree")?;
         let head = repo
             .head()
             .and_then(|head| head.peel_to_commit())
-            .map_err(|_| "the repository has no commits yet: commit once, then tcfix can branch from HEAD")?;
+            .map_err(|_| anyhow!("the repository has no commits yet: commit once, then tcfix can branch from HEAD"))?;
         if dir.exists() {
-            return Err(format!("{}: already exists; name a new directory for the worktree", dir.display()));
+            bail!("{}: already exists; name a new directory for the worktree", dir.display());
         }
         let branch = branch.map_or_else(default_branch_name, str::to_string);
         if repo.find_branch(&branch, BranchType::Local).is_ok() {
-            return Err(format!("branch `{branch}` already exists; choose another with --branch"));
+            bail!("branch `{branch}` already exists; choose another with --branch");
         }
         let reference =
-            repo.branch(&branch, &head, false).map_err(|err| format!("cannot create branch `{branch}`: {err}"))?;
+            repo.branch(&branch, &head, false).with_context(|| format!("cannot create branch `{branch}`"))?;
         let name = worktree_name(&repo, dir);
         let mut options = WorktreeAddOptions::new();
         options.reference(Some(reference.get()));
-        repo.worktree(&name, dir, Some(&options)).map_err(|err| format!("cannot create the worktree: {err}"))?;
+        repo.worktree(&name, dir, Some(&options)).context("cannot create the worktree")?;
         Ok(Self { dir: canonical(dir), branch, workdir })
     }
 
     /// Where a path of the user's tree lies in the worktree.
-    pub fn map(&self, path: &Path) -> Result<PathBuf, String> {
+    pub fn map(&self, path: &Path) -> Result<PathBuf> {
         let absolute = canonical(&absolute(path));
         let relative = absolute
             .strip_prefix(&self.workdir)
-            .map_err(|_| format!("{}: not inside the repository at {}", path.display(), self.workdir.display()))?;
+            .map_err(|_| anyhow!("{}: not inside the repository at {}", path.display(), self.workdir.display()))?;
         Ok(self.dir.join(relative))
     }
 
     /// Commit `changed` (worktree paths) on the worktree's branch; the new commit's id.
-    pub fn commit(&self, changed: &[PathBuf], message: &str) -> Result<String, String> {
-        let commit = || -> Result<String, git2::Error> {
+    pub fn commit(&self, changed: &[PathBuf], message: &str) -> Result<String> {
+        let commit = || -> std::result::Result<String, git2::Error> {
             let repo = Repository::open(&self.dir)?;
             let mut index = repo.index()?;
             for path in changed {
@@ -104,7 +105,7 @@ impl Worktree {
             let id = repo.commit(Some("HEAD"), &signature, &signature, message, &tree, &[&parent])?;
             Ok(id.to_string())
         };
-        commit().map_err(|err| format!("cannot commit in the worktree: {err}"))
+        commit().context("cannot commit in the worktree")
     }
 }
 

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
 
 use tcfix::config::Config;
@@ -13,7 +14,7 @@ use tcfix::git::{Worktree, uncommitted};
 use tcfix::output::{FileFindings, Format, display_path, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
-use tcfix::rules::{RULES, Rule, Selection, Settings};
+use tcfix::rules::{RULES, Rule, Selection, Settings, names_a_rule};
 use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
@@ -39,8 +40,8 @@ fn main() -> ExitCode {
     let status = match run_cli(&cli) {
         Ok(Status::Findings) if cli.exit_zero => Status::Clean,
         Ok(status) => status,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(err) => {
+            eprintln!("error: {err:#}");
             Status::Error
         }
     };
@@ -57,14 +58,14 @@ struct Run<'c> {
     walk_failed: std::cell::Cell<bool>,
 }
 
-fn run_cli(cli: &Cli) -> Result<Status, String> {
+fn run_cli(cli: &Cli) -> Result<Status> {
     match &cli.command {
         Some(Command::Rules) => return print_rules(),
         Some(Command::Explain { rule }) => return explain(rule),
         None => {}
     }
-    let cwd = std::env::current_dir().map_err(|err| format!("cannot read the current directory: {err}"))?;
-    let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated)?);
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated, names_a_rule)?);
     let run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
@@ -94,7 +95,7 @@ fn run_cli(cli: &Cli) -> Result<Status, String> {
 }
 
 /// `tcfix rules`: one line per rule.
-fn print_rules() -> Result<Status, String> {
+fn print_rules() -> Result<Status> {
     let mut out = format!("{:<7} {:<38} {:<14} {}\n", "CODE", "NAME", "CATEGORY", "FIX");
     for rule in RULES {
         out.push_str(&format!("{:<7} {:<38} {:<14} {}\n", rule.code, rule.name, rule.category, fixes(rule)));
@@ -118,23 +119,24 @@ fn fixes(rule: &Rule) -> String {
 }
 
 /// `tcfix explain TCF104` / `tcfix explain data-dependent-branch`: the rule's README.
-fn explain(wanted: &str) -> Result<Status, String> {
+fn explain(wanted: &str) -> Result<Status> {
     let rule = RULES
         .iter()
         .find(|rule| rule.code.eq_ignore_ascii_case(wanted) || rule.name.eq_ignore_ascii_case(wanted))
-        .ok_or_else(|| format!("no rule is called {wanted:?}: `tcfix rules` lists them"))?;
+        .ok_or_else(|| anyhow!("no rule is called {wanted:?}: `tcfix rules` lists them"))?;
     write(&mut std::io::stdout().lock(), rule.explanation)?;
     Ok(Status::Clean)
 }
 
 /// The settings from the command line over those of the configuration file.
-fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings, String> {
-    let unknown = Selection::unknown(cli.select.iter().chain(&cli.ignore));
+fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings> {
+    let selectors = cli.select.iter().chain(&cli.ignore).map(String::as_str);
+    let unknown: Vec<&str> = selectors.filter(|selector| !names_a_rule(selector)).collect();
     if !unknown.is_empty() {
-        return Err(format!(
+        bail!(
             "no rule matches {}: use a code (TCF101), a prefix (TCF1), a name or a category (graph-break, recompile, setup, error)",
             unknown.join(", ")
-        ));
+        );
     }
     let options = &config.options;
     let mut settings = Settings::default();
@@ -190,7 +192,7 @@ impl Run<'_> {
     }
 
     /// The findings in the chosen format (the text formats end with a summary line).
-    fn report(&self, reports: &[FileReport]) -> Result<Status, String> {
+    fn report(&self, reports: &[FileReport]) -> Result<Status> {
         let shown: Vec<(String, &Checked)> = reports
             .iter()
             .filter_map(|report| report.outcome.as_ref().ok().map(|checked| (display_path(&report.path), checked)))
@@ -219,17 +221,17 @@ impl Run<'_> {
         Ok(worst(reports).max(if tally.found > 0 { Status::Findings } else { Status::Clean }))
     }
 
-    fn output(&self) -> Result<Box<dyn Write>, String> {
+    fn output(&self) -> Result<Box<dyn Write>> {
         match &self.cli.output_file {
             Some(path) => std::fs::File::create(path)
                 .map(|file| Box::new(file) as Box<dyn Write>)
-                .map_err(|err| format!("{}: cannot write the report: {err}", path.display())),
+                .with_context(|| format!("{}: cannot write the report", path.display())),
             None => Ok(Box::new(std::io::stdout().lock())),
         }
     }
 
     /// `--diff` prints the fixes; `--patch FILE` writes them.
-    fn diff(&self, files: &[PathBuf]) -> Result<Status, String> {
+    fn diff(&self, files: &[PathBuf]) -> Result<Status> {
         let reports = self.reports(files, self.fix_mode());
         let changed: Vec<(&FileReport, &Checked)> = changed(&reports);
         let diff: String = changed
@@ -239,8 +241,7 @@ impl Run<'_> {
         let fixes: usize = changed.iter().map(|(_, checked)| checked.applied.len()).sum();
         match &self.cli.patch {
             Some(path) if !changed.is_empty() => {
-                std::fs::write(path, &diff)
-                    .map_err(|err| format!("{}: cannot write the patch: {err}", path.display()))?;
+                std::fs::write(path, &diff).with_context(|| format!("{}: cannot write the patch", path.display()))?;
                 eprintln!(
                     "Wrote {} ({fixes} {} in {} {}).",
                     path.display(),
@@ -266,7 +267,7 @@ impl Run<'_> {
     }
 
     /// Writes the fixes to every file git could give back, then reports what is left.
-    fn apply(&self, files: &[PathBuf]) -> Result<Status, String> {
+    fn apply(&self, files: &[PathBuf]) -> Result<Status> {
         let reports = self.reports(files, self.fix_mode());
         let (written, status) = self.write_fixed(&reports)?;
         let fixes: usize = written.iter().map(|(_, checked)| checked.applied.len()).sum();
@@ -296,10 +297,7 @@ impl Run<'_> {
     }
 
     /// Write each changed file atomically, refusing those with uncommitted changes.
-    fn write_fixed<'r>(
-        &self,
-        reports: &'r [FileReport],
-    ) -> Result<(Vec<(&'r FileReport, &'r Checked)>, Status), String> {
+    fn write_fixed<'r>(&self, reports: &'r [FileReport]) -> Result<(Vec<(&'r FileReport, &'r Checked)>, Status)> {
         let mut changed = changed(reports);
         let mut status = Status::Clean;
         if !self.cli.allow_dirty {
@@ -332,7 +330,7 @@ impl Run<'_> {
     /// `--apply --worktree DIR`: fix a fresh worktree of HEAD and commit there. Each file is
     /// read from the worktree but analysed under the user's own path, so the configuration's
     /// `exclude` and `per-file-ignores` apply as they would in place.
-    fn apply_in_worktree(&self, cwd: &Path, dir: &Path) -> Result<Status, String> {
+    fn apply_in_worktree(&self, cwd: &Path, dir: &Path) -> Result<Status> {
         let worktree = Worktree::create(cwd, dir, self.cli.branch.as_deref())?;
         let (files, mut status) = self.files();
         let mut texts = Vec::new();
@@ -352,7 +350,7 @@ impl Run<'_> {
         for (report, checked) in changed(&reports) {
             let target = worktree.map(&report.path)?;
             tcfix::write::write_atomically(&target, &checked.text)
-                .map_err(|err| format!("{}: could not write the fixes: {err}", target.display()))?;
+                .with_context(|| format!("{}: could not write the fixes", target.display()))?;
             written.push((target, checked.applied.clone()));
         }
         if written.is_empty() {
@@ -380,7 +378,7 @@ impl Run<'_> {
     }
 
     /// `--patch-dir DIR`: one `git format-patch` file per rule, each on top of the last.
-    fn patch_series(&self, files: &[PathBuf], dir: &Path) -> Result<Status, String> {
+    fn patch_series(&self, files: &[PathBuf], dir: &Path) -> Result<Status> {
         let (mut texts, mut status) = (Vec::new(), Status::Clean);
         for path in files {
             match SourceFile::read(path) {
@@ -413,12 +411,12 @@ impl Run<'_> {
             eprintln!("No fixes to write.");
             return Ok(status);
         }
-        std::fs::create_dir_all(dir).map_err(|err| format!("{}: cannot create: {err}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         let date = utc_timestamp();
         for (number, patch) in patches.iter().enumerate() {
             let (name, text) = format_patch(number + 1, patches.len(), patch, &date);
             let path = dir.join(&name);
-            std::fs::write(&path, text).map_err(|err| format!("{}: cannot write: {err}", path.display()))?;
+            std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
             eprintln!("{}", display_path(&path));
         }
         Ok(status.max(Status::Findings))
@@ -458,8 +456,8 @@ impl Run<'_> {
         }
         let (written, status) = match self.write_fixed(&with_comments) {
             Ok(done) => done,
-            Err(message) => {
-                eprintln!("error: {message}");
+            Err(err) => {
+                eprintln!("error: {err:#}");
                 return Status::Error;
             }
         };
@@ -473,9 +471,9 @@ impl Run<'_> {
     }
 
     /// `tcfix -`: one file from standard input; with --apply the fixed source goes to stdout.
-    fn stdin(&self) -> Result<Status, String> {
+    fn stdin(&self) -> Result<Status> {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|err| format!("cannot read standard input: {err}"))?;
+        std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
         let path = self.cli.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
         let mode = if self.cli.apply || self.cli.diff { self.fix_mode() } else { FixMode::Report };
         let reports = run_texts(&[(path.clone(), text.clone())], &self.settings, mode);
@@ -572,8 +570,8 @@ fn warn_dropped(path: &Path, checked: &Checked) {
     }
 }
 
-fn write(out: &mut dyn Write, text: &str) -> Result<(), String> {
-    out.write_all(text.as_bytes()).map_err(|err| format!("cannot write the output: {err}"))
+fn write(out: &mut dyn Write, text: &str) -> Result<()> {
+    out.write_all(text.as_bytes()).context("cannot write the output")
 }
 
 fn plural(count: usize, noun: &str) -> String {

@@ -1,19 +1,17 @@
 //! One file's structure for torch.compile: its functions (with qualified names and scopes),
-//! its classes, its hook registrations, and which functions run in the compiled region.
+//! its classes, its hook registrations, and which functions run in the compiled region. `collect`
+//! builds it in one walk of the file; `reach::mark_region` marks its region.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::sync::Arc;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled_code::Body;
-use crate::model::hooks::{Hook, PendingCall};
 use crate::model::imports::Imports;
-use crate::model::module::SelfAssignment;
 use crate::model::mutation::StateAttributes;
-use crate::model::reach::Reason;
 use crate::source::SourceFile;
 
 pub struct FileModel<'a> {
@@ -83,6 +81,64 @@ pub struct Class<'a> {
     pub is_module: bool,
 }
 
+/// A function registered as a forward hook or pre-hook.
+pub struct Hook<'a> {
+    pub registration: &'a ast::ExprCall,
+    pub function: usize,
+    /// Leading parameters bound by `functools.partial(hook, collector, ...)`.
+    pub bound_args: usize,
+    /// Registered as a pre-hook (runs before forward).
+    pub pre: bool,
+    /// Registered in a loop or comprehension: on many modules, usually repeated blocks that
+    /// `forward` calls in a loop.
+    pub in_loop: bool,
+}
+
+/// Why a function is in the compiled region (shown in messages).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    Forward,
+    /// A forward hook, or with `pre` a forward pre-hook.
+    Hook {
+        pre: bool,
+    },
+    Compiled,
+    CalledFrom(String),
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Forward => f.write_str("forward"),
+            Reason::Hook { pre: false } => f.write_str("a forward hook"),
+            Reason::Hook { pre: true } => f.write_str("a forward pre-hook"),
+            Reason::Compiled => f.write_str("a torch.compile'd function"),
+            Reason::CalledFrom(caller) => write!(f, "called from `{caller}`"),
+        }
+    }
+}
+
+/// `self.<attr> = ...` (or `+=`, or annotated) somewhere in a method of the class.
+#[derive(Clone)]
+pub struct SelfAssignment<'a> {
+    pub attr: String,
+    pub method: usize,
+    pub stmt: &'a Stmt,
+    /// Directly in the method's body, not under an `if`/`for`/`with`...
+    pub top_level: bool,
+}
+
+impl<'a> SelfAssignment<'a> {
+    /// The value assigned (`None` for `+=` and bare annotations).
+    pub fn value(&self) -> Option<&'a Expr> {
+        match self.stmt {
+            Stmt::Assign(assign) => Some(&assign.value),
+            Stmt::AnnAssign(assign) => assign.value.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 impl<'a> FunctionNode<'a> {
     pub fn body(self) -> Body<'a> {
         match self {
@@ -107,14 +163,12 @@ impl<'a> FunctionNode<'a> {
 }
 
 impl<'a> FileModel<'a> {
-    /// The structure of a file; `region` stays empty until `reach::mark_region`.
-    pub fn build(source: &'a SourceFile, module_name: &str) -> Self {
-        let suite = source.parsed.suite();
-        let is_package = source.path.file_stem().is_some_and(|stem| stem == "__init__");
-        let mut model = FileModel {
+    /// A model with nothing collected yet (see `FileModel::build`, in `collect`).
+    pub(super) fn new(source: &'a SourceFile, module_name: &str, imports: Imports) -> Self {
+        FileModel {
             source,
             module_name: module_name.to_string(),
-            imports: Imports::collect(suite, module_name, is_package),
+            imports,
             functions: Vec::new(),
             classes: Vec::new(),
             hooks: Vec::new(),
@@ -131,16 +185,7 @@ impl<'a> FileModel<'a> {
             region_order: Vec::new(),
             region_of_class: HashMap::new(),
             module_class_names: HashSet::new(),
-        };
-        let mut collector =
-            ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
-        collector.visit_body(suite);
-        let pending = std::mem::take(&mut collector.pending);
-        for call in pending {
-            crate::model::hooks::resolve(&mut model, call);
         }
-        model.self_assignments = crate::model::module::collect_self_assignments(&model);
-        model
     }
 
     pub fn function(&self, index: usize) -> &Function<'a> {
@@ -181,21 +226,10 @@ impl<'a> FileModel<'a> {
         }
     }
 
-    /// Whether `func` names an `nn.Module` class: one of torch.nn's, one of the file's own, or a
-    /// project class imported from another file.
-    pub fn is_module_class(&self, func: &Expr) -> bool {
-        if let Some(qualified) = self.imports.qualified_name(func) {
-            if crate::model::index::is_torch_module_base(&qualified) {
-                return true;
-            }
-        }
-        match func {
-            Expr::Name(name) => {
-                let name = name.id.as_str();
-                self.imported_module_classes.contains(name) || self.module_class_names.contains(name)
-            }
-            _ => false,
-        }
+    /// Whether a bare class name is a project `nn.Module` class: one of the file's own, or one
+    /// imported from another file (see `module::is_module_class`).
+    pub fn is_project_module_class(&self, name: &str) -> bool {
+        self.imported_module_classes.contains(name) || self.module_class_names.contains(name)
     }
 
     pub fn in_region(&self, function: usize) -> bool {
@@ -251,7 +285,7 @@ impl<'a> FileModel<'a> {
         self.lambdas
     }
 
-    fn add_class(&mut self, class: Class<'a>) -> usize {
+    pub fn add_class(&mut self, class: Class<'a>) -> usize {
         let index = self.classes.len();
         self.classes_by_name.entry(class.node.name.id.to_string()).or_insert(index);
         self.classes.push(class);
@@ -275,105 +309,4 @@ impl<'a> FileModel<'a> {
         self.functions.push(function);
         index
     }
-}
-
-#[derive(Default, Clone)]
-struct Scope {
-    class: Option<usize>,
-    function: Option<usize>,
-    prefix: String,
-}
-
-struct ScopeCollector<'m, 'a> {
-    model: &'m mut FileModel<'a>,
-    scope: Scope,
-    pending: Vec<PendingCall<'a>>,
-    /// Loops and comprehensions around the current code, within its function.
-    loop_depth: usize,
-}
-
-impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            Stmt::FunctionDef(def) => self.enter_function(def),
-            Stmt::ClassDef(class) => self.enter_class(class),
-            Stmt::For(_) | Stmt::While(_) => self.in_loop(|this| walk_stmt(this, stmt)),
-            _ => walk_stmt(self, stmt),
-        }
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        match expr {
-            Expr::Call(call) => {
-                let in_loop = self.loop_depth > 0;
-                if let Some(pending) = PendingCall::classify(call, self.scope.function, in_loop, &self.model.imports) {
-                    self.pending.push(pending);
-                }
-                walk_expr(self, expr);
-            }
-            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
-                self.in_loop(|this| walk_expr(this, expr));
-            }
-            _ => walk_expr(self, expr),
-        }
-    }
-}
-
-impl<'a> ScopeCollector<'_, 'a> {
-    fn in_loop(&mut self, walk: impl FnOnce(&mut Self)) {
-        self.loop_depth += 1;
-        walk(self);
-        self.loop_depth -= 1;
-    }
-
-    fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
-        let qualname = format!("{}{}", self.scope.prefix, def.name.id);
-        let decorators: Vec<Option<String>> =
-            def.decorator_list.iter().map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
-        let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
-        let index = self.model.add_function(Function {
-            qualname: qualname.clone(),
-            name: def.name.id.to_string(),
-            node: FunctionNode::Def(def),
-            class: self.scope.class,
-            parent: self.scope.function,
-            disabled: has(is_disable_decorator),
-            compiled: has(|name| name == "torch.compile"),
-        });
-        for decorator in &def.decorator_list {
-            self.visit_expr(&decorator.expression);
-        }
-        let outer_loops = std::mem::take(&mut self.loop_depth);
-        let outer = std::mem::replace(
-            &mut self.scope,
-            Scope { class: None, function: Some(index), prefix: format!("{qualname}.<locals>.") },
-        );
-        self.visit_body(&def.body);
-        self.scope = outer;
-        self.loop_depth = outer_loops;
-    }
-
-    fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
-        let qualname = format!("{}{}", self.scope.prefix, class.name.id);
-        let bases = class.bases().iter().filter_map(|base| self.model.imports.qualified_name(base)).collect();
-        let index = self.model.add_class(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
-        let function = self.scope.function;
-        let outer =
-            std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });
-        self.visit_body(&class.body);
-        self.scope = outer;
-    }
-}
-
-/// The qualified name of a decorator, looking through a call (`@torch.compile(mode=...)`).
-fn decorator_name(expr: &Expr, imports: &Imports) -> Option<String> {
-    match expr {
-        Expr::Call(call) => imports.qualified_name(&call.func),
-        _ => imports.qualified_name(expr),
-    }
-}
-
-/// `torch.compiler.disable`, `torch._dynamo.disable` and their re-exports.
-pub fn is_disable_decorator(name: &str) -> bool {
-    name.starts_with("torch.") && name.ends_with(".disable")
 }

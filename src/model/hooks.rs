@@ -4,22 +4,9 @@
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::model::file::{FileModel, Function, FunctionNode};
+use crate::model::file::{FileModel, Function, FunctionNode, Hook};
 use crate::model::imports::{Imports, last_segment};
 use crate::model::module::is_self;
-
-/// A function registered as a forward hook or pre-hook.
-pub struct Hook<'a> {
-    pub registration: &'a ast::ExprCall,
-    pub function: usize,
-    /// Leading parameters bound by `functools.partial(hook, collector, ...)`.
-    pub bound_args: usize,
-    /// Registered as a pre-hook (runs before forward).
-    pub pre: bool,
-    /// Registered in a loop or comprehension: on many modules, usually repeated blocks that
-    /// `forward` calls in a loop.
-    pub in_loop: bool,
-}
 
 /// A call seen while collecting scopes, resolved once every function is known.
 pub struct PendingCall<'a> {

@@ -124,6 +124,11 @@ fn push_attributes(expr: &Expr, out: &mut String) {
     }
 }
 
+/// A dotted name's last segment: `models.base.Block` -> `Block`.
+pub fn unqualified(dotted: &str) -> &str {
+    dotted.rsplit('.').next().unwrap_or(dotted)
+}
+
 /// The last segment of a name or attribute chain (`torch.compiler.disable` -> `disable`).
 pub fn last_segment(expr: &Expr) -> Option<&str> {
     match expr {

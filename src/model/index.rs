@@ -6,10 +6,15 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::model::file::FileModel;
-use crate::model::module::self_assignments;
+use crate::model::file::{FileModel, Reason};
+use crate::model::imports::unqualified;
+use crate::model::module::is_torch_module_base;
 use crate::model::mutation::StateAttributes;
-use crate::model::reach::{Reason, Target, root_reason, targets};
+use crate::model::reach::{Target, root_reason, targets};
+
+/// The index's answer to each file, and what of it a file's analysis depends on: their own
+/// module, read by `reach::mark_region` without depending on the index.
+pub use crate::model::facts::{Dependence, Facts};
 
 /// What one file contributes to the index.
 #[derive(Debug, Clone)]
@@ -41,82 +46,6 @@ pub struct FunctionSummary {
     /// Compiled or registered as a hook: a root whatever its class.
     pub root: Option<Reason>,
     pub targets: Vec<Target>,
-}
-
-/// What the index tells one file about itself.
-#[derive(Debug, Clone, Default)]
-pub struct Facts {
-    /// Qualnames of the file's classes that are `nn.Module` subclasses.
-    pub module_classes: HashSet<String>,
-    /// Qualnames of the file's functions in the compiled region, with the reason.
-    pub reached: HashMap<String, Reason>,
-    /// Names the file imports that are project `nn.Module` classes.
-    pub imported_module_classes: HashSet<String>,
-    /// Attribute names that hold changing state anywhere in the project (shared by all files).
-    pub state_attributes: Arc<StateAttributes>,
-    /// The file may hold code the setup rules read outside the compiled region.
-    pub setup_code: bool,
-}
-
-/// Which of the project's facts the analysis of a file can depend on, beyond its region.
-#[derive(Debug, Clone, Default)]
-pub struct Dependence {
-    /// The file registers hooks: their analysis reads project-wide state attributes.
-    has_hooks: bool,
-    /// Names the file calls to make an attribute (`self.x = Name(...)`): TCF102 asks whether
-    /// they are module classes.
-    constructed: HashSet<String>,
-}
-
-impl Dependence {
-    pub fn of(model: &FileModel) -> Self {
-        Dependence { has_hooks: !model.hooks.is_empty(), constructed: constructed_on_self(model) }
-    }
-}
-
-/// `Encoder` in `self.encoder = Encoder(cfg)` (or `self.encoder: Encoder = Encoder(cfg)`), in any
-/// method of any class of the file.
-fn constructed_on_self(model: &FileModel) -> HashSet<String> {
-    (0..model.classes.len())
-        .flat_map(|class| self_assignments(model, class))
-        .filter_map(|assignment| match assignment.value()? {
-            ruff_python_ast::Expr::Call(call) => match call.func.as_ref() {
-                ruff_python_ast::Expr::Name(name) => Some(name.id.to_string()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
-}
-
-impl Facts {
-    /// Whether the analysis of the file these facts describe comes out the same with `other`:
-    /// the same region and reasons, and the same answers to the questions the file asks.
-    pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
-        let changed_class_matters = || {
-            let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
-            if changed.peek().is_none() {
-                return false;
-            }
-            // Built once, not per changed class: a file can hold thousands of classes.
-            let with_reached_code = enclosing_names(self.reached.keys().chain(other.reached.keys()));
-            changed.any(|class| {
-                with_reached_code.contains(class.as_str()) || dependence.constructed.contains(last_segment(class))
-            })
-        };
-        let asked = |names: &HashSet<String>| -> HashSet<String> {
-            names.intersection(&dependence.constructed).cloned().collect()
-        };
-        self.reached == other.reached
-            && !changed_class_matters()
-            && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
-            && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
-    }
-}
-
-/// Every name a qualname is nested in: `A`, `A.f` and `A.f.<locals>` for `A.f.<locals>.g`.
-fn enclosing_names<'q>(qualnames: impl Iterator<Item = &'q String>) -> HashSet<&'q str> {
-    qualnames.flat_map(|qualname| qualname.match_indices('.').map(move |(dot, _)| &qualname[..dot])).collect()
 }
 
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
@@ -232,7 +161,7 @@ impl ProjectIndex {
     pub fn new(files: Vec<FileSummary>) -> Self {
         let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::new();
         for (file, summary) in files.iter().enumerate() {
-            by_last_segment.entry(last_segment(&summary.module_name).to_string()).or_default().push(file);
+            by_last_segment.entry(unqualified(&summary.module_name).to_string()).or_default().push(file);
         }
         let lookups = files.iter().map(FileLookups::of).collect();
         let mut index = Self { files, lookups, by_last_segment, module_classes: HashSet::new() };
@@ -402,23 +331,10 @@ impl ProjectIndex {
 
     /// The project files an import of `module` may mean.
     fn modules_named<'s>(&'s self, module: &'s str) -> impl Iterator<Item = usize> + 's {
-        let candidates = self.by_last_segment.get(last_segment(module)).map_or(&[][..], Vec::as_slice);
+        let candidates = self.by_last_segment.get(unqualified(module)).map_or(&[][..], Vec::as_slice);
         candidates.iter().copied().filter(move |&file| module_matches(&self.files[file].module_name, module))
     }
 }
-
-/// `torch.nn.Module` and the module classes of `torch.nn` (`nn.Linear`, `nn.Sequential`...),
-/// also when `nn` could not be resolved to torch.
-pub fn is_torch_module_base(base: &str) -> bool {
-    let last = last_segment(base);
-    let is_class = last.starts_with(|c: char| c.is_ascii_uppercase());
-    let from_torch_nn = base.starts_with("torch.nn.") || base.starts_with("nn.");
-    is_class && (from_torch_nn || WELL_KNOWN_MODULE_BASES.iter().any(|known| last.ends_with(known)))
-}
-
-/// Base classes of other libraries that are `nn.Module`s: transformers' `PreTrainedModel` (and
-/// its per-model `BertPreTrainedModel`...), Lightning's `LightningModule`, diffusers' `ModelMixin`.
-const WELL_KNOWN_MODULE_BASES: [&str; 3] = ["PreTrainedModel", "LightningModule", "ModelMixin"];
 
 /// An imported class of another package: `timm.layers.Mlp`, not `abc.ABC` or `typing.Generic`.
 fn is_library_class(base: &str) -> bool {
@@ -427,11 +343,7 @@ fn is_library_class(base: &str) -> bool {
     let package = base.split('.').next().unwrap_or(base);
     base.contains('.')
         && !NOT_MODULES.contains(&package)
-        && last_segment(base).starts_with(|c: char| c.is_ascii_uppercase())
-}
-
-fn last_segment(dotted: &str) -> &str {
-    dotted.rsplit('.').next().unwrap_or(dotted)
+        && unqualified(base).starts_with(|c: char| c.is_ascii_uppercase())
 }
 
 /// Whether a file's module name is what an import names: the names may differ by the

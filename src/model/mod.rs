@@ -1,8 +1,10 @@
 //! What the code means for torch.compile: the project index across files, and per file the
 //! functions that run in the compiled region.
 
+pub mod collect;
 pub mod compile_calls;
 pub mod compiled_code;
+pub mod facts;
 pub mod file;
 pub mod hooks;
 pub mod imports;

@@ -1,35 +1,15 @@
-//! Facts about an `nn.Module` class that fixes rely on: its `__init__`, and where each
-//! attribute of `self` is assigned.
+//! Facts about `nn.Module` classes: which classes are modules (torch's, well-known libraries',
+//! the project's), and what fixes rely on: a module's `__init__`, and where each attribute of
+//! `self` is assigned.
 
-use ruff_python_ast::visitor::{Visitor, walk_stmt};
 use ruff_python_ast::{Expr, Stmt};
 
-use crate::model::file::{FileModel, FunctionNode};
+use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
+use crate::model::imports::unqualified;
 
 /// The name `self`: the module a method runs on.
 pub fn is_self(expr: &Expr) -> bool {
     matches!(expr, Expr::Name(name) if name.id.as_str() == "self")
-}
-
-/// `self.<attr> = ...` (or `+=`, or annotated) somewhere in a method of the class.
-#[derive(Clone)]
-pub struct SelfAssignment<'a> {
-    pub attr: String,
-    pub method: usize,
-    pub stmt: &'a Stmt,
-    /// Directly in the method's body, not under an `if`/`for`/`with`...
-    pub top_level: bool,
-}
-
-impl<'a> SelfAssignment<'a> {
-    /// The value assigned (`None` for `+=` and bare annotations).
-    pub fn value(&self) -> Option<&'a Expr> {
-        match self.stmt {
-            Stmt::Assign(assign) => Some(&assign.value),
-            Stmt::AnnAssign(assign) => assign.value.as_deref(),
-            _ => None,
-        }
-    }
 }
 
 pub fn init_method(model: &FileModel, class: usize) -> Option<usize> {
@@ -45,53 +25,13 @@ pub fn method_body<'a>(model: &FileModel<'a>, method: usize) -> &'a [Stmt] {
 }
 
 /// Every assignment to an attribute of `self` in the class's methods, in source order (collected
-/// once, when the file model is built: the index and many rules ask, class by class).
+/// once, when the file model is built (`collect`): the index and many rules ask, class by class).
 pub fn self_assignments<'m, 'a>(model: &'m FileModel<'a>, class: usize) -> &'m [SelfAssignment<'a>] {
     &model.self_assignments[class]
 }
 
-/// The assignments to `self` attributes in each class's methods.
-pub fn collect_self_assignments<'a>(model: &FileModel<'a>) -> Vec<Vec<SelfAssignment<'a>>> {
-    (0..model.classes.len()).map(|class| collect(model, class)).collect()
-}
-
-fn collect<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
-    let mut found = Vec::new();
-    for &method in model.methods_of(class) {
-        let body = method_body(model, method);
-        let mut collector = AssignmentCollector { method, top_level: body, found: &mut found };
-        collector.visit_body(body);
-    }
-    found
-}
-
-struct AssignmentCollector<'a, 'f> {
-    method: usize,
-    top_level: &'a [Stmt],
-    found: &'f mut Vec<SelfAssignment<'a>>,
-}
-
-impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        let targets: Vec<&Expr> = match stmt {
-            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
-            Stmt::Assign(assign) => assign.targets.iter().collect(),
-            Stmt::AugAssign(assign) => vec![assign.target.as_ref()],
-            Stmt::AnnAssign(assign) => vec![assign.target.as_ref()],
-            _ => Vec::new(),
-        };
-        for attr in targets.into_iter().flat_map(self_attributes) {
-            let top_level = self.top_level.iter().any(|s| std::ptr::eq(s, stmt));
-            self.found.push(SelfAssignment { attr, method: self.method, stmt, top_level });
-        }
-        walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, _expr: &'a Expr) {}
-}
-
 /// The `self.<attr>` names an assignment target binds (through tuples and lists).
-fn self_attributes(target: &Expr) -> Vec<String> {
+pub fn self_attributes(target: &Expr) -> Vec<String> {
     match target {
         Expr::Attribute(attr) if is_self(&attr.value) => {
             vec![attr.attr.id.to_string()]
@@ -101,3 +41,28 @@ fn self_attributes(target: &Expr) -> Vec<String> {
         _ => Vec::new(),
     }
 }
+
+/// Whether `func` names an `nn.Module` class: one of torch.nn's, one of the file's own, or a
+/// project class imported from another file.
+pub fn is_module_class(model: &FileModel, func: &Expr) -> bool {
+    if model.imports.qualified_name(func).is_some_and(|qualified| is_torch_module_base(&qualified)) {
+        return true;
+    }
+    match func {
+        Expr::Name(name) => model.is_project_module_class(name.id.as_str()),
+        _ => false,
+    }
+}
+
+/// `torch.nn.Module` and the module classes of `torch.nn` (`nn.Linear`, `nn.Sequential`...),
+/// also when `nn` could not be resolved to torch.
+pub fn is_torch_module_base(base: &str) -> bool {
+    let last = unqualified(base);
+    let is_class = last.starts_with(|c: char| c.is_ascii_uppercase());
+    let from_torch_nn = base.starts_with("torch.nn.") || base.starts_with("nn.");
+    is_class && (from_torch_nn || WELL_KNOWN_MODULE_BASES.iter().any(|known| last.ends_with(known)))
+}
+
+/// Base classes of other libraries that are `nn.Module`s: transformers' `PreTrainedModel` (and
+/// its per-model `BertPreTrainedModel`...), Lightning's `LightningModule`, diffusers' `ModelMixin`.
+const WELL_KNOWN_MODULE_BASES: [&str; 3] = ["PreTrainedModel", "LightningModule", "ModelMixin"];

@@ -4,7 +4,6 @@
 //! project's own modules. Disabled functions are not traced, and nothing is reached through them.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
 use std::sync::Arc;
 
 use ruff_text_size::Ranged;
@@ -12,32 +11,8 @@ use ruff_text_size::Ranged;
 use ruff_python_ast::{Expr, ExprContext};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
-use crate::model::file::{FileModel, FunctionNode};
-use crate::model::index::Facts;
-
-/// Why a function is in the compiled region (shown in messages).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reason {
-    Forward,
-    /// A forward hook, or with `pre` a forward pre-hook.
-    Hook {
-        pre: bool,
-    },
-    Compiled,
-    CalledFrom(String),
-}
-
-impl fmt::Display for Reason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Reason::Forward => f.write_str("forward"),
-            Reason::Hook { pre: false } => f.write_str("a forward hook"),
-            Reason::Hook { pre: true } => f.write_str("a forward pre-hook"),
-            Reason::Compiled => f.write_str("a torch.compile'd function"),
-            Reason::CalledFrom(caller) => write!(f, "called from `{caller}`"),
-        }
-    }
-}
+use crate::model::facts::Facts;
+use crate::model::file::{FileModel, FunctionNode, Reason};
 
 /// What a function refers to in its compiled code, resolved as far as one file allows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

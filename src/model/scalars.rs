@@ -4,8 +4,8 @@
 
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::model::file::FileModel;
-use crate::model::module::{SelfAssignment, init_method, self_assignments};
+use crate::model::file::{FileModel, SelfAssignment};
+use crate::model::module::{init_method, self_assignments};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarKind {

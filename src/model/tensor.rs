@@ -33,7 +33,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 use crate::model::compiled_code::is_compiling_call;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::last_segment;
-use crate::model::module::{init_method, is_self, method_body, self_assignments};
+use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
 
 /// Which values of one function are tensors.
 pub struct Tensors<'m, 'a> {
@@ -491,7 +491,7 @@ fn self_tensors(model: &FileModel, function: usize) -> (HashSet<String>, HashSet
         let is_parameter = qualified == "torch.nn.Parameter" || qualified.ends_with("nn.Parameter");
         if is_parameter || torch_function_returns_tensor(&qualified) == Some(true) {
             attributes.insert(assignment.attr.clone());
-        } else if model.is_module_class(&call.func) {
+        } else if is_module_class(model, &call.func) {
             submodules.insert(assignment.attr.clone());
         }
     }

@@ -20,7 +20,8 @@ use crate::model::reach::describe;
 use crate::model::scalars::scalar_attributes;
 use crate::model::shapes::InputSizes;
 use crate::rules::lazily_grown_buffer::{empty_buffers, register_buffer_arguments};
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF207",
@@ -33,8 +34,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 struct Rebuild {
     attribute: String,

@@ -15,7 +15,8 @@ use crate::model::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::last_segment;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF105",
@@ -28,8 +29,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// Calls that return a new tensor no one else holds.
 const FRESH_TENSOR: [&str; 16] = [

@@ -7,6 +7,9 @@
 //! its [`FunctionHooks`]; the walk then calls them node by node and `finish` turns what they saw
 //! into findings. Rules about a class or the file as a whole (setup code, `__init__` against
 //! `forward`) declare `Hooks::File`.
+//!
+//! The checker is handed the rules to run ([`Registered`]) rather than reading the registry: the
+//! registry lists the rule files, and the rule files are written against this checker.
 
 use std::cell::OnceCell;
 
@@ -19,7 +22,8 @@ use crate::model::loops::LoopCalls;
 use crate::model::reach::describe;
 use crate::model::shapes::InputSizes;
 use crate::model::tensor::Tensors;
-use crate::rules::{Hooks, RULES, Rule, Settings};
+use crate::rules::rule::Rule;
+use crate::rules::settings::Settings;
 
 /// What a rule sees of a file: its model, the settings that shape fixes, and the file-wide facts
 /// rules share.
@@ -104,16 +108,31 @@ pub trait FunctionHooks<'a> {
 /// Starts a rule's hooks for one function, or `None` when the rule has nothing to look for there.
 pub type StartFunction = for<'c, 'a> fn(&'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>>;
 
+/// How a rule looks at a file.
+pub enum Hooks {
+    /// It looks at the compiled code of each region function, in the checker's one walk of it.
+    Function(StartFunction),
+    /// It looks at the file as a whole: classes, `__init__` against `forward`, setup code.
+    File(fn(&Checker) -> Vec<Diagnostic>),
+}
+
+/// A rule as the checker runs it: what it is, and where the checker calls it.
+pub struct Registered {
+    pub rule: &'static Rule,
+    pub hooks: Hooks,
+}
+
 /// Every enabled rule's findings for one file, in source order.
-pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
-    let enabled: Vec<&Rule> = RULES
+pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Vec<Diagnostic> {
+    let enabled: Vec<&Registered> = rules
         .iter()
-        .copied()
-        .filter(|rule| settings.selection.enabled(rule) && rule.may_apply_to(&model.source.text))
+        .filter(|registered| {
+            settings.selection.enabled(registered.rule) && registered.rule.may_apply_to(&model.source.text)
+        })
         .collect();
     let starts: Vec<StartFunction> = enabled
         .iter()
-        .filter_map(|rule| match rule.hooks {
+        .filter_map(|registered| match registered.hooks {
             Hooks::Function(start) => Some(start),
             Hooks::File(_) => None,
         })
@@ -123,8 +142,8 @@ pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     if !starts.is_empty() {
         check_region(&checker, &starts, &mut diagnostics);
     }
-    for rule in &enabled {
-        if let Hooks::File(check_file) = rule.hooks {
+    for registered in &enabled {
+        if let Hooks::File(check_file) = registered.hooks {
             diagnostics.extend(check_file(&checker));
         }
     }

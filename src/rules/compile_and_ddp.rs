@@ -10,7 +10,8 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{calls, calls_while_bound, compile_bindings, scopes};
 use crate::model::imports::dotted_name;
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF302",
@@ -23,8 +24,9 @@ pub static RULE: Rule = Rule {
     category: Category::Setup,
     fixes: &[],
     mentions: &["compile"],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;

@@ -15,7 +15,8 @@ use crate::fix::text::{indentation, line_ending, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::{dotted_name, last_segment};
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF401",
@@ -28,8 +29,9 @@ pub static RULE: Rule = Rule {
     category: Category::Error,
     fixes: &[Safety::DisplayOnly],
     mentions: &["custom_op"],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 /// Unary torch functions whose output has the input's shape, dtype and device.
 const ELEMENTWISE: [&str; 22] = [

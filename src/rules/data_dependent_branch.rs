@@ -18,7 +18,8 @@ use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF104",
@@ -31,8 +32,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// Elementwise functions and methods: their result has the shape of their first tensor operand.
 const ELEMENTWISE: &[&str] = &[

@@ -12,7 +12,8 @@ use crate::model::compiled_code::Site;
 use crate::model::imports::Imports;
 use crate::model::tensor::Tensors;
 use crate::rules::data_dependent_branch::snippet;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF106",
@@ -25,8 +26,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// Methods and torch functions whose output size is the number of selected or distinct values.
 const SIZE_FROM_VALUES: [&str; 5] = ["nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"];

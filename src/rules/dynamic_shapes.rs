@@ -11,7 +11,8 @@ use ruff_text_size::{Ranged, TextSize};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{is_torch_compile, scopes};
 use crate::model::imports::{Imports, dotted_name};
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF303",
@@ -24,8 +25,9 @@ pub static RULE: Rule = Rule {
     category: Category::Setup,
     fixes: &[],
     mentions: &["compile"],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;

@@ -17,7 +17,8 @@ use crate::diagnostic::Diagnostic;
 use crate::model::compile_calls::scopes;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF110",
@@ -30,8 +31,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[],
     mentions: &["backward_hook", "backward_pre_hook"],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 const BACKWARD_HOOKS: [&str; 3] =
     ["register_full_backward_hook", "register_full_backward_pre_hook", "register_backward_hook"];

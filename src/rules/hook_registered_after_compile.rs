@@ -10,7 +10,8 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compile_calls::{CompileBinding, calls, calls_while_bound, compile_bindings, scopes};
 use crate::model::imports::dotted_name;
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF301",
@@ -23,11 +24,12 @@ pub static RULE: Rule = Rule {
     category: Category::Setup,
     fixes: &[],
     mentions: &["compile"],
-    hooks: Hooks::File(check),
 };
 
+pub const HOOKS: Hooks = Hooks::File(check);
+
 /// Forward hooks, measured; backward hooks are TCF110's business.
-const HOOKS: [&str; 2] = ["register_forward_hook", "register_forward_pre_hook"];
+const REGISTRATIONS: [&str; 2] = ["register_forward_hook", "register_forward_pre_hook"];
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
@@ -72,7 +74,7 @@ fn calls_compiled(call: &ast::ExprCall, binding: &CompileBinding) -> bool {
 fn hook_registration(call: &ast::ExprCall) -> Option<(String, &str)> {
     let Expr::Attribute(method) = call.func.as_ref() else { return None };
     let hook = method.attr.id.as_str();
-    HOOKS.contains(&hook).then(|| Some((receiver_path(&method.value)?, hook)))?
+    REGISTRATIONS.contains(&hook).then(|| Some((receiver_path(&method.value)?, hook)))?
 }
 
 /// `model`, `model.encoder`, `model.layers[0]` written as a path (`[...]` for any index).

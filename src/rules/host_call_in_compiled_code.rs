@@ -10,7 +10,8 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::Diagnostic;
 use crate::model::compiled_code::Site;
 use crate::model::imports::{Imports, dotted_name};
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF107",
@@ -23,8 +24,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// What kind of host call, and what to do instead.
 #[derive(Clone, Copy)]

@@ -17,7 +17,8 @@ use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::Imports;
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF201",
@@ -30,8 +31,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 /// Names under which models keep their maximum sequence length.
 const MAX_LENGTH_NAMES: [&str; 9] = [

@@ -10,7 +10,8 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::Site;
 use crate::model::shapes::InputSizes;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF204",
@@ -23,8 +24,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(LoopFinder { function, sizes: function.sizes(), found: Vec::new() }))

@@ -14,9 +14,10 @@ use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::module::{init_method, is_self, method_body, self_assignments};
+use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF206",
@@ -29,8 +30,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// torch.nn modules with no parameters, no buffers that forward relies on and no train/eval
 /// behaviour: building one in `__init__` instead of on every call changes nothing.
@@ -273,7 +275,7 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
 /// `nn.Linear(...)`, or `nn.Linear(...).to(x.device)`: the constructor call.
 fn module_call<'a>(model: &FileModel, value: &'a Expr) -> Option<&'a ast::ExprCall> {
     let Expr::Call(call) = value else { return None };
-    if model.is_module_class(&call.func) {
+    if is_module_class(model, &call.func) {
         return Some(call);
     }
     match call.func.as_ref() {

@@ -18,7 +18,8 @@ use crate::model::file::FileModel;
 use crate::model::module::{is_self, method_body, self_assignments};
 use crate::model::reach::describe;
 use crate::model::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF203",
@@ -31,8 +32,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 /// How compiled code changes a scalar attribute.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -16,9 +16,10 @@ use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::module::{init_method, is_self, method_body, self_assignments};
+use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF102",
@@ -31,8 +32,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
     mentions: &[],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
@@ -69,7 +71,7 @@ fn holds_module(model: &FileModel, class: usize, helper: &str) -> bool {
     self_assignments(model, class)
         .iter()
         .filter(|a| a.attr == helper)
-        .any(|a| matches!(a.value(), Some(Expr::Call(call)) if model.is_module_class(&call.func)))
+        .any(|a| matches!(a.value(), Some(Expr::Call(call)) if is_module_class(model, &call.func)))
 }
 
 /// A read of a helper's attribute, a call of its method, `len()` or `getattr()` of it, or a

@@ -12,7 +12,8 @@ use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::file::FunctionNode;
 use crate::model::imports::{Imports, dotted_name, last_segment};
-use crate::rules::{Category, Checker, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF101",
@@ -25,8 +26,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Safe],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// Logger methods, including transformers' `warning_once` / `info_once`: Dynamo breaks on any
 /// logger method it is not told to ignore.

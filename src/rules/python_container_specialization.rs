@@ -15,7 +15,8 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::imports::Imports;
 use crate::model::module::is_self;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF205",
@@ -28,8 +29,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// The function's list parameters whose length shapes its compiled code: each new length
 /// recompiles.

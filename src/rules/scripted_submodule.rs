@@ -12,7 +12,8 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
 use crate::model::module::{init_method, is_self, self_assignments};
 use crate::model::reach::describe;
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF109",
@@ -25,8 +26,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;

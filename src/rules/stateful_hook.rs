@@ -17,10 +17,10 @@ use crate::fix::text::{insert_decorator, torch_name};
 use crate::fix::torch_api::{TorchVersion, disable};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
-use crate::model::file::{FileModel, FunctionNode};
-use crate::model::hooks::Hook;
+use crate::model::file::{FileModel, FunctionNode, Hook};
 use crate::model::reach::{Target, describe, targets};
-use crate::rules::{Category, Checker, Hooks, Rule};
+use crate::rules::check::{Checker, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF202",
@@ -33,8 +33,9 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::File(check),
 };
+
+pub const HOOKS: Hooks = Hooks::File(check);
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;

@@ -12,7 +12,8 @@ use crate::diagnostic::Diagnostic;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::tensor::Tensors;
-use crate::rules::{Category, Function, FunctionHooks, Hooks, Rule};
+use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF103",
@@ -25,8 +26,9 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
-    hooks: Hooks::Function(start),
 };
+
+pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// Full reductions: called with no arguments they return a 0-d tensor.
 const FULL_REDUCTIONS: [&str; 12] =

@@ -1,0 +1,171 @@
+//! The one walk that fills a file's model: its functions and classes with their scopes, the
+//! calls that register hooks or compile functions (resolved once every function is known), and
+//! each class's assignments to `self`.
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::model::file::{Class, FileModel, Function, FunctionNode, SelfAssignment};
+use crate::model::hooks::{self, PendingCall};
+use crate::model::imports::Imports;
+use crate::model::module::{method_body, self_attributes};
+use crate::source::SourceFile;
+
+impl<'a> FileModel<'a> {
+    /// The structure of a file; `region` stays empty until `reach::mark_region`.
+    pub fn build(source: &'a SourceFile, module_name: &str) -> Self {
+        let suite = source.parsed.suite();
+        let is_package = source.path.file_stem().is_some_and(|stem| stem == "__init__");
+        let mut model = FileModel::new(source, module_name, Imports::collect(suite, module_name, is_package));
+        let mut collector =
+            ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
+        collector.visit_body(suite);
+        let pending = std::mem::take(&mut collector.pending);
+        for call in pending {
+            hooks::resolve(&mut model, call);
+        }
+        model.self_assignments = collect_self_assignments(&model);
+        model
+    }
+}
+
+/// The assignments to `self` attributes in each class's methods.
+fn collect_self_assignments<'a>(model: &FileModel<'a>) -> Vec<Vec<SelfAssignment<'a>>> {
+    (0..model.classes.len()).map(|class| collect(model, class)).collect()
+}
+
+fn collect<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
+    let mut found = Vec::new();
+    for &method in model.methods_of(class) {
+        let body = method_body(model, method);
+        let mut collector = AssignmentCollector { method, top_level: body, found: &mut found };
+        collector.visit_body(body);
+    }
+    found
+}
+
+struct AssignmentCollector<'a, 'f> {
+    method: usize,
+    top_level: &'a [Stmt],
+    found: &'f mut Vec<SelfAssignment<'a>>,
+}
+
+impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let targets: Vec<&Expr> = match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+            Stmt::Assign(assign) => assign.targets.iter().collect(),
+            Stmt::AugAssign(assign) => vec![assign.target.as_ref()],
+            Stmt::AnnAssign(assign) => vec![assign.target.as_ref()],
+            _ => Vec::new(),
+        };
+        for attr in targets.into_iter().flat_map(self_attributes) {
+            let top_level = self.top_level.iter().any(|s| std::ptr::eq(s, stmt));
+            self.found.push(SelfAssignment { attr, method: self.method, stmt, top_level });
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+}
+
+#[derive(Default, Clone)]
+struct Scope {
+    class: Option<usize>,
+    function: Option<usize>,
+    prefix: String,
+}
+
+struct ScopeCollector<'m, 'a> {
+    model: &'m mut FileModel<'a>,
+    scope: Scope,
+    pending: Vec<PendingCall<'a>>,
+    /// Loops and comprehensions around the current code, within its function.
+    loop_depth: usize,
+}
+
+impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(def) => self.enter_function(def),
+            Stmt::ClassDef(class) => self.enter_class(class),
+            Stmt::For(_) | Stmt::While(_) => self.in_loop(|this| walk_stmt(this, stmt)),
+            _ => walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Call(call) => {
+                let in_loop = self.loop_depth > 0;
+                if let Some(pending) = PendingCall::classify(call, self.scope.function, in_loop, &self.model.imports) {
+                    self.pending.push(pending);
+                }
+                walk_expr(self, expr);
+            }
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                self.in_loop(|this| walk_expr(this, expr));
+            }
+            _ => walk_expr(self, expr),
+        }
+    }
+}
+
+impl<'a> ScopeCollector<'_, 'a> {
+    fn in_loop(&mut self, walk: impl FnOnce(&mut Self)) {
+        self.loop_depth += 1;
+        walk(self);
+        self.loop_depth -= 1;
+    }
+
+    fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
+        let qualname = format!("{}{}", self.scope.prefix, def.name.id);
+        let decorators: Vec<Option<String>> =
+            def.decorator_list.iter().map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
+        let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
+        let index = self.model.add_function(Function {
+            qualname: qualname.clone(),
+            name: def.name.id.to_string(),
+            node: FunctionNode::Def(def),
+            class: self.scope.class,
+            parent: self.scope.function,
+            disabled: has(is_disable_decorator),
+            compiled: has(|name| name == "torch.compile"),
+        });
+        for decorator in &def.decorator_list {
+            self.visit_expr(&decorator.expression);
+        }
+        let outer_loops = std::mem::take(&mut self.loop_depth);
+        let outer = std::mem::replace(
+            &mut self.scope,
+            Scope { class: None, function: Some(index), prefix: format!("{qualname}.<locals>.") },
+        );
+        self.visit_body(&def.body);
+        self.scope = outer;
+        self.loop_depth = outer_loops;
+    }
+
+    fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
+        let qualname = format!("{}{}", self.scope.prefix, class.name.id);
+        let bases = class.bases().iter().filter_map(|base| self.model.imports.qualified_name(base)).collect();
+        let index = self.model.add_class(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
+        let function = self.scope.function;
+        let outer =
+            std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });
+        self.visit_body(&class.body);
+        self.scope = outer;
+    }
+}
+
+/// The qualified name of a decorator, looking through a call (`@torch.compile(mode=...)`).
+fn decorator_name(expr: &Expr, imports: &Imports) -> Option<String> {
+    match expr {
+        Expr::Call(call) => imports.qualified_name(&call.func),
+        _ => imports.qualified_name(expr),
+    }
+}
+
+/// `torch.compiler.disable`, `torch._dynamo.disable` and their re-exports.
+pub fn is_disable_decorator(name: &str) -> bool {
+    name.starts_with("torch.") && name.ends_with(".disable")
+}

@@ -1,0 +1,87 @@
+//! What the project index tells one file about itself (`Facts`), and which of those facts the
+//! analysis of the file depends on (`Dependence`). The index produces them, `reach::mark_region`
+//! reads them into the file's model, and a run compares them to skip a second parse.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::model::file::{FileModel, Reason};
+use crate::model::imports::unqualified;
+use crate::model::module::self_assignments;
+use crate::model::mutation::StateAttributes;
+
+/// What the index tells one file about itself.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// Qualnames of the file's classes that are `nn.Module` subclasses.
+    pub module_classes: HashSet<String>,
+    /// Qualnames of the file's functions in the compiled region, with the reason.
+    pub reached: HashMap<String, Reason>,
+    /// Names the file imports that are project `nn.Module` classes.
+    pub imported_module_classes: HashSet<String>,
+    /// Attribute names that hold changing state anywhere in the project (shared by all files).
+    pub state_attributes: Arc<StateAttributes>,
+    /// The file may hold code the setup rules read outside the compiled region.
+    pub setup_code: bool,
+}
+
+/// Which of the project's facts the analysis of a file can depend on, beyond its region.
+#[derive(Debug, Clone, Default)]
+pub struct Dependence {
+    /// The file registers hooks: their analysis reads project-wide state attributes.
+    has_hooks: bool,
+    /// Names the file calls to make an attribute (`self.x = Name(...)`): TCF102 asks whether
+    /// they are module classes.
+    constructed: HashSet<String>,
+}
+
+impl Dependence {
+    pub fn of(model: &FileModel) -> Self {
+        Dependence { has_hooks: !model.hooks.is_empty(), constructed: constructed_on_self(model) }
+    }
+}
+
+/// `Encoder` in `self.encoder = Encoder(cfg)` (or `self.encoder: Encoder = Encoder(cfg)`), in any
+/// method of any class of the file.
+fn constructed_on_self(model: &FileModel) -> HashSet<String> {
+    (0..model.classes.len())
+        .flat_map(|class| self_assignments(model, class))
+        .filter_map(|assignment| match assignment.value()? {
+            ruff_python_ast::Expr::Call(call) => match call.func.as_ref() {
+                ruff_python_ast::Expr::Name(name) => Some(name.id.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+impl Facts {
+    /// Whether the analysis of the file these facts describe comes out the same with `other`:
+    /// the same region and reasons, and the same answers to the questions the file asks.
+    pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
+        let changed_class_matters = || {
+            let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
+            if changed.peek().is_none() {
+                return false;
+            }
+            // Built once, not per changed class: a file can hold thousands of classes.
+            let with_reached_code = enclosing_names(self.reached.keys().chain(other.reached.keys()));
+            changed.any(|class| {
+                with_reached_code.contains(class.as_str()) || dependence.constructed.contains(unqualified(class))
+            })
+        };
+        let asked = |names: &HashSet<String>| -> HashSet<String> {
+            names.intersection(&dependence.constructed).cloned().collect()
+        };
+        self.reached == other.reached
+            && !changed_class_matters()
+            && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
+            && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
+    }
+}
+
+/// Every name a qualname is nested in: `A`, `A.f` and `A.f.<locals>` for `A.f.<locals>.g`.
+fn enclosing_names<'q>(qualnames: impl Iterator<Item = &'q String>) -> HashSet<&'q str> {
+    qualnames.flat_map(|qualname| qualname.match_indices('.').map(move |(dot, _)| &qualname[..dot])).collect()
+}

@@ -1,0 +1,78 @@
+//! What a run asks of the rules: which are enabled (`--select` / `--ignore`, per-file ignores),
+//! and the options that shape their findings and fixes.
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::diagnostic::Severity;
+use crate::fix::torch_api::TorchVersion;
+use crate::rules::rule::Rule;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Attribute names on `self` that hold opaque helper objects (tokenizers and the like).
+    pub opaque_helpers: Vec<String>,
+    pub selection: Selection,
+    /// The oldest torch the fixed code must run on.
+    pub target_torch: TorchVersion,
+    /// Findings less severe than this are dropped (`--min-severity`).
+    pub min_severity: Severity,
+    /// The configuration file's per-file ignores, if any.
+    pub config: Option<Arc<Config>>,
+}
+
+impl Settings {
+    /// The settings for one file: these, less the rules `per-file-ignores` turns off for it.
+    pub fn for_file(&self, path: &Path) -> Cow<'_, Settings> {
+        let ignored = self.config.as_ref().map(|config| config.ignored_for(path)).unwrap_or_default();
+        if ignored.is_empty() {
+            return Cow::Borrowed(self);
+        }
+        let mut settings = self.clone();
+        settings.selection.ignore.extend(ignored);
+        Cow::Owned(settings)
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            opaque_helpers: ["tokenizer", "processor", "image_processor", "feature_extractor"]
+                .map(String::from)
+                .to_vec(),
+            selection: Selection::default(),
+            target_torch: TorchVersion::DEFAULT,
+            min_severity: Severity::Low,
+            config: None,
+        }
+    }
+}
+
+/// `--select` / `--ignore`: by code, code prefix (`TCF1`), name or category (`recompile`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+}
+
+impl Selection {
+    pub fn enabled(&self, rule: &Rule) -> bool {
+        let matches = |selector: &String| Selection::matches(selector, rule);
+        (self.select.is_empty() || self.select.iter().any(matches)) && !self.ignore.iter().any(matches)
+    }
+
+    /// Whether a selector list (`# noqa: TCF101, TCF2`) names the rule.
+    pub fn names(selectors: &[String], rule: &Rule) -> bool {
+        selectors.iter().any(|selector| Selection::matches(selector, rule))
+    }
+
+    /// Whether one selector names the rule: `ALL`, its name, a prefix of its code, its category.
+    pub fn matches(selector: &str, rule: &Rule) -> bool {
+        selector == "ALL"
+            || selector.eq_ignore_ascii_case(rule.name)
+            || rule.code.starts_with(&selector.to_ascii_uppercase())
+            || selector.eq_ignore_ascii_case(rule.category.selector())
+    }
+}
