@@ -86,6 +86,8 @@ struct ScopeCollector<'m, 'a> {
 
 impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let in_init = self.in_init();
+        self.model.local_state.record_statement(stmt, in_init, self.scope.class.is_some());
         match stmt {
             Stmt::FunctionDef(def) => self.enter_function(def),
             Stmt::ClassDef(class) => self.enter_class(class),
@@ -97,6 +99,8 @@ impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Call(call) => {
+                let in_init = self.in_init();
+                self.model.local_state.record_call(call, in_init);
                 let in_loop = self.loop_depth > 0;
                 if let Some(pending) = PendingCall::classify(call, self.scope.function, in_loop, &self.model.imports) {
                     self.pending.push(pending);
@@ -112,6 +116,12 @@ impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
 }
 
 impl<'a> ScopeCollector<'_, 'a> {
+    /// In the code of an `__init__` (a class nested in one included): assignments there set up
+    /// state rather than change it.
+    fn in_init(&self) -> bool {
+        self.scope.function.is_some_and(|function| self.model.functions[function].name == "__init__")
+    }
+
     fn in_loop(&mut self, walk: impl FnOnce(&mut Self)) {
         self.loop_depth += 1;
         walk(self);

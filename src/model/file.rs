@@ -29,6 +29,9 @@ pub struct FileModel<'a> {
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
     pub state_attributes: Arc<StateAttributes>,
+    /// What the file's own code says about attributes that hold state (the index merges every
+    /// file's into `state_attributes`).
+    pub local_state: StateAttributes,
     /// Lookups kept as functions are added (a file can define tens of thousands of functions):
     /// non-method functions by (enclosing function, name), methods by (class, name), and each
     /// class's methods. The first definition of a name wins.
@@ -175,6 +178,7 @@ impl<'a> FileModel<'a> {
             region: HashMap::new(),
             imported_module_classes: HashSet::new(),
             state_attributes: Arc::default(),
+            local_state: StateAttributes::default(),
             in_scope: HashMap::new(),
             self_assignments: Vec::new(),
             methods: HashMap::new(),

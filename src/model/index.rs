@@ -94,7 +94,7 @@ impl FileSummary {
         Self {
             module_name: model.module_name.clone(),
             imported_classes,
-            state_attributes: StateAttributes::of(model.source.parsed.suite()),
+            state_attributes: model.local_state.clone(),
             classes,
             functions,
             setup_code: crate::model::compile_calls::mentions_setup_code(&model.source.text),

@@ -9,8 +9,7 @@
 
 use std::collections::HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Expr, Stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StateAttributes {
@@ -20,10 +19,28 @@ pub struct StateAttributes {
 }
 
 impl StateAttributes {
-    pub fn of(suite: &[Stmt]) -> Self {
-        let mut finder = StateFinder { in_init: false, in_class_body: false, found: Self::default() };
-        finder.visit_body(suite);
-        finder.found
+    /// What one statement says, given where it sits: in an `__init__`, directly in a class body.
+    /// The collect walk calls it for every statement of a file.
+    pub fn record_statement(&mut self, stmt: &Stmt, in_init: bool, in_class_body: bool) {
+        let mut place = Place { in_init, in_class_body, found: self };
+        match stmt {
+            Stmt::Assign(assign) => assign.targets.iter().for_each(|t| place.record_target(t, Some(&assign.value))),
+            Stmt::AnnAssign(assign) => place.record_target(&assign.target, assign.value.as_deref()),
+            Stmt::AugAssign(assign) => {
+                if let Expr::Attribute(attr) = assign.target.as_ref() {
+                    self.counters.insert(attr.attr.id.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `setattr(obj, "name", ...)` outside an `__init__`: the attribute changes.
+    pub fn record_call(&mut self, call: &ast::ExprCall, in_init: bool) {
+        let is_setattr = matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == "setattr");
+        if let (true, Some(Expr::StringLiteral(name)), false) = (is_setattr, call.arguments.args.get(1), in_init) {
+            self.changing.insert(name.value.to_str().to_string());
+        }
     }
 
     pub fn extend(&mut self, other: &StateAttributes) {
@@ -42,14 +59,15 @@ impl StateAttributes {
     }
 }
 
-struct StateFinder {
+/// Where an assignment sits.
+struct Place<'s> {
     in_init: bool,
     /// Directly in a class body (not in one of its methods).
     in_class_body: bool,
-    found: StateAttributes,
+    found: &'s mut StateAttributes,
 }
 
-impl StateFinder {
+impl Place<'_> {
     fn record_target(&mut self, target: &Expr, value: Option<&Expr>) {
         let is_flag = matches!(value, Some(Expr::BooleanLiteral(_)));
         match target {
@@ -68,46 +86,5 @@ impl StateFinder {
             Expr::List(list) => list.elts.iter().for_each(|e| self.record_target(e, None)),
             _ => {}
         }
-    }
-}
-
-impl<'a> Visitor<'a> for StateFinder {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            Stmt::FunctionDef(def) => {
-                let outer = (self.in_init, self.in_class_body);
-                (self.in_init, self.in_class_body) = (def.name.id.as_str() == "__init__", false);
-                walk_stmt(self, stmt);
-                (self.in_init, self.in_class_body) = outer;
-                return;
-            }
-            Stmt::ClassDef(_) => {
-                let outer = std::mem::replace(&mut self.in_class_body, true);
-                walk_stmt(self, stmt);
-                self.in_class_body = outer;
-                return;
-            }
-            Stmt::Assign(assign) => assign.targets.iter().for_each(|t| self.record_target(t, Some(&assign.value))),
-            Stmt::AnnAssign(assign) => self.record_target(&assign.target, assign.value.as_deref()),
-            Stmt::AugAssign(assign) => {
-                if let Expr::Attribute(attr) = assign.target.as_ref() {
-                    self.found.counters.insert(attr.attr.id.to_string());
-                }
-            }
-            _ => {}
-        }
-        walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            let is_setattr = matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == "setattr");
-            if let (true, Some(Expr::StringLiteral(name)), false) =
-                (is_setattr, call.arguments.args.get(1), self.in_init)
-            {
-                self.found.changing.insert(name.value.to_str().to_string());
-            }
-        }
-        walk_expr(self, expr);
     }
 }
