@@ -1,6 +1,7 @@
 //! A run over many files in two passes, both parallel: summarise every file into the project
 //! index, then analyse (or fix) each file against it. Only names and edges, and pass one's
-//! findings (see `guess`), are kept between the passes, so memory stays per file.
+//! findings (see `guess`) with the text of the files that have some, are kept between the
+//! passes, so memory stays per file.
 
 mod guess;
 
@@ -149,10 +150,11 @@ fn both_passes(
         .zip(guesses.into_par_iter())
         .map(|((i, facts), guess)| {
             let path = &files[i];
-            let outcome = if guess.stands(&facts) {
-                isolated(|| finish(path, guess, &facts, &settings.for_file(path), mode))
-            } else {
-                isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode))
+            let outcome = match guess {
+                Some(guess) if guess.stands(&facts) => {
+                    isolated(|| finish(path, guess, &facts, &settings.for_file(path), mode))
+                }
+                _ => isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode)),
             };
             step();
             FileReport { path: path.clone(), outcome }

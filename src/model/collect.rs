@@ -2,7 +2,7 @@
 //! calls that register hooks or compile functions (resolved once every function is known), and
 //! each class's assignments to `self`.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::visitor::{Visitor, walk_body, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::model::file::{Class, FileModel, Function, FunctionNode, SelfAssignment};
@@ -38,7 +38,7 @@ fn collect<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
     let mut found = Vec::new();
     for &method in model.methods_of(class) {
         let body = method_body(model, method);
-        let mut collector = AssignmentCollector { method, top_level: body, found: &mut found };
+        let mut collector = AssignmentCollector { method, depth: 0, found: &mut found };
         collector.visit_body(body);
     }
     found
@@ -46,11 +46,18 @@ fn collect<'a>(model: &FileModel<'a>, class: usize) -> Vec<SelfAssignment<'a>> {
 
 struct AssignmentCollector<'a, 'f> {
     method: usize,
-    top_level: &'a [Stmt],
+    /// How many bodies the walk is in: 1 is the method's own.
+    depth: usize,
     found: &'f mut Vec<SelfAssignment<'a>>,
 }
 
 impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        self.depth += 1;
+        walk_body(self, body);
+        self.depth -= 1;
+    }
+
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         let targets: Vec<&Expr> = match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
@@ -59,8 +66,8 @@ impl<'a> Visitor<'a> for AssignmentCollector<'a, '_> {
             Stmt::AnnAssign(assign) => vec![assign.target.as_ref()],
             _ => Vec::new(),
         };
+        let top_level = self.depth == 1;
         for attr in targets.into_iter().flat_map(self_attributes) {
-            let top_level = self.top_level.iter().any(|s| std::ptr::eq(s, stmt));
             self.found.push(SelfAssignment { attr, method: self.method, stmt, top_level });
         }
         walk_stmt(self, stmt);

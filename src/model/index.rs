@@ -12,8 +12,8 @@ use crate::model::module::is_torch_module_base;
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Target, root_reason, targets};
 
-/// The index's answer to each file, and what of it a file's analysis depends on: their own
-/// module, read by `reach::mark_region` without depending on the index.
+/// The index's answer to each file, and what of it a file's analysis depends on (defined in
+/// `facts.rs`, so that `reach::mark_region` reads them without depending on the index).
 pub use crate::model::facts::{Dependence, Facts};
 
 /// What one file contributes to the index.

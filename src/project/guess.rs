@@ -15,10 +15,11 @@ use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
 
-/// What pass one keeps of a file: its summary for the index, and the guess.
+/// What pass one keeps of a file: its summary for the index, and the guess (none when checking
+/// the file failed: pass two checks it again, and reports the failure as that file's error).
 pub(super) struct Look {
     pub summary: FileSummary,
-    pub guess: Guess,
+    pub guess: Option<Guess>,
 }
 
 /// Findings made with the file's own facts.
@@ -41,14 +42,30 @@ pub(super) fn look(
     let source = SourceFile::parse(path, text)?;
     let mut model = FileModel::build(&source, &module_name(path));
     let summary = FileSummary::of(&model);
+    // A panic in a rule must not keep the file's summary from the index: other files' findings
+    // depend on it. The panic stays quiet here (`project::isolated` is around this work).
+    let guess = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        guess(&source, &mut model, &summary, settings, modules)
+    }));
+    Ok(Look { summary, guess: guess.ok() })
+}
+
+/// The file's findings with its own facts (and what they assume).
+fn guess(
+    source: &SourceFile,
+    model: &mut FileModel,
+    summary: &FileSummary,
+    settings: &Settings,
+    modules: &HashSet<String>,
+) -> Guess {
     let mut facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
-    let assumed = Assumed::of(&model, &facts, modules);
+    let assumed = Assumed::of(model, &facts, modules);
     assumed.add_to(&mut facts);
-    mark_region(&mut model, &facts);
-    let diagnostics = crate::check_model(&model, settings);
-    let dependence = Dependence::of(&model);
+    mark_region(model, &facts);
+    let diagnostics = crate::check_model(model, settings);
+    let dependence = Dependence::of(model);
     let text = (!diagnostics.is_empty()).then(|| source.text.clone());
-    Ok(Look { summary, guess: Guess { facts, dependence, assumed, diagnostics, text } })
+    Guess { facts, dependence, assumed, diagnostics, text }
 }
 
 impl Guess {

@@ -2,11 +2,12 @@
 //! expression to the hooks of the enabled rules, with what the rules ask about the function
 //! (which values are tensors, which sizes come from inputs) worked out once and shared.
 //!
-//! Like ruff's `Checker`, rules do not walk the compiled code themselves: a rule that looks at
-//! compiled code declares `Hooks::Function` and gets, for each region function, a chance to start
-//! its [`FunctionHooks`]; the walk then calls them node by node and `finish` turns what they saw
-//! into findings. Rules about a class or the file as a whole (setup code, `__init__` against
-//! `forward`) declare `Hooks::File`.
+//! Like ruff's `Checker`: a rule that looks at the compiled code of one function at a time
+//! declares `Hooks::Function` and gets, for each region function, a chance to start its
+//! [`FunctionHooks`]; the walk then calls them node by node and `finish` turns what they saw into
+//! findings. Rules about a class or the file as a whole (`__init__` against `forward`, setup code,
+//! a fix shared by the methods of a class) declare `Hooks::File` and still walk what they need
+//! themselves: TCF102, TCF108-TCF110, TCF201-TCF203, TCF207 and TCF301-TCF401.
 //!
 //! The checker is handed the rules to run ([`Registered`]) rather than reading the registry: the
 //! registry lists the rule files, and the rule files are written against this checker.

@@ -47,6 +47,21 @@ const LOG_METHODS: [&str; 12] = [
     "info_once",
 ];
 
+struct Output {
+    name: String,
+    call: TextRange,
+    /// The statement the call makes up, when it is one (only then can it be guarded).
+    statement: Option<TextRange>,
+    site: Site,
+}
+
+struct OutputFinder<'c, 'a> {
+    function: &'c Function<'c, 'a>,
+    found: Vec<Output>,
+    /// The call of the last output statement found.
+    statement_call: Option<TextRange>,
+}
+
 /// Each output call of the function's compiled code; one that makes up a statement of its own
 /// can be guarded.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
@@ -108,21 +123,6 @@ fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, st
         }
         None => diagnostic.without_fix("the statement shares its line with other code: put it on a line of its own"),
     }
-}
-
-struct Output {
-    name: String,
-    call: TextRange,
-    /// The statement the call makes up, when it is one (only then can it be guarded).
-    statement: Option<TextRange>,
-    site: Site,
-}
-
-struct OutputFinder<'c, 'a> {
-    function: &'c Function<'c, 'a>,
-    found: Vec<Output>,
-    /// The call of the last output statement found.
-    statement_call: Option<TextRange>,
 }
 
 /// How to name a call that writes output (`print()`, `logger.info()`), if it is one.

@@ -56,7 +56,7 @@ pub struct Rule {
     pub fixes: &'static [Safety],
     /// Words one of which a file must contain for the rule to find anything there (the names its
     /// hazard is spelled with, aliases included: `import ... as` keeps the name in the file).
-    /// Files without them are skipped unread. Empty: every file.
+    /// The rule does not run on a file without them. Empty: every file.
     pub mentions: &'static [&'static str],
 }
 
