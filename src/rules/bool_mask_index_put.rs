@@ -53,6 +53,7 @@ const FRESH_TENSOR: [&str; 16] = [
     "tensor",
 ];
 
+/// The assignments of tensor values through a boolean mask in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(IndexPutFinder { function, tensors: function.tensors(), found: Vec::new() }))
 }

@@ -75,6 +75,7 @@ const ELEMENTWISE: &[&str] = &[
 /// Full reductions: called with no arguments they return a 0-d tensor.
 const FULL_REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var"];
 
+/// The `if`, `elif`, `while`, ternary and `and`/`or` tests on tensor data in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(BranchFinder { function, tensors: function.tensors(), found: Vec::new(), tests: Vec::new() }))
 }

@@ -38,6 +38,7 @@ const NO_DENSE_FORM: &str = "no dense rewrite keeps the shape: keep the full ten
                              `nonzero_static(size=...)` with a known bound, move the selection out of the compiled \
                              code, or set `torch._dynamo.config.capture_dynamic_output_shape_ops = True`";
 
+/// The reads and calls in the function's compiled code whose output size depends on tensor values.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     let imports = &function.model().imports;
     Some(Box::new(ShapeFinder { function, tensors: function.tensors(), imports, found: Vec::new() }))

@@ -78,6 +78,7 @@ const CLOCKS: [&str; 8] = [
     "time.process_time_ns",
 ];
 
+/// The clock, sleep, datetime, uuid and numpy random calls in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(HostCallFinder { function, found: Vec::new() }))
 }

@@ -28,6 +28,7 @@ pub static RULE: Rule = Rule {
 
 pub const HOOKS: Hooks = Hooks::Function(start);
 
+/// The `for` loops over `range` of an input size in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(LoopFinder { function, sizes: function.sizes(), found: Vec::new() }))
 }

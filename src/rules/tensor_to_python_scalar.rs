@@ -34,6 +34,7 @@ pub const HOOKS: Hooks = Hooks::Function(start);
 const FULL_REDUCTIONS: [&str; 12] =
     ["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "argmax", "argmin"];
 
+/// The tensor-to-Python conversions (`.item()`, `int(t)`...) in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(ScalarFinder {
         function,
