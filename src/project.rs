@@ -350,32 +350,32 @@ class Model(nn.Module):
 
     /// When the index agrees with what a file says of itself, pass one's findings stand: the
     /// file is not read (nor parsed) again, also when fixing, unless a fix changes it.
-    #[test]
-    fn files_the_index_agrees_on_are_read_once_when_fixing() {
-        let files = [PathBuf::from("a.py"), PathBuf::from("quiet.py")];
+    /// Fixes `a.py` and the second file (path and text), counting how often files are read.
+    fn fix_counting_reads(a: &str, (b_path, b): (&str, &str)) -> (Vec<FileReport>, usize) {
+        let files = [PathBuf::from("a.py"), PathBuf::from(b_path)];
         let reads = AtomicUsize::new(0);
         let read = |path: &Path| -> Result<String, SourceError> {
             reads.fetch_add(1, Ordering::SeqCst);
-            Ok(if path == Path::new("a.py") { MODEL } else { QUIET }.to_string())
+            Ok(if path == Path::new("a.py") { a } else { b }.to_string())
         };
         let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        (reports, reads.load(Ordering::SeqCst))
+    }
+
+    #[test]
+    fn files_the_index_agrees_on_are_read_once_when_fixing() {
+        let (reports, reads) = fix_counting_reads(MODEL, ("quiet.py", QUIET));
         assert_eq!(outcomes(&reports), [("a.py".to_string(), Ok(1)), ("quiet.py".to_string(), Ok(0))]);
-        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        assert_eq!(reads, 2);
         let fixed = reports[0].outcome.as_ref().unwrap();
         assert!(fixed.changed() && fixed.diagnostics.is_empty(), "the print is fixed and nothing is left");
     }
 
     #[test]
     fn fixing_a_file_whose_facts_differ_reads_it_again() {
-        let files = [PathBuf::from("a.py"), PathBuf::from("late.py")];
-        let reads = AtomicUsize::new(0);
-        let read = |path: &Path| -> Result<String, SourceError> {
-            reads.fetch_add(1, Ordering::SeqCst);
-            Ok(if path == Path::new("a.py") { CALLER } else { HELPER }.to_string())
-        };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        let (reports, reads) = fix_counting_reads(CALLER, ("late.py", HELPER));
         assert_eq!(outcomes(&reports), [("a.py".to_string(), Ok(0)), ("late.py".to_string(), Ok(1))]);
-        assert_eq!(reads.load(Ordering::SeqCst), 3, "late.py is read again: on its own it has no compiled code");
+        assert_eq!(reads, 3, "late.py is read again: on its own it has no compiled code");
     }
 
     const QUIET: &str = "from torch import nn

@@ -241,15 +241,15 @@ impl<'a> FileModel<'a> {
     }
 
     /// Region functions in source order.
-    pub fn region_functions(&self) -> Vec<usize> {
+    pub fn region_functions(&self) -> &[usize] {
         debug_assert_eq!(self.region_order.len(), self.region.len(), "region changed after index_region");
-        self.region_order.clone()
+        &self.region_order
     }
 
     /// The region functions whose `self` is an instance of `class` (its methods and their nested
     /// functions), in source order.
-    pub fn region_functions_of(&self, class: usize) -> Vec<usize> {
-        self.region_of_class.get(&class).cloned().unwrap_or_default()
+    pub fn region_functions_of(&self, class: usize) -> &[usize] {
+        self.region_of_class.get(&class).map_or(&[], Vec::as_slice)
     }
 
     /// Rebuild the lookups over what `reach::mark_region` filled in: `region` and each class's

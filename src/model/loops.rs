@@ -58,7 +58,7 @@ impl LoopCalls {
         let mut calls = |function: usize| resolve(model, function, &CalledNames::of(model, function), &mut submodules);
         let mut frame_of = HashMap::new();
         let mut queue = Vec::new();
-        for function in model.region_functions() {
+        for &function in model.region_functions() {
             for call in calls(function).into_iter().filter(|call| call.in_loop) {
                 if call.callee != function && !frame_of.contains_key(&call.callee) {
                     frame_of.insert(call.callee, model.function(function).qualname.clone());

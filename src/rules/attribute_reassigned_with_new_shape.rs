@@ -55,7 +55,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         }
         let others = attributes_of_other_rules(model, class);
         let buffers = registered_buffers(model, class);
-        for function in functions {
+        for &function in functions {
             for rebuild in rebuilds(model, function) {
                 if others.contains(&rebuild.attribute) {
                     continue;

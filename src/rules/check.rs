@@ -156,7 +156,7 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Ve
 /// Walks each region function once for all the rules, and lets them report on it; the facts
 /// about a function are dropped before the next is walked (a file can hold tens of thousands).
 fn check_region(checker: &Checker, starts: &[StartFunction], diagnostics: &mut Vec<Diagnostic>) {
-    for id in checker.model.region_functions() {
+    for &id in checker.model.region_functions() {
         let function = Function::new(checker, id);
         for hooks in walk_function(&function, starts) {
             hooks.finish(diagnostics);

@@ -53,7 +53,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     let mut seen = HashSet::new();
-    for function in model.region_functions() {
+    for &function in model.region_functions() {
         let mut finder = CompiledFinder { model, found: Vec::new() };
         visit_compiled(model.function(function).node.body(), &mut finder);
         for (call, site) in finder.found {

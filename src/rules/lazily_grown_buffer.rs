@@ -70,7 +70,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             continue;
         }
         let run_by_init = methods_run_by(model, class, init);
-        for function in model.region_functions_of(class) {
+        for &function in model.region_functions_of(class) {
             for growth in growths(model, function, &buffers) {
                 let guarded = growth_is_guarded(model, class, function, growth.site);
                 if guarded && run_by_init.contains(&model.function(function).name) {
@@ -201,7 +201,8 @@ fn growth_is_guarded(model: &FileModel, class: usize, function: usize, site: Sit
     let name = &model.function(function).name;
     let call_sites: Vec<Site> = model
         .region_functions()
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&f| model.self_class(f) == Some(class))
         .flat_map(|caller| self_calls(model, caller, true).into_iter().filter(|(called, _)| called == name))
         .map(|(_, site)| site)

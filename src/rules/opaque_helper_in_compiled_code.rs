@@ -40,7 +40,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     let mut names: HashMap<usize, CacheNames> = HashMap::new();
-    for function in model.region_functions() {
+    for &function in model.region_functions() {
         let Some(class) = model.self_class(function) else { continue };
         let helpers: Vec<&String> =
             checker.settings.opaque_helpers.iter().filter(|helper| !holds_module(model, class, helper)).collect();

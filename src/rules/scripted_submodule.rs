@@ -89,7 +89,7 @@ fn with_fix(model: &FileModel, diagnostic: Diagnostic, script: &ast::ExprCall) -
 
 /// The first compiled function of the class that calls `self.<attr>(...)`.
 fn first_compiled_call(model: &FileModel, class: usize, attr: &str) -> Option<usize> {
-    model.region_functions_of(class).into_iter().find_map(|function| {
+    model.region_functions_of(class).iter().find_map(|&function| {
         let mut finder = CallFinder { attr, found: None };
         visit_compiled(model.function(function).node.body(), &mut finder);
         finder.found.map(|_| function)
