@@ -39,6 +39,11 @@ impl Dependence {
     pub fn of(model: &FileModel) -> Self {
         Dependence { has_hooks: !model.hooks.is_empty(), constructed: constructed_on_self(model) }
     }
+
+    /// Whether the file builds an attribute of `self` by calling `name`.
+    pub fn constructs(&self, name: &str) -> bool {
+        self.constructed.contains(name)
+    }
 }
 
 /// `Encoder` in `self.encoder = Encoder(cfg)` (or `self.encoder: Encoder = Encoder(cfg)`), in any

@@ -5,12 +5,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use ruff_python_ast::Expr;
-
 use crate::diagnostic::Diagnostic;
 use crate::model::file::FileModel;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
-use crate::model::module::self_assignments;
 use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::source::{SourceError, SourceFile};
@@ -59,11 +56,11 @@ fn guess(
     modules: &HashSet<String>,
 ) -> Guess {
     let mut facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
-    let assumed = Assumed::of(model, &facts, modules);
+    let dependence = Dependence::of(model);
+    let assumed = Assumed::of(model, &facts, &dependence, modules);
     assumed.add_to(&mut facts);
     mark_region(model, &facts);
     let diagnostics = crate::check_model(model, settings);
-    let dependence = Dependence::of(model);
     let text = (!diagnostics.is_empty()).then(|| source.text.clone());
     Guess { facts, dependence, assumed, diagnostics, text }
 }
@@ -92,15 +89,15 @@ struct Assumed {
 }
 
 impl Assumed {
-    fn of(model: &FileModel, facts: &Facts, modules: &HashSet<String>) -> Self {
-        let built = built_on_self(model);
+    fn of(model: &FileModel, facts: &Facts, dependence: &Dependence, modules: &HashSet<String>) -> Self {
         let from_the_run =
             |qualified: &str| qualified.rsplit_once('.').is_some_and(|(module, _)| modules.contains(module));
-        let local = |qualified: &str| model.classes.iter().any(|class| class.qualname == qualified);
+        let local_classes: HashSet<&str> = model.classes.iter().map(|class| class.qualname.as_str()).collect();
+        let local = |qualified: &str| local_classes.contains(qualified);
         let module_classes = (0..model.classes.len())
             .filter(|&class| {
                 let info = &model.classes[class];
-                built.contains(info.node.name.id.as_str())
+                dependence.constructs(info.node.name.id.as_str())
                     && !facts.module_classes.contains(&info.qualname)
                     && model.method(class, "forward").is_none()
                     && info.bases.iter().any(|base| !local(base) && from_the_run(base))
@@ -111,7 +108,7 @@ impl Assumed {
             .imports
             .bindings()
             .filter(|(name, full)| {
-                built.contains(*name) && !facts.imported_module_classes.contains(*name) && from_the_run(full)
+                dependence.constructs(name) && !facts.imported_module_classes.contains(*name) && from_the_run(full)
             })
             .map(|(name, _)| name.to_string())
             .collect();
@@ -127,18 +124,4 @@ impl Assumed {
         self.module_classes.iter().all(|class| project.module_classes.contains(class))
             && self.imported_module_classes.iter().all(|name| project.imported_module_classes.contains(name))
     }
-}
-
-/// `Encoder` in `self.encoder = Encoder(cfg)`, in any method of any class of the file.
-fn built_on_self<'a>(model: &FileModel<'a>) -> HashSet<&'a str> {
-    (0..model.classes.len())
-        .flat_map(|class| self_assignments(model, class))
-        .filter_map(|assignment| match assignment.value()? {
-            Expr::Call(call) => match call.func.as_ref() {
-                Expr::Name(name) => Some(name.id.as_str()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
 }
