@@ -12,7 +12,9 @@
 #      is byte for byte the file the CLI wrote.
 #   5. the findings on the published layout are the list kept in snapshots/corpus-findings.txt
 #      (tests/corpus/findings.py): any change in what tcfix says about real code shows up in
-#      review; TCFIX_UPDATE_CORPUS_FINDINGS=1 rewrites the list after a change meant to alter it.
+#      review; TCFIX_UPDATE_CORPUS_FINDINGS=1 rewrites the list after a change meant to alter it;
+#   6. every finding in the precision ledger's sample files is labelled (snapshots/corpus-ledger.txt,
+#      tests/corpus/ledger.py), which prints precision per rule.
 # The same checks run on three layouts of the same code: as published; with CRLF and CR-only line
 # endings (alternating by file); and indented with tabs (every leading group of four spaces, in
 # the files where CPython still accepts that).
@@ -113,6 +115,10 @@ compare_findings() {
   else
     echo "corpus: findings identical to snapshots/corpus-findings.txt ($(wc -l <"$now" | tr -d ' '))"
   fi
+  local lines
+  lines=$(find "$1" -name '*.py' -print0 | xargs -0 cat | wc -l | tr -d ' ')
+  python3 "$repo/tests/corpus/ledger.py" check "$repo/snapshots/corpus-ledger.txt" "$now" --lines "$lines" ||
+    { echo "corpus: VIOLATION: the precision ledger does not match the findings" >&2; return 1; }
 }
 
 # All the checks on one layout of the corpus.
