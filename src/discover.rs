@@ -22,6 +22,17 @@ pub fn is_python(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
 }
 
+/// A test file, named the way pytest collects them (`test_*.py`, `*_test.py`), or any Python file
+/// under a `tests` directory (helpers and `conftest.py` that only tests import).
+pub fn is_test_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+    let pytest_name = name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"));
+    let under_tests = path
+        .parent()
+        .is_some_and(|dir| dir.components().any(|part| matches!(part.as_os_str().to_str(), Some("tests"))));
+    pytest_name || (under_tests && is_python(path))
+}
+
 pub fn discover(paths: &[PathBuf]) -> Discovered {
     let mut found = Discovered { files: Vec::new(), errors: Vec::new() };
     for path in paths {
@@ -144,4 +155,19 @@ fn walk_error(root: &Path, err: &ignore::Error) -> (PathBuf, String) {
 /// `./models/x.py` -> `models/x.py`.
 fn clean(path: &Path) -> PathBuf {
     path.strip_prefix(".").map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_files_are_named_as_pytest_collects_them() {
+        for test in ["test_attention.py", "pkg/attention_test.py", "tests/helpers.py", "tests/models/conftest.py"] {
+            assert!(is_test_file(Path::new(test)), "{test}");
+        }
+        for not_test in ["attention.py", "testing_utils.py", "contest.py", "tests.py", "latest_test/model.py"] {
+            assert!(!is_test_file(Path::new(not_test)), "{not_test}");
+        }
+    }
 }
