@@ -67,7 +67,8 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     let mut seen = HashSet::new();
     found.files.retain(|file| seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())));
     let generated_from = generator_sources(&found.files, |path| read_head(path));
-    let (sources, files) = found.files.into_iter().partition(|file| generated_from.contains(file) && !paths.contains(file));
+    let (sources, files) =
+        found.files.into_iter().partition(|file| generated_from.contains(file) && !paths.contains(file));
     found.generator_sources = sources;
     found.files = files;
     found
@@ -223,7 +224,8 @@ mod tests {
         let head = |path: &Path| -> Option<String> {
             Some(match path.to_str()? {
                 "models/llama/modeling_llama.py" => {
-                    "#  ~~~\n#  This file was automatically generated from src/models/llama/modular_llama.py.\n".to_string()
+                    "#  ~~~\n#  This file was automatically generated from src/models/llama/modular_llama.py.\n"
+                        .to_string()
                 }
                 // Names another model's source: llama4's own modular file is not its source.
                 "models/llama4/modeling_llama4.py" => {

@@ -326,7 +326,8 @@ impl<'a> Visitor<'a> for NameUses<'_> {
 }
 
 /// Context managers and decorators that turn grad off.
-const NO_GRAD: [&str; 4] = ["torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"];
+const NO_GRAD: [&str; 4] =
+    ["torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"];
 
 /// Whether a `with` item or decorator turns grad off: `torch.no_grad()`, `torch.inference_mode()`
 /// (not `inference_mode(False)`), `torch.set_grad_enabled(False)`, or a bare `@torch.no_grad`.
@@ -336,7 +337,8 @@ fn disables_grad(model: &FileModel, expr: &Expr) -> bool {
         _ => (expr, None),
     };
     let Some(name) = model.imports.qualified_name(func) else { return false };
-    let first = arguments.and_then(|arguments| arguments.args.first().or_else(|| arguments.keywords.first().map(|k| &k.value)));
+    let first =
+        arguments.and_then(|arguments| arguments.args.first().or_else(|| arguments.keywords.first().map(|k| &k.value)));
     let literal_false = matches!(first, Some(Expr::BooleanLiteral(literal)) if !literal.value);
     if name == "torch.set_grad_enabled" || name == "torch.autograd.set_grad_enabled" {
         return literal_false;

@@ -44,14 +44,7 @@ pub struct Checker<'a> {
 
 impl<'a> Checker<'a> {
     pub fn new(model: &'a FileModel<'a>, settings: &'a Settings, rules: &'a [Registered]) -> Self {
-        Self {
-            model,
-            settings,
-            loop_calls: OnceCell::new(),
-            rules,
-            eager_frames: OnceCell::new(),
-            recording: None,
-        }
+        Self { model, settings, loop_calls: OnceCell::new(), rules, eager_frames: OnceCell::new(), recording: None }
     }
 
     /// A graph break found at `site` in `function`: Critical, with the reason in the message, when

@@ -163,7 +163,8 @@ fn custom_op(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<CustomOp> 
             }
             _ => Mutates::Unknown,
         };
-        let tagged_inplace = call.arguments.find_keyword("tags").is_some_and(|tags| names_inplace_tag(model, &tags.value));
+        let tagged_inplace =
+            call.arguments.find_keyword("tags").is_some_and(|tags| names_inplace_tag(model, &tags.value));
         Some(CustomOp { name, mutates, tagged_inplace })
     })
 }

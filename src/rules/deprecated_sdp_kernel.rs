@@ -104,7 +104,8 @@ fn compiles_anything(model: &FileModel) -> bool {
     impl<'a> Visitor<'a> for Finder<'_, 'a> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             let imports = &self.model.imports;
-            let compiler = imports.refers_to(expr, "torch.compile") || imports.refers_to(expr, "torch._dynamo.optimize");
+            let compiler =
+                imports.refers_to(expr, "torch.compile") || imports.refers_to(expr, "torch._dynamo.optimize");
             let compile_method = matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(method)
                 if method.attr.id.as_str() == "compile"
                     && !matches!(imports.qualified_name(&method.value).as_deref(), Some("re" | "regex"))));

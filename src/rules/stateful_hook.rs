@@ -125,7 +125,13 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option
         if let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
             let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
             let what = format!("`{keyword}` state");
-            return Some(StateRead { range: declaration.range(), what, bounded: false, container: false, function: None });
+            return Some(StateRead {
+                range: declaration.range(),
+                what,
+                bounded: false,
+                container: false,
+                function: None,
+            });
         }
     }
     let mut seen = vec![hook];
