@@ -5,6 +5,12 @@
 //! lead out of the project, or in a circle); a path named on the command line is followed, and
 //! a name that leads nowhere (a broken link, a link loop, a FIFO) is an error naming the reason.
 //! The same file reached by two names (`a.py ./a.py`, a link and its target) is checked once.
+//!
+//! A code-generation source found by the walk is set aside: transformers' `modular_<name>.py` is
+//! never imported; a generator writes `modeling_<name>.py` (and others) from it, with a header
+//! saying "This file was automatically generated from .../modular_<name>.py". Its hazards are
+//! found in the generated files, which are what runs; checking both reports each one twice. A
+//! generator source named on the command line is checked.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -16,14 +22,27 @@ pub struct Discovered {
     pub files: Vec<PathBuf>,
     /// Paths that could not be walked, with the reason.
     pub errors: Vec<(PathBuf, String)>,
+    /// Code-generation sources the walk found and set aside (see the module's doc).
+    pub generator_sources: Vec<PathBuf>,
 }
 
 pub fn is_python(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
 }
 
+/// A test file, named the way pytest collects them (`test_*.py`, `*_test.py`), or any Python file
+/// under a `tests` directory (helpers and `conftest.py` that only tests import).
+pub fn is_test_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+    let pytest_name = name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"));
+    let under_tests = path
+        .parent()
+        .is_some_and(|dir| dir.components().any(|part| matches!(part.as_os_str().to_str(), Some("tests"))));
+    pytest_name || (under_tests && is_python(path))
+}
+
 pub fn discover(paths: &[PathBuf]) -> Discovered {
-    let mut found = Discovered { files: Vec::new(), errors: Vec::new() };
+    let mut found = Discovered { files: Vec::new(), errors: Vec::new(), generator_sources: Vec::new() };
     for path in paths {
         let metadata = match std::fs::metadata(path) {
             Ok(metadata) => metadata,
@@ -47,12 +66,49 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     found.files.dedup();
     let mut seen = HashSet::new();
     found.files.retain(|file| seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())));
+    let generated_from = generator_sources(&found.files, |path| read_head(path));
+    let (sources, files) =
+        found.files.into_iter().partition(|file| generated_from.contains(file) && !paths.contains(file));
+    found.generator_sources = sources;
+    found.files = files;
     found
+}
+
+/// How much of a file's start is read for the generator's header (transformers' is 7 lines).
+const HEADER_BYTES: u64 = 2048;
+
+fn read_head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(HEADER_BYTES).read_to_end(&mut head).ok()?;
+    Some(String::from_utf8_lossy(&head).into_owned())
+}
+
+/// The `modular_<name>.py` files among `files` that a sibling of theirs (same directory, also among
+/// `files`) says it was generated from, in a comment near its top.
+pub fn generator_sources(files: &[PathBuf], head: impl Fn(&Path) -> Option<String>) -> HashSet<PathBuf> {
+    let mut sources = HashSet::new();
+    for source in files {
+        let Some(name) = source.file_name().and_then(|n| n.to_str()) else { continue };
+        if !(name.starts_with("modular_") && name.ends_with(".py")) {
+            continue;
+        }
+        let siblings = files.iter().filter(|file| *file != source && file.parent() == source.parent());
+        let says_generated = |text: String| {
+            text.lines().take(20).any(|line| {
+                line.trim_start().starts_with('#') && line.contains("generated from") && line.contains(name)
+            })
+        };
+        if siblings.filter_map(|sibling| head(sibling)).any(says_generated) {
+            sources.insert(source.clone());
+        }
+    }
+    sources
 }
 
 /// The Python files under a directory, walked in parallel (the order is restored by sorting).
 fn walk(directory: &Path, found: &mut Discovered) {
-    let walked = Mutex::new(Discovered { files: Vec::new(), errors: Vec::new() });
+    let walked = Mutex::new(Discovered { files: Vec::new(), errors: Vec::new(), generator_sources: Vec::new() });
     WalkBuilder::new(directory).require_git(false).build_parallel().run(|| {
         Box::new(|entry| {
             let mut walked = walked.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -144,4 +200,53 @@ fn walk_error(root: &Path, err: &ignore::Error) -> (PathBuf, String) {
 /// `./models/x.py` -> `models/x.py`.
 fn clean(path: &Path) -> PathBuf {
     path.strip_prefix(".").map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `modular_llama.py` is a generator source when a sibling names it in its header; the name
+    /// must match exactly (`modular_llama.py` is not `modular_llama4.py`'s source).
+    #[test]
+    fn generator_sources_are_found_by_their_generated_siblings_header() {
+        let files: Vec<PathBuf> = [
+            "models/llama/modular_llama.py",
+            "models/llama/modeling_llama.py",
+            "models/llama4/modular_llama4.py",
+            "models/llama4/modeling_llama4.py",
+            "models/bert/modular_bert.py",
+            "models/bert/modeling_bert.py",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        let head = |path: &Path| -> Option<String> {
+            Some(match path.to_str()? {
+                "models/llama/modeling_llama.py" => {
+                    "#  ~~~\n#  This file was automatically generated from src/models/llama/modular_llama.py.\n"
+                        .to_string()
+                }
+                // Names another model's source: llama4's own modular file is not its source.
+                "models/llama4/modeling_llama4.py" => {
+                    "# This file was automatically generated from src/models/llama/modular_llama.py.\n".to_string()
+                }
+                // Mentions its modular file in code, not in a header comment.
+                "models/bert/modeling_bert.py" => "x = 'generated from modular_bert.py'\n".to_string(),
+                _ => String::new(),
+            })
+        };
+        let sources = generator_sources(&files, head);
+        assert_eq!(sources, HashSet::from([PathBuf::from("models/llama/modular_llama.py")]));
+    }
+
+    #[test]
+    fn test_files_are_named_as_pytest_collects_them() {
+        for test in ["test_attention.py", "pkg/attention_test.py", "tests/helpers.py", "tests/models/conftest.py"] {
+            assert!(is_test_file(Path::new(test)), "{test}");
+        }
+        for not_test in ["attention.py", "testing_utils.py", "contest.py", "tests.py", "latest_test/model.py"] {
+            assert!(!is_test_file(Path::new(not_test)), "{not_test}");
+        }
+    }
 }

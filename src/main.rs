@@ -167,6 +167,15 @@ impl Run<'_> {
         }
         let named = |file: &PathBuf| self.cli.paths.contains(file);
         let files = discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
+        let sources = discovered.generator_sources.len();
+        if sources > 0 && matches!(self.cli.output_format, Format::Full | Format::Concise) && !self.cli.quiet {
+            eprintln!(
+                "note: skipped {sources} code-generation source{} (`modular_*.py` that a generated file in the same \
+                 directory names as its source): the generated files hold the same code and are what runs, so each \
+                 hazard is reported once, there; name a file on the command line to check it anyway",
+                if sources == 1 { "" } else { "s" }
+            );
+        }
         (files, status)
     }
 

@@ -4,16 +4,25 @@
 //! (pytorch#114686). The fix rebinds `t = t.masked_scatter(mask.unsqueeze(-1), values)`, only where
 //! `t` is a fresh local tensor that nothing else can see (rebinding instead of mutating is then
 //! invisible).
+//!
+//! Without grad nothing fails (measured under torch 2.15, `aot_eager` and `inductor`): not reported
+//! under `with torch.no_grad():` / `torch.inference_mode()`, in a function decorated with them or
+//! only called from such code in this file, nor for detached values. Eval mode alone does not turn
+//! grad off, so in a model that raises in training it is still reported, at low severity, saying
+//! that it runs eagerly unless called under `torch.inference_mode()`.
+
+use std::collections::HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::Site;
-use crate::model::file::{FileModel, FunctionNode};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
+use crate::model::module::is_self;
 use crate::model::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -23,7 +32,7 @@ pub static RULE: Rule = Rule {
     name: "bool-mask-index-put",
     summary: "write masked rows with masked_scatter instead of a boolean index assignment",
     explanation: include_str!("../../codemods/bool-mask-index-put/README.md"),
-    hazard: "A boolean-mask assignment of tensor values (`t[mask] = values`) in compiled code makes the whole frame run eagerly in training.",
+    hazard: "A boolean-mask assignment of tensor values (`t[mask] = values`) in compiled code makes the whole frame run eagerly whenever grad is enabled.",
     why: "The backward of the assignment needs `nonzero`, whose output size depends on the mask, so AOTAutograd \
               fails to compile it and Dynamo falls back to running the whole frame eagerly.",
     category: Category::GraphBreak,
@@ -55,7 +64,13 @@ const FRESH_TENSOR: [&str; 16] = [
 
 /// The assignments of tensor values through a boolean mask in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    Some(Box::new(IndexPutFinder { function, tensors: function.tensors(), found: Vec::new() }))
+    Some(Box::new(IndexPutFinder {
+        function,
+        tensors: function.tensors(),
+        found: Vec::new(),
+        no_grad_blocks: Vec::new(),
+        detached: HashSet::new(),
+    }))
 }
 
 struct IndexPut<'a> {
@@ -70,18 +85,36 @@ struct IndexPutFinder<'c, 'a> {
     function: &'c Function<'c, 'a>,
     tensors: &'c Tensors<'a, 'a>,
     found: Vec<IndexPut<'a>>,
+    /// The bodies of `with torch.no_grad():` blocks seen so far.
+    no_grad_blocks: Vec<TextRange>,
+    /// Local names last bound to a detached tensor (`x = y.detach()`).
+    detached: HashSet<&'a str>,
 }
 
 impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        if let Some(body) = no_grad_block(self.function.model(), stmt) {
+            self.no_grad_blocks.push(body);
+        }
         let Stmt::Assign(assign) = stmt else { return };
+        if let [Expr::Name(name)] = assign.targets.as_slice() {
+            if self.is_detached(&assign.value) {
+                self.detached.insert(name.id.as_str());
+            } else {
+                self.detached.remove(name.id.as_str());
+            }
+            return;
+        }
         let [Expr::Subscript(target)] = assign.targets.as_slice() else { return };
-        // `t[mask] = 0.0` is traced fine: only tensor values have the failing backward.
+        // `t[mask] = 0.0` is traced fine: only tensor values have the failing backward, and only
+        // when grad is on.
         let is_hazard = self.tensors.is_tensor(&target.value)
             && self.tensors.is_mask(&target.slice)
             && self.tensors.is_tensor(&assign.value)
             && !self.never_requires_grad(&target.value)
-            && !self.never_requires_grad(&assign.value);
+            && !self.never_requires_grad(&assign.value)
+            && !self.is_detached(&assign.value)
+            && !self.no_grad_blocks.iter().any(|block| block.contains_range(stmt.range()));
         if is_hazard {
             let name = match target.value.as_ref() {
                 Expr::Name(name) => Some(name.id.as_str()),
@@ -94,13 +127,34 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
         let function = self.function;
         let model = function.model();
+        if self.found.is_empty() || grad_is_off(model, function.id, &mut Vec::new()) {
+            return;
+        }
+        let inference_only = raises_in_training(model, function.id);
         for put in self.found {
             let text = &model.source.text[put.target.range()];
-            let message = format!(
-                "`{text} = ...` in {} assigns tensor values through a boolean mask: in training the frame falls back to eager",
-                function.describe()
-            );
-            let diagnostic = Diagnostic::new(&RULE, put.statement.range(), message);
+            let diagnostic = match &inference_only {
+                Some(model_name) => Diagnostic::new(
+                    &RULE,
+                    put.statement.range(),
+                    format!(
+                        "`{text} = ...` in {} assigns tensor values through a boolean mask: `{model_name}` raises in \
+                         training, but eval mode does not turn grad off, so the frame falls back to eager unless it is \
+                         called under `torch.inference_mode()` or `torch.no_grad()`",
+                        function.describe()
+                    ),
+                )
+                .with_severity(Severity::Low),
+                None => Diagnostic::new(
+                    &RULE,
+                    put.statement.range(),
+                    format!(
+                        "`{text} = ...` in {} assigns tensor values through a boolean mask: whenever the values \
+                         require grad (training, or eval without `torch.no_grad()`), the frame falls back to eager",
+                        function.describe()
+                    ),
+                ),
+            };
             diagnostics.push(match masked_scatter_fix(model, function.id, &put) {
                 Ok(fix) => diagnostic.with_fix(fix),
                 Err(reason) => diagnostic.without_fix(reason),
@@ -110,6 +164,29 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
 }
 
 impl IndexPutFinder<'_, '_> {
+    /// `y.detach()`, `y.detach().view(-1, d)`, `y.detach() * 0.5`, or a local last bound to one:
+    /// no grad flows.
+    fn is_detached(&self, expr: &Expr) -> bool {
+        let is_number = |e: &Expr| matches!(e, Expr::NumberLiteral(_));
+        match expr {
+            Expr::Name(name) => self.detached.contains(name.id.as_str()),
+            Expr::BinOp(op) => {
+                (self.is_detached(&op.left) || is_number(&op.left))
+                    && (self.is_detached(&op.right) || is_number(&op.right))
+            }
+            Expr::UnaryOp(op) => self.is_detached(&op.operand),
+            Expr::Attribute(attr) => self.is_detached(&attr.value),
+            Expr::Subscript(subscript) => self.is_detached(&subscript.value),
+            Expr::Call(call) => match call.func.as_ref() {
+                Expr::Attribute(method) => {
+                    matches!(method.attr.id.as_str(), "detach" | "detach_") || self.is_detached(&method.value)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// Integer and boolean tensors never require grad, and without grad the assignment compiles:
     /// masks, and tensors named for ids, labels, masks or indices (`labels[mask] = ignore_ids`).
     fn never_requires_grad(&self, expr: &Expr) -> bool {
@@ -246,4 +323,140 @@ impl<'a> Visitor<'a> for NameUses<'_> {
         }
         walk_expr(self, expr);
     }
+}
+
+/// Context managers and decorators that turn grad off.
+const NO_GRAD: [&str; 4] =
+    ["torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad", "torch.autograd.inference_mode"];
+
+/// Whether a `with` item or decorator turns grad off: `torch.no_grad()`, `torch.inference_mode()`
+/// (not `inference_mode(False)`), `torch.set_grad_enabled(False)`, or a bare `@torch.no_grad`.
+fn disables_grad(model: &FileModel, expr: &Expr) -> bool {
+    let (func, arguments) = match expr {
+        Expr::Call(call) => (call.func.as_ref(), Some(&call.arguments)),
+        _ => (expr, None),
+    };
+    let Some(name) = model.imports.qualified_name(func) else { return false };
+    let first =
+        arguments.and_then(|arguments| arguments.args.first().or_else(|| arguments.keywords.first().map(|k| &k.value)));
+    let literal_false = matches!(first, Some(Expr::BooleanLiteral(literal)) if !literal.value);
+    if name == "torch.set_grad_enabled" || name == "torch.autograd.set_grad_enabled" {
+        return literal_false;
+    }
+    NO_GRAD.contains(&name.as_str()) && !literal_false
+}
+
+/// The body of `with torch.no_grad():` (and the like), as a range.
+fn no_grad_block(model: &FileModel, stmt: &Stmt) -> Option<TextRange> {
+    let Stmt::With(with) = stmt else { return None };
+    let disables = with.items.iter().any(|item| disables_grad(model, &item.context_expr));
+    let (first, last) = (with.body.first()?, with.body.last()?);
+    disables.then(|| TextRange::new(first.start(), last.end()))
+}
+
+/// Whether grad is off wherever `function` runs under compile: it is decorated `@torch.no_grad()`
+/// (or the like), or it is reached only through calls from this file, each under a no-grad block or
+/// in a function where grad is off. A forward, a hook or a compiled function runs with the grad
+/// mode of whoever calls the model: not known.
+fn grad_is_off(model: &FileModel, function: usize, visiting: &mut Vec<usize>) -> bool {
+    if let FunctionNode::Def(def) = model.function(function).node {
+        if def.decorator_list.iter().any(|decorator| disables_grad(model, &decorator.expression)) {
+            return true;
+        }
+    }
+    let Some(Reason::CalledFrom(caller)) = model.region.get(&function) else { return false };
+    let reached_from_this_file = model.functions.iter().any(|f| &f.qualname == caller);
+    if !reached_from_this_file || visiting.contains(&function) {
+        return false;
+    }
+    visiting.push(function);
+    let calls = CallsTo::find(model, function);
+    let off = !calls.is_empty()
+        && calls.iter().all(|&(caller, under_no_grad)| under_no_grad || grad_is_off(model, caller, visiting));
+    visiting.pop();
+    off
+}
+
+/// The calls to one function from the file's compiled code: each caller, and whether the call sits
+/// in a no-grad block.
+struct CallsTo<'m, 'a> {
+    model: &'m FileModel<'a>,
+    callee: usize,
+    caller: usize,
+    no_grad_blocks: Vec<TextRange>,
+    found: Vec<(usize, bool)>,
+}
+
+impl<'m, 'a> CallsTo<'m, 'a> {
+    fn find(model: &'m FileModel<'a>, callee: usize) -> Vec<(usize, bool)> {
+        let mut calls = CallsTo { model, callee, caller: 0, no_grad_blocks: Vec::new(), found: Vec::new() };
+        for &caller in model.region_functions() {
+            calls.caller = caller;
+            calls.no_grad_blocks.clear();
+            visit_compiled(model.function(caller).node.body(), &mut calls);
+        }
+        calls.found
+    }
+
+    fn calls_callee(&self, call: &ast::ExprCall) -> bool {
+        let resolved = match call.func.as_ref() {
+            Expr::Name(name) => self.model.resolve_name(name.id.as_str(), Some(self.caller)),
+            Expr::Attribute(attr) if is_self(&attr.value) => {
+                self.model.self_class(self.caller).and_then(|class| self.model.method(class, attr.attr.id.as_str()))
+            }
+            _ => None,
+        };
+        resolved == Some(self.callee)
+    }
+}
+
+impl<'a> CompiledCodeVisitor<'a> for CallsTo<'_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        if let Some(body) = no_grad_block(self.model, stmt) {
+            self.no_grad_blocks.push(body);
+        }
+    }
+
+    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        if let Expr::Call(call) = expr {
+            if self.calls_callee(call) {
+                let under = self.no_grad_blocks.iter().any(|block| block.contains_range(call.range()));
+                self.found.push((self.caller, under));
+            }
+        }
+        true
+    }
+}
+
+/// The class whose code says it is for inference only (`if self.training: raise ...` in the
+/// method itself or in its class's `forward`), for `function` or a method of this file that it is
+/// reached from.
+fn raises_in_training(model: &FileModel, function: usize) -> Option<String> {
+    let mut current = function;
+    let mut seen = vec![current];
+    loop {
+        if let Some(class) = model.self_class(current) {
+            let methods = [Some(current), model.method(class, "forward")];
+            if methods.into_iter().flatten().any(|method| method_raises_in_training(model, method)) {
+                return Some(model.classes[class].qualname.clone());
+            }
+        }
+        let Some(Reason::CalledFrom(caller)) = model.region.get(&current) else { return None };
+        current = model.functions.iter().position(|f| &f.qualname == caller)?;
+        if seen.contains(&current) {
+            return None;
+        }
+        seen.push(current);
+    }
+}
+
+/// `if self.training: raise ...` at the top level of a method.
+fn method_raises_in_training(model: &FileModel, method: usize) -> bool {
+    let FunctionNode::Def(def) = model.function(method).node else { return false };
+    def.body.iter().any(|stmt| {
+        let Stmt::If(if_stmt) = stmt else { return false };
+        let tests_training = matches!(if_stmt.test.as_ref(), Expr::Attribute(attr)
+            if is_self(&attr.value) && attr.attr.id.as_str() == "training");
+        tests_training && if_stmt.body.iter().any(|s| matches!(s, Stmt::Raise(_)))
+    })
 }

@@ -12,18 +12,19 @@
 //! The checker is handed the rules to run ([`Registered`]) rather than reading the registry: the
 //! registry lists the rule files, and the rule files are written against this checker.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashSet;
 
 use ruff_python_ast::{Expr, Stmt};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
-use crate::model::loops::LoopCalls;
+use crate::model::loops::{InLoop, LoopCalls};
 use crate::model::reach::describe;
 use crate::model::shapes::InputSizes;
 use crate::model::tensor::Tensors;
-use crate::rules::rule::Rule;
+use crate::rules::rule::{Category, Rule};
 use crate::rules::settings::Settings;
 
 /// What a rule sees of a file: its model, the settings that shape fixes, and the file-wide facts
@@ -33,11 +34,17 @@ pub struct Checker<'a> {
     pub settings: &'a Settings,
     /// Which functions run in loops of traced frames: found once, when a graph break asks.
     loop_calls: OnceCell<LoopCalls>,
+    /// Every rule there is: the graph-break rules are run again (see `runs_eagerly`).
+    rules: &'a [Registered],
+    /// The frames Dynamo runs eagerly: found once, when a rule asks.
+    eager_frames: OnceCell<HashSet<String>>,
+    /// While the eager frames are found: the frames the graph breaks reported so far send eagerly.
+    recording: Option<RefCell<HashSet<String>>>,
 }
 
 impl<'a> Checker<'a> {
-    pub fn new(model: &'a FileModel<'a>, settings: &'a Settings) -> Self {
-        Self { model, settings, loop_calls: OnceCell::new() }
+    pub fn new(model: &'a FileModel<'a>, settings: &'a Settings, rules: &'a [Registered]) -> Self {
+        Self { model, settings, loop_calls: OnceCell::new(), rules, eager_frames: OnceCell::new(), recording: None }
     }
 
     /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
@@ -45,10 +52,32 @@ impl<'a> Checker<'a> {
     pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
         let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
         if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
+            if let (Some(recording), InLoop::Body(frame) | InLoop::CalledInLoop(frame)) = (&self.recording, &in_loop) {
+                recording.borrow_mut().insert(frame.clone());
+            }
             diagnostic.severity = Severity::Critical;
             diagnostic.message.push_str(&format!("; {in_loop}"));
         }
         diagnostic
+    }
+
+    /// Whether Dynamo runs `function`'s own frame eagerly: a graph break sits in one of its loops,
+    /// directly or in what the loop calls ("graph break in loop", GB7000: the frame is skipped and
+    /// nothing in it is traced, measured under torch 2.15). What the frame calls is still traced,
+    /// as frames of their own. Every graph-break rule is asked, enabled or not: the break happens
+    /// whether or not the user wants to hear of it.
+    pub fn runs_eagerly(&self, function: usize) -> bool {
+        let frames = self.eager_frames.get_or_init(|| self.find_eager_frames());
+        frames.contains(&self.model.function(function).qualname)
+    }
+
+    fn find_eager_frames(&self) -> HashSet<String> {
+        let breaks: Vec<&Registered> =
+            self.rules.iter().filter(|registered| registered.rule.category == Category::GraphBreak).collect();
+        let mut recorder = Checker::new(self.model, self.settings, &[]);
+        recorder.recording = Some(RefCell::default());
+        run_rules(&recorder, &breaks);
+        recorder.recording.map(RefCell::into_inner).unwrap_or_default()
     }
 }
 
@@ -125,31 +154,36 @@ pub struct Registered {
 
 /// Every enabled rule's findings for one file, in source order.
 pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Vec<Diagnostic> {
-    let enabled: Vec<&Registered> = rules
-        .iter()
-        .filter(|registered| {
-            settings.selection.enabled(registered.rule) && registered.rule.may_apply_to(&model.source.text)
-        })
-        .collect();
-    let starts: Vec<StartFunction> = enabled
+    let enabled: Vec<&Registered> =
+        rules.iter().filter(|registered| settings.selection.enabled(registered.rule)).collect();
+    let checker = Checker::new(model, settings, rules);
+    let mut diagnostics = run_rules(&checker, &enabled);
+    diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
+    diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
+    diagnostics
+}
+
+/// The findings of `rules` that can find anything in the file: each region function walked once
+/// for those that look at compiled code, then those that look at the file as a whole.
+fn run_rules(checker: &Checker, rules: &[&Registered]) -> Vec<Diagnostic> {
+    let rules: Vec<&Registered> =
+        rules.iter().copied().filter(|registered| registered.rule.may_apply_to(&checker.model.source.text)).collect();
+    let starts: Vec<StartFunction> = rules
         .iter()
         .filter_map(|registered| match registered.hooks {
             Hooks::Function(start) => Some(start),
             Hooks::File(_) => None,
         })
         .collect();
-    let checker = Checker::new(model, settings);
     let mut diagnostics = Vec::new();
     if !starts.is_empty() {
-        check_region(&checker, &starts, &mut diagnostics);
+        check_region(checker, &starts, &mut diagnostics);
     }
-    for registered in &enabled {
+    for registered in &rules {
         if let Hooks::File(check_file) = registered.hooks {
-            diagnostics.extend(check_file(&checker));
+            diagnostics.extend(check_file(checker));
         }
     }
-    diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
-    diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
     diagnostics
 }
 

@@ -5,8 +5,15 @@
 //! without a fake implementation it stops with `TorchRuntimeError ... There was no fake impl
 //! registered` (measured under torch 2.15, for the eager backend as for inductor).
 //! The check is per file: a fake registered in another file is not seen (README).
+//!
+//! Measured under torch 2.15 (with and without `fullgraph`, eager and aot_eager backends): an op
+//! tagged `torch.Tag.inplace` that returns its mutated input compiles with no fake (torch derives
+//! one), so it is not reported; an op with `mutates_args` that returns nothing needs none either;
+//! one with `mutates_args=()` that returns nothing does. An untagged op that returns one of the
+//! inputs it mutates fails at its first call, eager or compiled, fake or not ("The output of this
+//! custom operator (1) must not also be an input"): reported as such, with the tag as the remedy.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -65,10 +72,27 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     for function in &model.functions {
         let FunctionNode::Def(def) = function.node else { continue };
-        let Some(op) = custom_op_name(model, def) else { continue };
-        if returns_nothing(def) || registered.covers(&def.name.id, &op) {
+        let Some(op) = custom_op(model, def) else { continue };
+        let needs_no_fake = op.tagged_inplace || (returns_nothing(def) && op.mutates != Mutates::Nothing);
+        if needs_no_fake || registered.covers(&def.name.id, &op.name) {
             continue;
         }
+        let op_name = &op.name;
+        if let Some(input) = returned_mutated_input(def, &op.mutates) {
+            let message = format!(
+                "custom op `{op_name}` (`{}`) returns `{input}`, which it mutates: torch refuses an output that is \
+                 also an input at the op's first call, eager or compiled, and a fake implementation does not help",
+                def.name.id
+            );
+            diagnostics.push(
+                Diagnostic::new(&RULE, def.name.range(), message).with_severity(Severity::Critical).without_fix(
+                    "tag it `tags=torch.Tag.inplace` (its first argument must be the one it mutates and returns; \
+                     torch then derives its fake), or return nothing (`-> None`) or a new tensor",
+                ),
+            );
+            continue;
+        }
+        let op = op_name;
         let message = format!(
             "custom op `{op}` (`{}`) has no fake implementation in this file: torch.compile fails on it with `TorchRuntimeError ... no fake impl registered`",
             def.name.id
@@ -76,6 +100,11 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         let diagnostic = Diagnostic::new(&RULE, def.name.range(), message).with_severity(Severity::Critical);
         diagnostics.push(match mirrored_input(def) {
             Some(input) => diagnostic.with_fix(stub(model, def, &input)),
+            None if returns_nothing(def) => diagnostic.without_fix(format!(
+                "it returns nothing and declares no mutation: add `@{}.register_fake` that returns None, or list \
+                 what it mutates in `mutates_args`",
+                def.name.id
+            )),
             None => diagnostic.without_fix(format!(
                 "the output's shape is not a plain copy of one input's: add `@{}.register_fake` returning empty tensors of the output's shape",
                 def.name.id
@@ -85,22 +114,107 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// The op's `"ns::name"` when `def` is decorated `@torch.library.custom_op("ns::name", ...)`.
-fn custom_op_name(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<String> {
+/// What `@torch.library.custom_op("ns::name", mutates_args=..., tags=...)` says of an op.
+struct CustomOp {
+    /// `"ns::name"`, or the function's name when it is not a literal.
+    name: String,
+    mutates: Mutates,
+    /// `tags` holds `torch.Tag.inplace`.
+    tagged_inplace: bool,
+}
+
+/// The inputs an op says it mutates.
+#[derive(PartialEq, Eq)]
+enum Mutates {
+    /// `mutates_args=()`.
+    Nothing,
+    /// A literal list of parameter names.
+    These(Vec<String>),
+    /// `"unknown"`, or not a literal.
+    Unknown,
+}
+
+/// The op `def` defines when it is decorated `@torch.library.custom_op(...)`.
+fn custom_op(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<CustomOp> {
     def.decorator_list.iter().find_map(|decorator| {
         let Expr::Call(call) = &decorator.expression else { return None };
         let name = model.imports.qualified_name(&call.func)?;
         if name != "torch.library.custom_op" {
             return None;
         }
-        match call.arguments.args.first().or_else(|| call.arguments.find_keyword("name").map(|k| &k.value)) {
-            Some(Expr::StringLiteral(literal)) => Some(literal.value.to_str().to_string()),
-            _ => Some(format!("{}", def.name.id)),
-        }
+        let name = match call.arguments.args.first().or_else(|| call.arguments.find_keyword("name").map(|k| &k.value)) {
+            Some(Expr::StringLiteral(literal)) => literal.value.to_str().to_string(),
+            _ => def.name.id.to_string(),
+        };
+        let mutates = match call.arguments.find_keyword("mutates_args").map(|k| &k.value) {
+            Some(Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })) => {
+                let names: Option<Vec<String>> = elts
+                    .iter()
+                    .map(|e| match e {
+                        Expr::StringLiteral(literal) => Some(literal.value.to_str().to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                match names {
+                    Some(names) if names.is_empty() => Mutates::Nothing,
+                    Some(names) => Mutates::These(names),
+                    None => Mutates::Unknown,
+                }
+            }
+            _ => Mutates::Unknown,
+        };
+        let tagged_inplace =
+            call.arguments.find_keyword("tags").is_some_and(|tags| names_inplace_tag(model, &tags.value));
+        Some(CustomOp { name, mutates, tagged_inplace })
     })
 }
 
-/// `-> None`: an op that only mutates its inputs needs no fake output.
+/// `torch.Tag.inplace`, alone or in a tuple or list.
+fn names_inplace_tag(model: &FileModel, tags: &Expr) -> bool {
+    match tags {
+        Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+            elts.iter().any(|tag| names_inplace_tag(model, tag))
+        }
+        _ => model.imports.qualified_name(tags).as_deref() == Some("torch.Tag.inplace"),
+    }
+}
+
+/// The mutated input the op's body returns as is (`x.add_(1); return x`), if any.
+fn returned_mutated_input(def: &ast::StmtFunctionDef, mutates: &Mutates) -> Option<String> {
+    let Mutates::These(mutated) = mutates else { return None };
+    struct Returns<'m> {
+        mutated: &'m [String],
+        found: Option<String>,
+    }
+    impl<'a> Visitor<'a> for Returns<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                // A nested function's returns are its own.
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+                Stmt::Return(ast::StmtReturn { value: Some(value), .. }) => {
+                    let values = match value.as_ref() {
+                        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+                        value => vec![value],
+                    };
+                    for value in values {
+                        if let Expr::Name(name) = value {
+                            if self.found.is_none() && self.mutated.iter().any(|m| m == name.id.as_str()) {
+                                self.found = Some(name.id.to_string());
+                            }
+                        }
+                    }
+                }
+                _ => walk_stmt(self, stmt),
+            }
+        }
+    }
+    let mut returns = Returns { mutated, found: None };
+    returns.visit_body(&def.body);
+    returns.found
+}
+
+/// `-> None`: an op that only mutates its inputs needs no fake output (but one that mutates nothing
+/// still needs a fake: measured).
 fn returns_nothing(def: &ast::StmtFunctionDef) -> bool {
     matches!(def.returns.as_deref(), Some(Expr::NoneLiteral(_)))
 }

@@ -3,6 +3,8 @@
 //! manager is a torch.* call that returns no tensor). The fix writes what `sdp_kernel` itself does
 //! in torch 2.15: `torch.nn.attention.sdpa_kernel([...])` with the enabled backends, in the order
 //! FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH, CUDNN_ATTENTION.
+//! In a test file that never calls `torch.compile`, the modules it defines run eagerly: there the
+//! call is only a deprecation note (low), even in a `forward`.
 
 use std::collections::HashSet;
 
@@ -12,6 +14,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::discover::is_test_file;
 use crate::fix::text::torch_name;
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Edit, Fix, Safety};
@@ -53,7 +56,9 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
     let mut seen = HashSet::new();
-    for &function in model.region_functions() {
+    let eager_tests = is_test_file(&model.source.path) && !compiles_anything(model);
+    let region: &[usize] = if eager_tests { &[] } else { model.region_functions() };
+    for &function in region {
         let mut finder = CompiledFinder { model, found: Vec::new() };
         visit_compiled(model.function(function).node.body(), &mut finder);
         for (call, site) in finder.found {
@@ -73,18 +78,50 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     // run moves a project off it.
     let mut everywhere = EverywhereFinder { model, found: Vec::new() };
     everywhere.visit_body(model.source.parsed.suite());
+    let not_compiled = if eager_tests {
+        "this test file never calls `torch.compile`, so it breaks no graph here"
+    } else {
+        "this code is not compiled, so it breaks no graph here"
+    };
     for call in everywhere.found {
         if !seen.insert(call.range()) {
             continue;
         }
-        let message = format!(
-            "`{}` is deprecated (a FutureWarning on every use); this code is not compiled, so it breaks no graph here",
-            shown(model, call)
-        );
+        let message = format!("`{}` is deprecated (a FutureWarning on every use); {not_compiled}", shown(model, call));
         let diagnostic = Diagnostic::new(&RULE, call.range(), message).with_severity(Severity::Low);
         diagnostics.push(with_fix(checker, diagnostic, call));
     }
     diagnostics
+}
+
+/// Whether the file compiles anything: `torch.compile` called, used as a decorator or passed on,
+/// `torch._dynamo.optimize`, or a `.compile()` method (`model.compile()`, not `re.compile`).
+fn compiles_anything(model: &FileModel) -> bool {
+    struct Finder<'m, 'a> {
+        model: &'m FileModel<'a>,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder<'_, 'a> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let imports = &self.model.imports;
+            let compiler =
+                imports.refers_to(expr, "torch.compile") || imports.refers_to(expr, "torch._dynamo.optimize");
+            let compile_method = matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(method)
+                if method.attr.id.as_str() == "compile"
+                    && !matches!(imports.qualified_name(&method.value).as_deref(), Some("re" | "regex"))));
+            if compiler || compile_method {
+                self.found = true;
+            } else if !self.found {
+                walk_expr(self, expr);
+            }
+        }
+    }
+    if !model.source.text.contains("compile") && !model.source.text.contains("optimize") {
+        return false;
+    }
+    let mut finder = Finder { model, found: false };
+    finder.visit_body(model.source.parsed.suite());
+    finder.found
 }
 
 fn shown(model: &FileModel, call: &ast::ExprCall) -> String {

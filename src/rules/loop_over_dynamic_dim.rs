@@ -3,6 +3,8 @@
 //! so the graph holds one copy of the body per iteration and is valid for that size only: every new
 //! size recompiles, dynamic shapes do not help, and after the recompile limit (8) the frame runs
 //! eagerly. There is no mechanical fix: the body has to be written as one batched tensor operation.
+//! Not reported in a frame that a graph break inside one of its loops already sends eagerly:
+//! Dynamo then unrolls nothing there.
 
 use ruff_python_ast::{Comprehension, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -92,6 +94,11 @@ impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
         let function = self.function;
+        // A graph break in one of the frame's loops makes Dynamo skip the frame: nothing in it is
+        // unrolled, and that break is the finding (reported as critical by its own rule).
+        if self.found.is_empty() || function.checker.runs_eagerly(function.id) {
+            return;
+        }
         for (range, size) in self.found {
             let size = &function.model().source.text[size];
             let message = format!(

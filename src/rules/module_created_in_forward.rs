@@ -3,6 +3,10 @@
 //! The new attribute recompiles the frame once; parameters built under compile break the graph
 //! (GB0264), and a layer built on every call starts from untrained weights every time. The fix
 //! moves a `self.` construction to the end of `__init__` when its arguments are known there.
+//! A module built in a branch that turns itself off (`if self.pad is None: self.pad = ...`,
+//! `if self.expand: ...; self.expand = False`) is built once, and a local layer stored on `self`
+//! in the same function (`new = nn.Embedding(...)`; `self.bias = new`) is kept and trained: their
+//! messages say so (measured under torch 2.15: one graph break and one recompile, on the first call).
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -193,6 +197,10 @@ struct Construction<'a> {
     /// The class as written (`nn.ZeroPad2d`).
     class: String,
     site: Site,
+    /// A local later stored on `self` in the same function: the attribute.
+    stored_in: Option<String>,
+    /// Built in a branch that turns itself off: the branch's test, as written.
+    once_under: Option<String>,
 }
 
 /// The modules built in the compiled code of a module's methods: assigned to `self`, or locals
@@ -201,19 +209,43 @@ struct Construction<'a> {
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     let model = function.model();
     let in_module = model.self_class(function.id).is_some_and(|class| model.classes[class].is_module);
-    in_module.then(|| Box::new(Constructions { function, found: Vec::new() }) as Box<dyn FunctionHooks<'a> + 'c>)
+    let constructions = Constructions { function, found: Vec::new(), once_branches: Vec::new() };
+    in_module.then(|| Box::new(constructions) as Box<dyn FunctionHooks<'a> + 'c>)
 }
 
 struct Constructions<'c, 'a> {
     function: &'c Function<'c, 'a>,
     found: Vec<Construction<'a>>,
+    /// The bodies of the branches seen so far that turn themselves off, with their tests.
+    once_branches: Vec<(TextRange, &'a Expr)>,
 }
 
 impl<'a> FunctionHooks<'a> for Constructions<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
         let model = self.function.model();
+        if let Stmt::If(if_stmt) = stmt {
+            if let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last()) {
+                if turns_itself_off(&if_stmt.test, &if_stmt.body) {
+                    self.once_branches.push((TextRange::new(first.start(), last.end()), &if_stmt.test));
+                }
+            }
+            return;
+        }
         let Stmt::Assign(assign) = stmt else { return };
         let [target] = assign.targets.as_slice() else { return };
+        // `self.bias = new_bias`: a local layer built here is kept.
+        if let (Expr::Attribute(attr), Expr::Name(value)) = (target, assign.value.as_ref()) {
+            if is_self(&attr.value) {
+                let built_here = self.found.iter_mut().rev().find(|c| {
+                    c.attribute.is_none()
+                        && matches!(c.stmt, Stmt::Assign(a) if matches!(a.targets.as_slice(), [Expr::Name(n)] if n.id == value.id))
+                });
+                if let Some(construction) = built_here {
+                    construction.stored_in = Some(attr.attr.id.to_string());
+                }
+            }
+            return;
+        }
         let Some(call) = module_call(model, &assign.value) else { return };
         let (class, kind) = classify(model, &call.func);
         if kind == Kind::NotAModule {
@@ -226,7 +258,24 @@ impl<'a> FunctionHooks<'a> for Constructions<'_, 'a> {
         };
         let direct = matches!(assign.value.as_ref(), Expr::Call(value) if std::ptr::eq(value, call));
         let function = self.function.id;
-        self.found.push(Construction { function, stmt, call, attribute, kind, direct, class, site });
+        let once_under = self
+            .once_branches
+            .iter()
+            .rev()
+            .find(|(body, _)| body.contains_range(stmt.range()))
+            .map(|(_, test)| model.source.text[test.range()].to_string());
+        self.found.push(Construction {
+            function,
+            stmt,
+            call,
+            attribute,
+            kind,
+            direct,
+            class,
+            site,
+            stored_in: None,
+            once_under,
+        });
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
@@ -235,9 +284,25 @@ impl<'a> FunctionHooks<'a> for Constructions<'_, 'a> {
     }
 }
 
+/// `if self.pad is None:` whose body assigns `self.pad`, or `if self.expand and ...:` whose body
+/// assigns `self.expand`: the branch changes what its test reads, so it runs once.
+fn turns_itself_off(test: &Expr, body: &[Stmt]) -> bool {
+    let mut read = NameReads::default();
+    read.visit_expr(test);
+    body.iter().any(|stmt| match stmt {
+        Stmt::Assign(assign) => assign.targets.iter().any(|target| {
+            matches!(target, Expr::Attribute(attr) if is_self(&attr.value) && read.self_attributes.iter().any(|a| a == attr.attr.id.as_str()))
+        }),
+        _ => false,
+    })
+}
+
 fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
     let place = describe(model, construction.function);
     let class = &construction.class;
+    if let (None, Some(stored)) = (&construction.attribute, &construction.stored_in) {
+        return report_stored_local(construction, &place, stored);
+    }
     let Some(attribute) = &construction.attribute else {
         let message = format!(
             "`{class}(...)` in {place} builds a layer with new parameters on every call: building parameters breaks \
@@ -248,6 +313,14 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
         ));
     };
     let (severity, cost) = match construction.kind {
+        Kind::WithParameters if construction.once_under.is_some() => (
+            Severity::Medium,
+            format!(
+                "it is built once (under `if {}:`, which the branch turns off): on that call, building its \
+                 parameters breaks the graph (GB0264) and the new attribute recompiles the frame once",
+                construction.once_under.as_deref().unwrap_or_default()
+            ),
+        ),
         Kind::Stateless | Kind::Dropout => {
             (Severity::Medium, "the new attribute recompiles the frame once".to_string())
         }
@@ -270,6 +343,22 @@ fn report(model: &FileModel, construction: &Construction) -> Diagnostic {
         Ok(fix) => diagnostic.with_fix(fix),
         Err(reason) => diagnostic.without_fix(reason),
     }
+}
+
+/// A local layer that the function then stores on `self`: it is kept and trained, not lost.
+fn report_stored_local(construction: &Construction, place: &str, stored: &str) -> Diagnostic {
+    let class = &construction.class;
+    let (severity, when) = match &construction.once_under {
+        Some(test) => (Severity::Medium, format!("once (under `if {test}:`, which the branch turns off)")),
+        None => (Severity::High, "on every call".to_string()),
+    };
+    let message = format!(
+        "`{class}(...)` in {place} builds a layer {when} and stores it in `self.{stored}`: building parameters under \
+         compile breaks the graph (GB0264), and the replaced attribute recompiles the frame"
+    );
+    Diagnostic::new(&RULE, construction.call.range(), message).with_severity(severity).without_fix(format!(
+        "build it before compiling (in `__init__`, or where the weights are loaded) and assign `self.{stored}` there"
+    ))
 }
 
 /// `nn.Linear(...)`, or `nn.Linear(...).to(x.device)`: the constructor call.

@@ -1,7 +1,8 @@
 //! TCF202 stateful-hook: a forward hook or pre-hook whose body reads state that changes between
 //! calls — an attribute the project assigns outside `__init__` on a captured object
 //! (`collector.capture_activation_norms`), on `self` for a method hook, or on a global; a
-//! `nonlocal` or `global`; a closure variable that is reassigned. Dynamo guards on that state
+//! `nonlocal` or `global`; a closure or module variable that is reassigned, or that is declared
+//! `global`/`nonlocal` elsewhere and written into (`d[k] = v`, `d.update(...)`). Dynamo guards on that state
 //! (`...__closure__[0].cell_contents.capture_activation_norms == False`): every flip recompiles,
 //! and at the recompile limit the frame runs eagerly. The fix decorates the hook with
 //! `@torch.compiler.disable`: it runs eagerly (a graph break at each call), the guards vanish.
@@ -53,7 +54,12 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             }
             _ => String::new(),
         };
-        let (what, severity) = if read.bounded {
+        let (what, severity) = if read.container {
+            (
+                "a container whose items change at run time: Dynamo guards on its contents (its length and keys), so each change recompiles (after 8 recompiles, the frame runs eagerly)",
+                Severity::High,
+            )
+        } else if read.bounded {
             (
                 "a flag that may flip at run time: Dynamo guards on its value and compiles another version of the frame for each new value",
                 Severity::Medium,
@@ -107,6 +113,8 @@ struct StateRead {
     what: String,
     /// A flag: few values, so a bounded number of compiles.
     bounded: bool,
+    /// A dict or list written into, not rebound: its contents are what changes.
+    container: bool,
     /// The function the read sits in (`None`: a declaration in the hook itself).
     function: Option<usize>,
 }
@@ -117,7 +125,13 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option
         if let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
             let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
             let what = format!("`{keyword}` state");
-            return Some(StateRead { range: declaration.range(), what, bounded: false, function: None });
+            return Some(StateRead {
+                range: declaration.range(),
+                what,
+                bounded: false,
+                container: false,
+                function: None,
+            });
         }
     }
     let mut seen = vec![hook];
@@ -151,8 +165,11 @@ struct Scope {
     closure: HashSet<String>,
     /// Assigned at module level, and module-level classes (imports and defs are not state).
     globals: HashSet<String>,
-    /// Rebound after being captured: declared `nonlocal`/`global` somewhere, or assigned twice.
-    rebound: HashSet<String>,
+    /// Rebound after being captured: assigned twice, or assigned where it is declared
+    /// `nonlocal`/`global`.
+    reassigned: HashSet<String>,
+    /// Declared `nonlocal`/`global` somewhere but only written into there (`d[k] = v`).
+    declared: HashSet<String>,
     /// A method hook: `self` is the object the hook was taken from.
     is_method: bool,
     /// Names whose items the file assigns (`SETTINGS["trace"] = True`, `SETTINGS.update(...)`).
@@ -176,19 +193,19 @@ impl Scope {
         locals.remove("self");
 
         let mut closure = HashSet::new();
-        let mut rebound = declared_nonlocal_or_global(model);
+        let (declared, mut reassigned) = declared_nonlocal_or_global(model);
         let mut parent = function.parent;
         while let Some(enclosing) = parent {
             let (bound, twice) = bindings(model.function(enclosing).node, Bindings::Assignments);
             closure.extend(bound);
-            rebound.extend(twice);
+            reassigned.extend(twice);
             parent = model.function(enclosing).parent;
         }
         let (mut globals, twice) = module_variables(model.source.parsed.suite());
-        rebound.extend(twice);
+        reassigned.extend(twice);
         globals.extend(model.classes.iter().filter(|c| !c.qualname.contains('.')).map(|c| c.qualname.clone()));
         let item_assigned = item_assigned_names(model.source.parsed.suite());
-        Self { locals, captured_parameters, closure, globals, rebound, is_method, item_assigned }
+        Self { locals, captured_parameters, closure, globals, reassigned, declared, is_method, item_assigned }
     }
 
     /// Whether `name` holds an object from outside the hook (captured, closure, global).
@@ -197,12 +214,27 @@ impl Scope {
             || (!self.locals.contains(name) && (self.closure.contains(name) || self.globals.contains(name)))
     }
 
-    /// A captured name that itself changes.
-    fn is_rebound(&self, name: &str) -> bool {
-        !self.locals.contains(name)
-            && (self.closure.contains(name) || self.globals.contains(name))
-            && self.rebound.contains(name)
+    /// How a captured name itself changes, if it does.
+    fn change(&self, name: &str) -> Option<Change> {
+        if self.locals.contains(name) || !(self.closure.contains(name) || self.globals.contains(name)) {
+            return None;
+        }
+        if self.reassigned.contains(name) {
+            Some(Change::Reassigned)
+        } else if self.declared.contains(name) && self.item_assigned.contains(name) {
+            Some(Change::WrittenInto)
+        } else {
+            None
+        }
     }
+}
+
+/// How a variable the hook captures changes after the hook is made.
+enum Change {
+    /// `x = ...` again (twice, or where `x` is declared `global`/`nonlocal`).
+    Reassigned,
+    /// Only its items: `d[k] = v`, `d.update(...)`, `items.append(...)`.
+    WrittenInto,
 }
 
 struct StateReadFinder<'s, 'm, 'a> {
@@ -214,7 +246,8 @@ struct StateReadFinder<'s, 'm, 'a> {
 
 impl StateReadFinder<'_, '_, '_> {
     fn found(&mut self, expr: &Expr, what: String, bounded: bool) {
-        self.found = Some(StateRead { range: expr.range(), what, bounded, function: Some(self.function) });
+        let function = Some(self.function);
+        self.found = Some(StateRead { range: expr.range(), what, bounded, container: false, function });
     }
 }
 
@@ -225,8 +258,21 @@ impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
         }
         let read = &self.model.source.text[expr.range()];
         match expr {
-            Expr::Name(name) if name.ctx == ExprContext::Load && self.scope.is_rebound(name.id.as_str()) => {
-                self.found(expr, format!("`{read}`, which is reassigned after the hook is made"), false);
+            Expr::Name(name) if name.ctx == ExprContext::Load => {
+                match self.scope.change(name.id.as_str()) {
+                    Some(Change::Reassigned) => {
+                        self.found(expr, format!("`{read}`, which is reassigned after the hook is made"), false);
+                    }
+                    // Measured under torch 2.15: Dynamo guards on the dict's length and keys
+                    // (`len(G['captured']) == 1`), so each new set of items recompiles.
+                    Some(Change::WrittenInto) => {
+                        self.found(expr, format!("`{read}`, which is written into after the hook is made"), false);
+                        if let Some(found) = &mut self.found {
+                            found.container = true;
+                        }
+                    }
+                    None => return true,
+                }
                 false
             }
             // SETTINGS["trace"]: a switch kept in a captured dict.
@@ -307,6 +353,7 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
             match stmt {
                 Stmt::Assign(assign) => assign.targets.iter().for_each(|t| self.record(t)),
                 Stmt::AugAssign(assign) => self.record(&assign.target),
+                Stmt::Delete(delete) => delete.targets.iter().for_each(|t| self.record(t)),
                 _ => {}
             }
             walk_stmt(self, stmt);
@@ -314,8 +361,11 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Call(call) = expr {
                 if let Expr::Attribute(method) = call.func.as_ref() {
-                    if let (Expr::Name(name), "update" | "setdefault" | "pop") =
-                        (method.value.as_ref(), method.attr.id.as_str())
+                    if let (
+                        Expr::Name(name),
+                        "update" | "setdefault" | "pop" | "popitem" | "clear" | "append" | "extend" | "insert"
+                        | "remove" | "add" | "discard",
+                    ) = (method.value.as_ref(), method.attr.id.as_str())
                     {
                         self.0.insert(name.id.to_string());
                     }
@@ -329,7 +379,11 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
     found.0
 }
 
-fn declared_nonlocal_or_global(model: &FileModel) -> HashSet<String> {
+/// The names declared `global`/`nonlocal` in some function, and those of them that the declaring
+/// function assigns (`global x; x = ...`): only those are rebound there; the others are at most
+/// written into.
+fn declared_nonlocal_or_global(model: &FileModel) -> (HashSet<String>, HashSet<String>) {
+    /// One function's own declarations (nested defs and classes are scopes of their own).
     #[derive(Default)]
     struct Declarations(HashSet<String>);
     impl<'a> Visitor<'a> for Declarations {
@@ -337,14 +391,32 @@ fn declared_nonlocal_or_global(model: &FileModel) -> HashSet<String> {
             match stmt {
                 Stmt::Global(global) => self.0.extend(global.names.iter().map(|n| n.id.to_string())),
                 Stmt::Nonlocal(nonlocal) => self.0.extend(nonlocal.names.iter().map(|n| n.id.to_string())),
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
                 _ => walk_stmt(self, stmt),
             }
         }
         fn visit_expr(&mut self, _expr: &'a Expr) {}
     }
-    let mut declarations = Declarations::default();
-    declarations.visit_body(model.source.parsed.suite());
-    declarations.0
+    let mut declared = HashSet::new();
+    let mut reassigned = HashSet::new();
+    for function in &model.functions {
+        let FunctionNode::Def(def) = function.node else { continue };
+        let mut declarations = Declarations::default();
+        declarations.visit_body(&def.body);
+        if declarations.0.is_empty() {
+            continue;
+        }
+        let (assigned, _) = bindings(function.node, Bindings::Assignments);
+        for name in declarations.0 {
+            if assigned.contains(&name) {
+                reassigned.insert(name);
+            } else {
+                declared.insert(name);
+            }
+        }
+    }
+    declared.retain(|name| !reassigned.contains(name));
+    (declared, reassigned)
 }
 
 struct BindingCollector {
