@@ -165,7 +165,10 @@ fn cache_parameters(parameters: &ast::Parameters) -> Vec<String> {
             let name = name.to_ascii_lowercase();
             // `past_key_values`, `layer_past`, `kv_cache`; not `past_values` (a time series'
             // history, timesfm), `cache_position` (a tensor of positions) or `use_cache`.
-            (name.contains("past_key") || name.contains("layer_past") || name.contains("cache") || name.starts_with("kv"))
+            (name.contains("past_key")
+                || name.contains("layer_past")
+                || name.contains("cache")
+                || name.starts_with("kv"))
                 && !name.contains("position")
                 && !name.contains("mask")
                 && !name.contains("params")
@@ -420,7 +423,8 @@ impl Fallbacks<'_> {
     /// `position_ids is None`, for an argument of the function.
     fn is_missing_argument(&self, test: &Expr) -> bool {
         let Expr::Compare(compare) = test else { return false };
-        let is_none = matches!((compare.ops.as_ref(), compare.comparators.as_ref()), ([CmpOp::Is], [Expr::NoneLiteral(_)]));
+        let is_none =
+            matches!((compare.ops.as_ref(), compare.comparators.as_ref()), ([CmpOp::Is], [Expr::NoneLiteral(_)]));
         let argument = matches!(compare.left.as_ref(), Expr::Name(name) if self.parameters.includes(&name.id));
         is_none && argument
     }
