@@ -1,7 +1,8 @@
 """A hand-written KV-cache decoder (the Llama reference layout): `forward(tokens, start_pos)` is
 called once per generated token with `start_pos` advancing, and the attention writes and reads its
 cache with `start_pos` as slice bounds. The first new position compiles a second graph before
-Dynamo makes `start_pos` dynamic; the prefill/decode branch on `seqlen` compiles one graph per side."""
+Dynamo makes `start_pos` dynamic. The prefill/decode branch on `seqlen` adds no graph of its own
+and is not reported."""
 import torch
 from torch import nn
 

@@ -1,15 +1,15 @@
-//! TCF208 shape-specialization: a Python int that changes between calls and shapes compiled code:
-//! an int argument of `forward` named as a position (`start_pos`, `past_key_values_length`) that
-//! sets a slice or an `arange`, an offset read from a cache argument's `.shape`, a branch on a
-//! sequence length against 1 (prefill against decode), or an equality between an input size and
-//! the size the module was built for (`if npatch == N:`, the trained resolution).
+//! TCF208 shape-specialization: a Python int that changes between calls and sets a size in
+//! compiled code: an int argument of `forward` named as a position (`start_pos`,
+//! `past_key_values_length`) that sets a slice or an `arange`, or an offset read from a cache
+//! argument's `.shape`.
 //!
 //! Dynamo compiles the first value into the graph as a constant; the first call with another
 //! value compiles a second graph in which the value is dynamic (measured under torch 2.15: 2
-//! graphs for 10 decode positions, 1 with `dynamic=True`). A branch on a size compiles one graph
-//! per side, never one per value. Only values that change between calls cost anything, so the
-//! rule stays with names and sources that say they do: config ints, `len(self.layers)`, the
-//! module's own sizes and the channel count of an input are not reported.
+//! graphs for 10 decode positions, 1 with `dynamic=True`). Branches on a size are not reported:
+//! measured, a prefill/decode test (`seq_len > 1`) or a test against the trained resolution adds
+//! no graph to what the size change itself costs with the default settings. Only values that
+//! change between calls cost anything, so the rule stays with names and sources that say they do:
+//! config ints, `len(self.layers)` and the module's own sizes are not reported.
 
 use std::collections::HashSet;
 
@@ -18,10 +18,9 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{Body, Site, is_compiling_call};
+use crate::model::compiled_code::{Body, Site};
 use crate::model::file::Reason;
 use crate::model::imports::last_segment;
-use crate::model::module::is_self;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -30,10 +29,10 @@ pub static RULE: Rule = Rule {
     name: "shape-specialization",
     summary: "mark sizes and offsets that change between calls dynamic",
     explanation: include_str!("../../codemods/shape-specialization/README.md"),
-    hazard: "A Python int that changes between calls (a decode position, a cache length, a prefill/decode or \
-             resolution branch) shapes compiled code.",
+    hazard: "A Python int that changes between calls (a decode position, a cache length) sets a slice or a size \
+             in compiled code.",
     why: "Dynamo compiles the first value into the graph, so the first change compiles a second graph before the \
-          value is made dynamic, and a branch on a size compiles one graph per side.",
+          value is made dynamic.",
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
@@ -58,7 +57,6 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
         offsets,
         caches,
         fallbacks,
-        trained_sizes: HashSet::new(),
         cache_lengths: Vec::new(),
         reported: HashSet::new(),
         found: Vec::new(),
@@ -71,10 +69,6 @@ enum Found {
     Offset { name: String, range: TextRange },
     /// A local read from a cache argument's `.shape`, then used.
     CacheLength { name: String, range: TextRange },
-    /// `if seq_len > 1:`: prefill and decode.
-    Prefill { range: TextRange },
-    /// `if npatch == N:`: the trained size and the others.
-    Resolution { range: TextRange },
 }
 
 /// A local assigned a length read off a cache argument, reported once it is used.
@@ -94,8 +88,6 @@ struct Finder<'c, 'a> {
     /// only there does not reach the graph from a model's forward (transformers' positional
     /// embeddings slice with `past_key_values_length` only when `position_ids` is missing).
     fallbacks: Vec<TextRange>,
-    /// Locals holding a size the module was built for (`N = self.pos_embed.shape[1] - 1`).
-    trained_sizes: HashSet<String>,
     cache_lengths: Vec<CacheLength>,
     /// Names already reported (one finding per changing value).
     reported: HashSet<String>,
@@ -195,64 +187,7 @@ fn names_batch(name: &str) -> bool {
     name.contains("batch") || name.contains("bsz") || name.contains("bsize") || name == "b" || name == "bs"
 }
 
-/// Words of sizes that follow the input's length or resolution.
-fn names_sequence_length(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    let fixed = ["head", "dim", "batch", "chan", "layer", "hidden", "embed"].iter().any(|word| name.contains(word));
-    !fixed && ["seq", "len", "tok"].iter().any(|word| name.contains(word))
-}
-
-/// Words of a size a module is built for: its position table, patch grid or image size.
-fn names_trained_size(text: &str) -> bool {
-    let text = text.to_ascii_lowercase();
-    ["pos", "patch", "grid", "img", "image", "resolution"].iter().any(|word| text.contains(word))
-}
-
-/// `self.num_patches`, `self.pos_embed.shape[1]`: read from the module.
-fn reads_self(expr: &Expr) -> bool {
-    match expr {
-        Expr::Attribute(attr) => is_self(&attr.value) || reads_self(&attr.value),
-        Expr::Subscript(subscript) => reads_self(&subscript.value),
-        Expr::Call(call) => reads_self(&call.func),
-        Expr::BinOp(op) => reads_self(&op.left) || reads_self(&op.right),
-        _ => false,
-    }
-}
-
-/// `... and not torch.compiler.is_compiling()`: the branch runs in eager mode only.
-fn eager_only(test: &Expr) -> bool {
-    let Expr::BoolOp(op) = test else { return false };
-    op.op == ast::BoolOp::And
-        && op.values.iter().any(|value| {
-            matches!(value, Expr::UnaryOp(not) if not.op == ast::UnaryOp::Not && is_compiling_call(&not.operand))
-        })
-}
-
-/// `self.grid = ...` in a branch's own statements: the attributes it rebuilds.
-fn rebuilt_attributes(body: &[Stmt]) -> Vec<String> {
-    body.iter()
-        .filter_map(|stmt| match stmt {
-            Stmt::Assign(assign) => Some(assign.targets.as_slice()),
-            _ => None,
-        })
-        .flatten()
-        .filter_map(|target| match target {
-            Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.to_string()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// A body that only rejects the input (`raise ValueError(...)`): a check, not a second graph.
-fn only_raises(body: &[Stmt]) -> bool {
-    matches!(body, [Stmt::Raise(_), ..])
-}
-
 impl<'c, 'a> Finder<'c, 'a> {
-    fn text(&self, range: TextRange) -> &'a str {
-        &self.function.model().source.text[range]
-    }
-
     fn assignment(&mut self, stmt: &'a Stmt) {
         let Stmt::Assign(assign) = stmt else { return };
         let [Expr::Name(target)] = assign.targets.as_slice() else { return };
@@ -264,83 +199,6 @@ impl<'c, 'a> Finder<'c, 'a> {
             if from_cache && !names_batch(&name) && !self.function.tensors().is_tensor(value) {
                 self.cache_lengths.push(CacheLength { name, assignment: stmt.range() });
             }
-            return;
-        }
-        if reads_self(value) && names_trained_size(self.text(value.range())) {
-            self.trained_sizes.insert(name);
-        } else {
-            self.trained_sizes.remove(&name);
-        }
-    }
-
-    /// The `if`/`elif`/`while`/ternary test `test`, with the body it guards.
-    fn branch(&mut self, test: &'a Expr, body: &[Stmt]) {
-        if only_raises(body) || eager_only(test) {
-            return;
-        }
-        // One finding per test (`H == ws and W == ws` is one branch), and one per function for
-        // prefill/decode (a mixer tests `seq_len == 1` before each of its steps).
-        let rebuilt = rebuilt_attributes(body);
-        let found = comparisons(test).into_iter().find_map(|compare| self.size_comparison(compare, &rebuilt));
-        match found {
-            Some(Found::Prefill { .. }) if !self.reported.insert("<prefill>".to_string()) => {}
-            Some(found) => self.found.push(found),
-            None => {}
-        }
-    }
-
-    /// A test of a size against 1 or against the size the module was built for. `rebuilt`: the
-    /// attributes the branch assigns; a size read from one of them is a table regrown for the
-    /// input (TCF207's business), not the size the module was built for.
-    fn size_comparison(&self, compare: &ast::ExprCompare, rebuilt: &[String]) -> Option<Found> {
-        let ([op], [right]) = (compare.ops.as_ref(), compare.comparators.as_ref()) else { return None };
-        let left = compare.left.as_ref();
-        for (size, other) in [(left, right), (right, left)] {
-            if self.is_sequence_length(size) && is_one_threshold(*op, other, std::ptr::eq(size, left)) {
-                return Some(Found::Prefill { range: compare.range() });
-            }
-            let regrown = rebuilt.iter().any(|attr| self.text(other.range()).contains(&format!("self.{attr}")));
-            if matches!(op, CmpOp::Eq | CmpOp::NotEq)
-                && !regrown
-                && self.is_input_extent(size)
-                && self.is_trained_size(other)
-            {
-                return Some(Found::Resolution { range: compare.range() });
-            }
-        }
-        None
-    }
-
-    /// `seq_len` bound from an input's shape, or an int argument of the entry point named so.
-    fn is_sequence_length(&self, expr: &Expr) -> bool {
-        let Expr::Name(name) = expr else { return false };
-        names_sequence_length(&name.id) && self.function.sizes().read_by(expr).is_some()
-    }
-
-    /// An input's size along a length or spatial dimension (not a channel count).
-    fn is_input_extent(&self, expr: &Expr) -> bool {
-        let Some(read) = self.function.sizes().read_by(expr) else { return false };
-        let named = match read {
-            Expr::Name(name) => Some(name.id.as_str()),
-            _ => None,
-        };
-        let channel_words = ["chan", "dim", "head", "feature", "hidden", "embed", "class", "batch"];
-        let fixed = named.is_some_and(|name| {
-            let name = name.to_ascii_lowercase();
-            channel_words.iter().any(|word| name.contains(word)) || name == "c" || name == "b"
-        });
-        // `x.shape[-1]`: the last dimension is the features of a sequence.
-        let last_dim = self.text(read.range()).replace(' ', "").ends_with("[-1]");
-        !fixed && !last_dim
-    }
-
-    fn is_trained_size(&self, expr: &Expr) -> bool {
-        match expr {
-            Expr::Name(name) => self.trained_sizes.contains(name.id.as_str()),
-            Expr::Attribute(_) | Expr::Subscript(_) | Expr::Call(_) => {
-                reads_self(expr) && names_trained_size(self.text(expr.range()))
-            }
-            _ => false,
         }
     }
 
@@ -434,55 +292,9 @@ fn slice_bounds(slice: &ast::ExprSlice) -> Vec<&Expr> {
     [slice.lower.as_deref(), slice.upper.as_deref()].into_iter().flatten().collect()
 }
 
-/// `> 1`, `== 1`, `!= 1`, `<= 1`, `>= 2`, `< 2` (read with the size on the left): one side is a
-/// single token.
-fn is_one_threshold(op: CmpOp, other: &Expr, size_on_left: bool) -> bool {
-    let Expr::NumberLiteral(number) = other else { return false };
-    let Some(value) = number.value.as_int().and_then(ast::Int::as_u8) else { return false };
-    let op = if size_on_left { op } else { mirror(op) };
-    match value {
-        1 => matches!(op, CmpOp::Gt | CmpOp::Eq | CmpOp::NotEq | CmpOp::LtE),
-        2 => matches!(op, CmpOp::GtE | CmpOp::Lt),
-        _ => false,
-    }
-}
-
-/// `1 < n` read as `n > 1`.
-fn mirror(op: CmpOp) -> CmpOp {
-    match op {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::LtE => CmpOp::GtE,
-        CmpOp::GtE => CmpOp::LtE,
-        other => other,
-    }
-}
-
-/// The comparisons a test combines with `and`/`or`/`not`.
-fn comparisons(test: &Expr) -> Vec<&ast::ExprCompare> {
-    match test {
-        Expr::Compare(compare) => vec![compare],
-        Expr::BoolOp(op) => op.values.iter().flat_map(comparisons).collect(),
-        Expr::UnaryOp(op) if op.op == ast::UnaryOp::Not => comparisons(&op.operand),
-        _ => Vec::new(),
-    }
-}
-
 impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        match stmt {
-            Stmt::Assign(_) => self.assignment(stmt),
-            Stmt::If(if_stmt) => {
-                self.branch(&if_stmt.test, &if_stmt.body);
-                for clause in &if_stmt.elif_else_clauses {
-                    if let Some(test) = &clause.test {
-                        self.branch(test, &clause.body);
-                    }
-                }
-            }
-            Stmt::While(while_stmt) => self.branch(&while_stmt.test, &while_stmt.body),
-            _ => {}
-        }
+        self.assignment(stmt);
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
@@ -490,7 +302,6 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
             Expr::Subscript(subscript) => self.slice(subscript),
             Expr::Call(call) => self.sized_call(call),
             Expr::Name(name) => self.name_use(name),
-            Expr::If(if_expr) => self.branch(&if_expr.test, &[]),
             _ => {}
         }
         true
@@ -498,12 +309,8 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
         let function = self.function;
-        let text = &function.model().source.text;
         let place = function.describe();
         for found in self.found {
-            // A branch between the built-for size and others costs nothing the size change does
-            // not already cost with the default settings: worth knowing, not worth a warning.
-            let severity = if matches!(found, Found::Resolution { .. }) { Severity::Low } else { Severity::Medium };
             let (range, message, advice) = match found {
                 Found::Offset { name, range } => (
                     range,
@@ -528,34 +335,8 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
                      (measured: 2 graphs for 10 cache lengths by default, 1 with either)"
                         .to_string(),
                 ),
-                Found::Prefill { range } => (
-                    range,
-                    format!(
-                        "`{}` in {place} separates prefill from decode: each side compiles its own graph (a length \
-                         of 1 always gets its own: Dynamo specializes sizes 0 and 1), and by default the first \
-                         prefill length is compiled static, so the next prefill length compiles once more",
-                        &text[range]
-                    ),
-                    "expect one graph per side; `torch._dynamo.mark_dynamic(x, seq_dim)` on the first prefill \
-                     input or `dynamic=True` saves the static one (measured on lengths 5, 1, 7: 3 graphs by \
-                     default, 2 with either)"
-                        .to_string(),
-                ),
-                Found::Resolution { range } => (
-                    range,
-                    format!(
-                        "`{}` in {place} separates the size the module was built for from other input sizes: \
-                         when input sizes switch between the two, each side compiles its own graph (one each, not \
-                         one per size)",
-                        &text[range]
-                    ),
-                    "low: the branch costs at most one graph per side, and with the default settings none more \
-                     than the size change itself (measured over 4 resolutions: 2 graphs with or without the branch; \
-                     with `dynamic=True` or `torch._dynamo.mark_dynamic`, 2 against 1)"
-                        .to_string(),
-                ),
             };
-            diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(severity).without_fix(advice));
+            diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(Severity::Medium).without_fix(advice));
         }
     }
 }
