@@ -48,6 +48,7 @@ registry! {
     python_container_specialization,
     module_created_in_forward,
     attribute_reassigned_with_new_shape,
+    shape_specialization,
     hook_registered_after_compile,
     compile_and_ddp,
     dynamic_shapes,
