@@ -11,11 +11,14 @@ only (a false alarm since removed, or a true finding lost), `-N` now only (new).
 once from the findings at fdbcec9 with a fixed seed, stratified by rule (`sample`).
 
 `check` fails when a finding the ledger says tcfix reports is gone, or when tcfix reports a
-finding in a sample file that the ledger has not labelled: every change in what tcfix says
-about these files is read and labelled by a person. It then prints precision per rule.
+finding in a sample file that the ledger has not labelled (or labelled `?`): every change in what
+tcfix says about these files is read and labelled by a person. It then prints precision per rule.
+`update` brings SEEN up to date after a change and adds the new findings with verdict `?`, for a
+person to label; it says which true findings were lost.
 
 Usage:
     ledger.py sample FINDINGS [--seed 12] [--per-rule 12]   # a ledger to label (verdict `?`)
+    ledger.py update LEDGER FINDINGS                         # rewrites LEDGER
     ledger.py check LEDGER FINDINGS [--lines N]              # N: lines of Python in the corpus
 """
 import argparse
@@ -24,6 +27,7 @@ import random
 import sys
 
 VERDICTS = ("true", "false", "unsure")
+UNLABELLED = "?"
 
 
 def finding_key(line: str) -> tuple[str, str]:
@@ -73,7 +77,7 @@ def read_ledger(path: str) -> list[Entry]:
                 where, code, seen, verdict = head.split()
             except ValueError:
                 sys.exit(f"{path}:{number}: expected `path:row:col CODE SEEN VERDICT | reason`")
-            if seen not in ("BN", "B-", "-N") or verdict not in VERDICTS:
+            if seen not in ("BN", "B-", "-N") or verdict not in (*VERDICTS, UNLABELLED):
                 sys.exit(f"{path}:{number}: SEEN is BN, B- or -N; VERDICT is one of {VERDICTS}")
             entries.append(Entry(where, code, seen[0] == "B", seen[1] == "N", verdict, reason.strip()))
     return entries
@@ -103,6 +107,9 @@ def check(ledger_path: str, findings_path: str, lines: int | None) -> int:
         print(f"ledger: {where} {code} is labelled as no longer reported but tcfix reports it")
     for where, code in new:
         print(f"ledger: {where} {code} is reported in a sample file but has no label")
+    unlabelled = [e for e in entries if e.verdict == UNLABELLED]
+    for e in unlabelled:
+        print(f"ledger: {e.where} {e.code} waits for a verdict")
     before = [e for e in entries if e.before]
     now = [e for e in entries if e.now]
     print(f"ledger: {len(entries)} labelled findings in {len(files)} files")
@@ -115,10 +122,41 @@ def check(ledger_path: str, findings_path: str, lines: int | None) -> int:
         everything = read_findings(findings_path)
         print(f"findings per 1,000 lines on the corpus: {1000 * len(everything) / lines:.2f} "
               f"({len(everything)} in {lines} lines)")
-    if gone or new or revived:
+    if gone or new or revived or unlabelled:
         print("ledger: label the change in snapshots/corpus-ledger.txt (tests/corpus/ledger.py says how)")
         return 1
     return 0
+
+
+def update(ledger_path: str, findings_path: str) -> int:
+    with open(ledger_path, encoding="utf-8") as file:
+        header = [line for line in file if line.startswith("#")]
+    entries = read_ledger(ledger_path)
+    files = {path_of(e.where) for e in entries}
+    reported = {key for key in read_findings(findings_path) if path_of(key[0]) in files}
+    lines = []
+    for e in entries:
+        now = (e.where, e.code) in reported
+        if e.now and not now and e.verdict == "true":
+            print(f"ledger: a true finding is lost: {e.where} {e.code} | {e.reason}")
+        seen = ("B" if e.before else "-") + ("N" if now else "-")
+        if seen == "--":  # new since the sample, and gone again: nothing to keep
+            continue
+        lines.append(f"{e.where} {e.code} {seen} {e.verdict} | {e.reason}".rstrip())
+    known = {(e.where, e.code) for e in entries}
+    for where, code in sorted(reported - known):
+        lines.append(f"{where} {code} -N {UNLABELLED} |")
+    with open(ledger_path, "w", encoding="utf-8") as file:
+        file.writelines(header)
+        file.writelines(line + "\n" for line in sorted(lines, key=ledger_order))
+    print(f"ledger: {len(reported - known)} new findings to label")
+    return 0
+
+
+def ledger_order(line: str) -> tuple:
+    where, code = line.split()[:2]
+    path, row, column = where.rsplit(":", 2)
+    return path, int(row), int(column), code
 
 
 def main() -> int:
@@ -132,7 +170,12 @@ def main() -> int:
     verify.add_argument("ledger")
     verify.add_argument("findings")
     verify.add_argument("--lines", type=int)
+    refresh = commands.add_parser("update")
+    refresh.add_argument("ledger")
+    refresh.add_argument("findings")
     args = parser.parse_args()
+    if args.command == "update":
+        return update(args.ledger, args.findings)
     if args.command == "sample":
         findings = read_findings(args.findings)
         files = set(sample(findings, args.seed, args.per_rule))
