@@ -8,6 +8,7 @@ pub mod facts;
 pub mod file;
 pub mod hooks;
 pub mod imports;
+pub mod inputs;
 pub mod index;
 pub mod loops;
 pub mod module;

@@ -33,6 +33,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 use crate::model::compiled_code::is_compiling_call;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::last_segment;
+use crate::model::inputs::presumed_tensors;
 use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
 
 /// Which values of one function are tensors.
@@ -42,6 +43,8 @@ pub struct Tensors<'m, 'a> {
     names: HashSet<String>,
     /// Of those, the ones that hold boolean tensors (masks).
     masks: HashSet<String>,
+    /// Of those, the ones that hold 0-d tensors (`m = x.max() + 1`).
+    zero_dim: HashSet<String>,
     /// Every name the function binds (parameters included).
     locals: HashSet<String>,
     /// `self.<attr>` that are submodules (callable, returning tensors).
@@ -54,6 +57,7 @@ pub struct Tensors<'m, 'a> {
 enum Kind {
     Tensor,
     Mask,
+    ZeroDim,
 }
 
 /// What one binding of a local name says about it.
@@ -63,6 +67,8 @@ enum Binding<'a> {
     Element(&'a Expr),
     /// A parameter annotated as a tensor, or a name used as one (`x.view(...)`, `x @ w`).
     UsedAsTensor,
+    /// An input of a compiled entry point presumed a tensor (see `inputs`).
+    Presumed,
     /// Bound to something that is certainly not a tensor: a `for` target, a parameter typed `int`...
     NotTensor,
     /// Says nothing either way (`with ... as f`, a parameter without evidence).
@@ -103,6 +109,20 @@ const PYTHON_VALUE_METHODS: &[&str] = &[
     "values",
     "items",
     "get",
+];
+
+/// Reductions over every element when called without `dim`: their result is a 0-d tensor.
+const FULL_REDUCTIONS: &[&str] = &[
+    "sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "any", "all", "argmax", "argmin",
+    "median", "nansum", "nanmean", "count_nonzero",
+];
+
+/// Elementwise functions and conversions: the result has the rank of the (first) tensor operand.
+const RANK_KEEPING: &[&str] = &[
+    "abs", "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "clamp", "clamp_min",
+    "clamp_max", "clip", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "square", "pow", "float", "half",
+    "double", "long", "int", "bool", "to", "type_as", "detach", "clone", "contiguous", "logical_not", "eq", "ne", "gt",
+    "ge", "lt", "le", "maximum", "minimum", "isnan", "isinf", "isfinite",
 ];
 
 /// Attributes of a tensor that are tensors (all others — `.shape`, `.dtype`, `.device` — are not).
@@ -228,6 +248,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             model,
             names: HashSet::new(),
             masks: HashSet::new(),
+            zero_dim: HashSet::new(),
             locals: HashSet::new(),
             submodules,
             attributes,
@@ -236,6 +257,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
         tensors.grow(&bindings, Kind::Mask);
+        tensors.grow(&bindings, Kind::ZeroDim);
         tensors
     }
 
@@ -245,10 +267,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
         loop {
             let mut grown = Vec::new();
             for (name, bindings) in bindings {
-                let known = match kind {
-                    Kind::Tensor => &self.names,
-                    Kind::Mask => &self.masks,
-                };
+                let known = self.known(kind);
                 if known.contains(name) {
                     continue;
                 }
@@ -263,7 +282,16 @@ impl<'m, 'a> Tensors<'m, 'a> {
             match kind {
                 Kind::Tensor => self.names.extend(grown),
                 Kind::Mask => self.masks.extend(grown),
+                Kind::ZeroDim => self.zero_dim.extend(grown),
             }
+        }
+    }
+
+    fn known(&self, kind: Kind) -> &HashSet<String> {
+        match kind {
+            Kind::Tensor => &self.names,
+            Kind::Mask => &self.masks,
+            Kind::ZeroDim => &self.zero_dim,
         }
     }
 
@@ -279,8 +307,14 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // A mask is a mask only while every binding is one (`mask = mask.long()` ends that).
             (Binding::Value(value), Kind::Mask) => Some(self.is_mask(value)),
             (Binding::Element(_), Kind::Mask) => None,
-            (Binding::UsedAsTensor, Kind::Tensor) => Some(true),
-            (Binding::UsedAsTensor, Kind::Mask) => None,
+            (Binding::UsedAsTensor | Binding::Presumed, Kind::Tensor) => Some(true),
+            (Binding::UsedAsTensor | Binding::Presumed, Kind::Mask) => None,
+            // A 0-d tensor only while every binding is one: an input's rank is unknown, and
+            // `m = m.expand(n)` ends it.
+            (Binding::Value(value), Kind::ZeroDim) => Some(self.is_zero_dim(value)),
+            (Binding::Element(_) | Binding::UsedAsTensor | Binding::Presumed | Binding::Unknown, Kind::ZeroDim) => {
+                Some(false)
+            }
             (Binding::NotTensor, _) => Some(false),
             (Binding::Unknown, _) => None,
         }
@@ -330,6 +364,87 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 let returns_mask = last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name));
                 returns_mask && self.is_tensor_call(call)
             }
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is a 0-d tensor: a reduction without `dim` (`x.max()`, `torch.sum(x)`,
+    /// `mask.any()`), and what keeps the rank of one (arithmetic and comparisons with Python
+    /// numbers or other 0-d tensors, elementwise functions, dtype conversions), names bound to those.
+    pub fn is_zero_dim(&self, expr: &Expr) -> bool {
+        let scalar_or_zero_dim = |operand: &Expr| !self.is_tensor(operand) || self.is_zero_dim(operand);
+        match expr {
+            Expr::Name(name) => self.zero_dim.contains(name.id.as_str()),
+            Expr::BinOp(op) => {
+                op.op != Operator::MatMult
+                    && self.is_tensor(expr)
+                    && scalar_or_zero_dim(&op.left)
+                    && scalar_or_zero_dim(&op.right)
+            }
+            Expr::UnaryOp(op) => op.op != UnaryOp::Not && self.is_zero_dim(&op.operand),
+            Expr::Compare(compare) => {
+                self.is_tensor_comparison(compare)
+                    && std::iter::once(compare.left.as_ref()).chain(&compare.comparators).all(scalar_or_zero_dim)
+            }
+            Expr::If(if_expr) => self.is_zero_dim(&if_expr.body) && self.is_zero_dim(&if_expr.orelse),
+            Expr::Named(named) => self.is_zero_dim(&named.value),
+            Expr::Call(call) => self.is_zero_dim_call(call),
+            _ => false,
+        }
+    }
+
+    fn is_zero_dim_call(&self, call: &ast::ExprCall) -> bool {
+        let Some(name) = last_segment(&call.func) else { return false };
+        let arguments = &call.arguments;
+        let scalar_arguments = |args: &[Expr]| {
+            args.iter()
+                .chain(arguments.keywords.iter().map(|keyword| &keyword.value))
+                .all(|arg| !self.is_tensor(arg) || self.is_zero_dim(arg))
+        };
+        let reduces_all = |extra: &[Expr]| {
+            FULL_REDUCTIONS.contains(&name)
+                && extra.is_empty()
+                && arguments.keywords.iter().all(|k| k.arg.as_ref().is_some_and(|arg| arg.as_str() == "dtype"))
+        };
+        if self.creates_zero_dim(call) {
+            return true;
+        }
+        match call.func.as_ref() {
+            // `x.max()`, `m.float()`, `m.clamp(min=0)`
+            Expr::Attribute(method) if self.is_tensor(&method.value) => {
+                reduces_all(&arguments.args)
+                    || (RANK_KEEPING.contains(&name) && self.is_zero_dim(&method.value) && scalar_arguments(&arguments.args))
+            }
+            // `torch.sum(x)`, `torch.abs(m)`
+            _ if self.is_tensor_call(call) => {
+                let Some((first, rest)) = arguments.args.split_first() else { return false };
+                (self.is_tensor(first) && reduces_all(rest))
+                    || (RANK_KEEPING.contains(&name) && self.is_zero_dim(first) && scalar_arguments(rest))
+            }
+            _ => false,
+        }
+    }
+
+    /// `torch.rand([])` (layerdrop's draw), `torch.zeros(())`, `torch.tensor(0.5)`,
+    /// `torch.scalar_tensor(k)`: a new 0-d tensor.
+    fn creates_zero_dim(&self, call: &ast::ExprCall) -> bool {
+        let Some(qualified) = self.model.imports.qualified_name(&call.func) else { return false };
+        let Some(name) = qualified.strip_prefix("torch.") else { return false };
+        let first = call.arguments.args.first();
+        let empty_shape = |e: Option<&Expr>| match e {
+            Some(Expr::List(list)) => list.elts.is_empty(),
+            Some(Expr::Tuple(tuple)) => tuple.elts.is_empty(),
+            _ => false,
+        };
+        let number = |e: Option<&Expr>| match e {
+            Some(Expr::NumberLiteral(_) | Expr::BooleanLiteral(_)) => true,
+            Some(Expr::UnaryOp(op)) => matches!(op.operand.as_ref(), Expr::NumberLiteral(_)),
+            _ => false,
+        };
+        match name {
+            "rand" | "randn" | "zeros" | "ones" | "empty" | "full" => empty_shape(first),
+            "tensor" | "as_tensor" => number(first),
+            "scalar_tensor" => true,
             _ => false,
         }
     }
@@ -532,6 +647,7 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
         FunctionNode::Lambda(lambda) => collector.visit_expr(&lambda.body),
     }
     let mut bindings = collector.bindings;
+    let presumed = presumed_tensors(model, function);
     if let Some(parameters) = node.parameters() {
         for parameter in parameters.iter_non_variadic_params() {
             let name = parameter.parameter.name.id.to_string();
@@ -543,6 +659,7 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
                 _ if python_default => Binding::NotTensor,
                 Some(annotation) if is_tensor_annotation(annotation) => Binding::UsedAsTensor,
                 Some(_) => Binding::NotTensor,
+                None if presumed.contains(&name) => Binding::Presumed,
                 None => Binding::Unknown,
             };
             bindings.entry(name).or_default().insert(0, binding);
