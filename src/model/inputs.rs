@@ -54,15 +54,60 @@ pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
 
 /// Words of a parameter name that say it holds a size, an option or an object, not tensor data.
 const PYTHON_VALUE_WORDS: &[&str] = &[
-    "size", "sizes", "shape", "shapes", "height", "width", "dim", "dims", "dimensions", "len", "length", "num",
-    "type", "mode", "config", "cfg", "kwargs", "args", "dict", "list", "device", "dtype", "idx", "group", "cache",
-    "layers", "fn", "func", "callback", "name", "text", "prompt", "path", "tokenizer", "processor",
+    "size",
+    "sizes",
+    "shape",
+    "shapes",
+    "height",
+    "width",
+    "dim",
+    "dims",
+    "dimensions",
+    "len",
+    "length",
+    "num",
+    "type",
+    "mode",
+    "config",
+    "cfg",
+    "kwargs",
+    "args",
+    "dict",
+    "list",
+    "device",
+    "dtype",
+    "idx",
+    "group",
+    "cache",
+    "layers",
+    "fn",
+    "func",
+    "callback",
+    "name",
+    "text",
+    "prompt",
+    "path",
+    "tokenizer",
+    "processor",
 ];
 
 /// First words of flag and option names: `use_cache`, `return_dict`, `is_causal`, `do_sample`.
 const FLAG_PREFIXES: &[&str] = &[
-    "use", "return", "is", "do", "has", "with", "need", "apply", "enable", "disable", "interpolate", "all", "past",
-    "n", "output",
+    "use",
+    "return",
+    "is",
+    "do",
+    "has",
+    "with",
+    "need",
+    "apply",
+    "enable",
+    "disable",
+    "interpolate",
+    "all",
+    "past",
+    "n",
+    "output",
 ];
 
 /// Whether a parameter's name says it is not tensor data: flags (`use_cache`, `return_dict`,
@@ -83,8 +128,29 @@ fn names_python_value(name: &str) -> bool {
 
 /// Attributes a tensor has that are not methods.
 const TENSOR_FIELDS: &[&str] = &[
-    "shape", "dtype", "device", "ndim", "T", "mT", "H", "mH", "data", "grad", "real", "imag", "layout", "is_cuda",
-    "is_sparse", "is_quantized", "is_meta", "requires_grad", "grad_fn", "is_leaf", "names", "itemsize", "nbytes",
+    "shape",
+    "dtype",
+    "device",
+    "ndim",
+    "T",
+    "mT",
+    "H",
+    "mH",
+    "data",
+    "grad",
+    "real",
+    "imag",
+    "layout",
+    "is_cuda",
+    "is_sparse",
+    "is_quantized",
+    "is_meta",
+    "requires_grad",
+    "grad_fn",
+    "is_leaf",
+    "names",
+    "itemsize",
+    "nbytes",
 ];
 
 /// Methods of Python containers (and dataclass-like outputs) that a tensor lacks.
@@ -131,7 +197,9 @@ impl PythonUses<'_> {
             }
         }
         match call.func.as_ref() {
-            Expr::Name(func) if matches!(func.id.as_str(), "isinstance" | "len" | "range" | "type" | "getattr" | "hasattr") => {
+            Expr::Name(func)
+                if matches!(func.id.as_str(), "isinstance" | "len" | "range" | "type" | "getattr" | "hasattr") =>
+            {
                 if let Some(first) = call.arguments.args.first() {
                     self.mark(first);
                 }
@@ -190,4 +258,3 @@ impl<'a> Visitor<'a> for PythonUses<'_> {
         walk_expr(self, expr);
     }
 }
-

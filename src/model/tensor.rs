@@ -30,8 +30,11 @@ use std::collections::{HashMap, HashSet};
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::calls::{argument, call_sites, calls_out, returned_values};
 use crate::model::compiled_code::is_compiling_call;
-use crate::model::file::{FileModel, FunctionNode};
+use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
 use crate::model::inputs::presumed_tensors;
 use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
@@ -51,7 +54,15 @@ pub struct Tensors<'m, 'a> {
     submodules: HashSet<String>,
     /// `self.<attr>` that are parameters or buffers.
     attributes: HashSet<String>,
+    /// Calls of functions of the file that return tensors (`self._project(x)`, `helper(x)`).
+    returning_tensors: HashSet<TextRange>,
+    /// Of those, the ones that return masks (`self._image_positions(ids)`).
+    returning_masks: HashSet<TextRange>,
 }
+
+/// How many calls deep tensor-ness is followed into callers and callees: a helper of a helper of
+/// `forward` still learns its parameters from `forward`'s tensors.
+const CALL_DEPTH: usize = 2;
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -113,16 +124,74 @@ const PYTHON_VALUE_METHODS: &[&str] = &[
 
 /// Reductions over every element when called without `dim`: their result is a 0-d tensor.
 const FULL_REDUCTIONS: &[&str] = &[
-    "sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "any", "all", "argmax", "argmin",
-    "median", "nansum", "nanmean", "count_nonzero",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "norm",
+    "prod",
+    "std",
+    "var",
+    "any",
+    "all",
+    "argmax",
+    "argmin",
+    "median",
+    "nansum",
+    "nanmean",
+    "count_nonzero",
 ];
 
 /// Elementwise functions and conversions: the result has the rank of the (first) tensor operand.
 const RANK_KEEPING: &[&str] = &[
-    "abs", "neg", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "clamp", "clamp_min",
-    "clamp_max", "clip", "floor", "ceil", "round", "trunc", "sign", "reciprocal", "square", "pow", "float", "half",
-    "double", "long", "int", "bool", "to", "type_as", "detach", "clone", "contiguous", "logical_not", "eq", "ne", "gt",
-    "ge", "lt", "le", "maximum", "minimum", "isnan", "isinf", "isfinite",
+    "abs",
+    "neg",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "clip",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "sign",
+    "reciprocal",
+    "square",
+    "pow",
+    "float",
+    "half",
+    "double",
+    "long",
+    "int",
+    "bool",
+    "to",
+    "type_as",
+    "detach",
+    "clone",
+    "contiguous",
+    "logical_not",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "maximum",
+    "minimum",
+    "isnan",
+    "isinf",
+    "isfinite",
 ];
 
 /// Attributes of a tensor that are tensors (all others — `.shape`, `.dtype`, `.device` — are not).
@@ -243,6 +312,12 @@ const MASK_METHODS: &[&str] = &[
 impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function` (a function of `model`).
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
+        Self::at_depth(model, function, CALL_DEPTH, &mut HashMap::new())
+    }
+
+    /// The tensors of `function`, following calls `depth` deep (0: the function alone); `seen`
+    /// keeps those of callers and callees already worked out (a helper's callers share them).
+    fn at_depth(model: &'m FileModel<'a>, function: usize, depth: usize, seen: &mut Seen<'m, 'a>) -> Self {
         let (submodules, attributes) = self_tensors(model, function);
         let mut tensors = Tensors {
             model,
@@ -252,8 +327,17 @@ impl<'m, 'a> Tensors<'m, 'a> {
             locals: HashSet::new(),
             submodules,
             attributes,
+            returning_tensors: HashSet::new(),
+            returning_masks: HashSet::new(),
         };
-        let bindings = bindings(model, function);
+        let mut bindings = bindings(model, function);
+        if let Some(depth) = depth.checked_sub(1) {
+            (tensors.returning_tensors, tensors.returning_masks) =
+                calls_returning_tensors(model, function, depth, seen);
+            for name in parameters_passed_tensors(model, function, depth, seen) {
+                bindings.entry(name).or_default().push(Binding::UsedAsTensor);
+            }
+        }
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
         tensors.grow(&bindings, Kind::Mask);
@@ -362,7 +446,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             }
             Expr::Call(call) => {
                 let returns_mask = last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name));
-                returns_mask && self.is_tensor_call(call)
+                (returns_mask && self.is_tensor_call(call)) || self.returning_masks.contains(&call.range())
             }
             _ => false,
         }
@@ -413,7 +497,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // `x.max()`, `m.float()`, `m.clamp(min=0)`
             Expr::Attribute(method) if self.is_tensor(&method.value) => {
                 reduces_all(&arguments.args)
-                    || (RANK_KEEPING.contains(&name) && self.is_zero_dim(&method.value) && scalar_arguments(&arguments.args))
+                    || (RANK_KEEPING.contains(&name)
+                        && self.is_zero_dim(&method.value)
+                        && scalar_arguments(&arguments.args))
             }
             // `torch.sum(x)`, `torch.abs(m)`
             _ if self.is_tensor_call(call) => {
@@ -476,6 +562,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
 
     /// Whether a call returns a tensor.
     pub fn is_tensor_call(&self, call: &ast::ExprCall) -> bool {
+        if self.returning_tensors.contains(&call.range()) {
+            return true;
+        }
         if let Some(qualified) = self.model.imports.qualified_name(&call.func) {
             if let Some(returns_tensor) = torch_function_returns_tensor(&qualified) {
                 return returns_tensor;
@@ -508,6 +597,98 @@ impl<'m, 'a> Tensors<'m, 'a> {
         matches!(call.func.as_ref(), Expr::Attribute(attr)
             if attr.attr.id.as_str() == method && self.is_tensor(&attr.value))
     }
+}
+
+/// The tensors of functions worked out so far, by function and depth.
+type Seen<'m, 'a> = HashMap<(usize, usize), Tensors<'m, 'a>>;
+
+/// The tensors of `function` at `depth`, worked out once.
+fn work_out<'s, 'm, 'a>(
+    model: &'m FileModel<'a>,
+    function: usize,
+    depth: usize,
+    seen: &'s mut Seen<'m, 'a>,
+) -> &'s Tensors<'m, 'a> {
+    if !seen.contains_key(&(function, depth)) {
+        let tensors = Tensors::at_depth(model, function, depth, seen);
+        seen.insert((function, depth), tensors);
+    }
+    &seen[&(function, depth)]
+}
+
+/// The calls in `function`'s compiled code of functions of the file whose every `return` gives a
+/// tensor (`image_embd = self._project(feats)`), and of those the ones that give masks, judged
+/// `depth` calls deep.
+fn calls_returning_tensors<'m, 'a>(
+    model: &'m FileModel<'a>,
+    function: usize,
+    depth: usize,
+    seen: &mut Seen<'m, 'a>,
+) -> (HashSet<TextRange>, HashSet<TextRange>) {
+    let mut verdicts: HashMap<usize, (bool, bool)> = HashMap::new();
+    let (mut tensors, mut masks) = (HashSet::new(), HashSet::new());
+    for (call, callee) in calls_out(model, function) {
+        let (returns_tensor, returns_mask) = *verdicts.entry(callee).or_insert_with(|| {
+            let values: Vec<&Expr> = returned_values(model, callee).into_iter().flatten().collect();
+            // A bare `return` (or none) gives `None`.
+            if values.is_empty() || values.len() < returned_values(model, callee).len() {
+                return (false, false);
+            }
+            let callee_tensors = work_out(model, callee, depth, seen);
+            let all = |test: &dyn Fn(&Expr) -> bool| values.iter().all(|value| test(value));
+            (all(&|value| callee_tensors.is_tensor(value)), all(&|value| callee_tensors.is_mask(value)))
+        });
+        if returns_tensor {
+            tensors.insert(call.range());
+        }
+        if returns_mask {
+            masks.insert(call.range());
+        }
+    }
+    (tensors, masks)
+}
+
+/// The parameters of `function` that its compiled callers in the file pass tensors: at least one
+/// call passes a tensor, and none a Python value (`self._merge(ids, embeds, image_embd)` with
+/// `image_embd` a submodule's output).
+fn parameters_passed_tensors<'m, 'a>(
+    model: &'m FileModel<'a>,
+    function: usize,
+    depth: usize,
+    seen: &mut Seen<'m, 'a>,
+) -> HashSet<String> {
+    // Entry points (`forward`, hooks, compiled functions) get their inputs from outside the file.
+    let called = matches!(model.region.get(&function), Some(Reason::CalledFrom(_)));
+    let Some(parameters) = model.function(function).node.parameters().filter(|_| called) else {
+        return HashSet::new();
+    };
+    let sites = call_sites(model, function);
+    if sites.is_empty() {
+        return HashSet::new();
+    }
+    for site in &sites {
+        work_out(model, site.caller, depth, seen);
+    }
+    let callers = &*seen;
+    let positional = parameters.posonlyargs.iter().chain(&parameters.args).map(|p| (p, true));
+    let keyword_only = parameters.kwonlyargs.iter().map(|p| (p, false));
+    let mut passed = HashSet::new();
+    for (index, (parameter, by_position)) in positional.chain(keyword_only).enumerate() {
+        let name = parameter.parameter.name.id.as_str();
+        let index = if by_position { index } else { usize::MAX };
+        let arguments: Vec<(&Expr, &Tensors)> = sites
+            .iter()
+            .filter_map(|site| {
+                Some((argument(model, site.call, function, index, name)?, &callers[&(site.caller, depth)]))
+            })
+            .collect();
+        let some_tensor = arguments.iter().any(|(argument, tensors)| tensors.is_tensor(argument));
+        let some_python = arguments.iter().any(|(argument, _)| is_python_value(argument));
+        if some_tensor && !some_python {
+            passed.insert(name.to_string());
+        }
+    }
+    passed
 }
 
 /// `Some(true)` for a torch function that returns a tensor, `Some(false)` for one that returns a
