@@ -1,6 +1,7 @@
 //! What the code means for torch.compile: the project index across files, and per file the
 //! functions that run in the compiled region.
 
+pub mod calls;
 pub mod collect;
 pub mod compile_calls;
 pub mod compiled_code;
@@ -9,6 +10,7 @@ pub mod file;
 pub mod hooks;
 pub mod imports;
 pub mod index;
+pub mod inputs;
 pub mod loops;
 pub mod module;
 pub mod mutation;

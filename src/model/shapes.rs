@@ -6,11 +6,13 @@
 
 use std::collections::HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{Expr, ExprContext, Stmt};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{BoolOp, CmpOp, Expr, ExprContext, Number, Stmt};
+use ruff_text_size::{Ranged, TextRange};
 
+use crate::model::calls::call_sites;
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all};
-use crate::model::file::FileModel;
+use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::module::is_self;
 
 /// The sizes one function reads from its inputs, and the names holding them.
@@ -179,5 +181,70 @@ fn bind_names(target: &Expr, names: &mut HashSet<String>) {
         Expr::List(list) => list.elts.iter().for_each(|e| bind_names(e, names)),
         Expr::Starred(starred) => bind_names(&starred.value, names),
         _ => {}
+    }
+}
+
+/// Whether every compiled call of `function` in the file sits under a test that an input size be
+/// 1 (`if recurrent_state is not None and seq_len == 1:`, or a flag bound to such a test): the
+/// one-token decode step of a recurrent layer. There the loops over the sequence run once, and
+/// the longer inputs go to another path.
+pub fn only_for_single_step(model: &FileModel, function: usize) -> bool {
+    let called = matches!(model.region.get(&function), Some(Reason::CalledFrom(_)));
+    let sites = call_sites(model, function);
+    called
+        && !sites.is_empty()
+        && sites.iter().all(|site| {
+            let FunctionNode::Def(def) = model.function(site.caller).node else { return false };
+            let mut finder = SingleStepBranches::default();
+            finder.visit_body(&def.body);
+            finder.bodies.iter().any(|body| body.contains_range(site.call.range()))
+        })
+}
+
+/// The bodies of `if`s whose test requires a size of 1, and the names bound to such tests.
+#[derive(Default)]
+struct SingleStepBranches {
+    flags: HashSet<String>,
+    bodies: Vec<TextRange>,
+}
+
+impl SingleStepBranches {
+    /// `seq_len == 1`, `x.shape[1] == 1`, `a and seq_len == 1`, or a flag bound to one.
+    fn requires_single_step(&self, test: &Expr) -> bool {
+        match test {
+            Expr::BoolOp(op) if op.op == BoolOp::And => op.values.iter().any(|value| self.requires_single_step(value)),
+            Expr::Compare(compare) => {
+                let is_one = |e: &Expr| matches!(e, Expr::NumberLiteral(n) if matches!(&n.value, Number::Int(i) if i.as_u64() == Some(1)));
+                let is_size = |e: &Expr| matches!(e, Expr::Name(_) | Expr::Subscript(_) | Expr::Call(_));
+                matches!((compare.ops.as_ref(), compare.comparators.as_ref()), ([CmpOp::Eq], [right])
+                    if (is_one(right) && is_size(&compare.left)) || (is_one(&compare.left) && is_size(right)))
+            }
+            Expr::Name(name) => self.flags.contains(name.id.as_str()),
+            _ => false,
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for SingleStepBranches {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Assign(assign) => {
+                if let [Expr::Name(name)] = assign.targets.as_slice() {
+                    if self.requires_single_step(&assign.value) {
+                        self.flags.insert(name.id.to_string());
+                    }
+                }
+            }
+            Stmt::If(if_stmt) => {
+                if let (true, Some(first), Some(last)) =
+                    (self.requires_single_step(&if_stmt.test), if_stmt.body.first(), if_stmt.body.last())
+                {
+                    self.bodies.push(TextRange::new(first.start(), last.end()));
+                }
+            }
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+            _ => {}
+        }
+        walk_stmt(self, stmt);
     }
 }

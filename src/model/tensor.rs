@@ -30,9 +30,13 @@ use std::collections::{HashMap, HashSet};
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::calls::{argument, call_sites, calls_out, returned_values};
 use crate::model::compiled_code::is_compiling_call;
-use crate::model::file::{FileModel, FunctionNode};
+use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
+use crate::model::inputs::presumed_tensors;
 use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
 
 /// Which values of one function are tensors.
@@ -42,18 +46,29 @@ pub struct Tensors<'m, 'a> {
     names: HashSet<String>,
     /// Of those, the ones that hold boolean tensors (masks).
     masks: HashSet<String>,
+    /// Of those, the ones that hold 0-d tensors (`m = x.max() + 1`).
+    zero_dim: HashSet<String>,
     /// Every name the function binds (parameters included).
     locals: HashSet<String>,
     /// `self.<attr>` that are submodules (callable, returning tensors).
     submodules: HashSet<String>,
     /// `self.<attr>` that are parameters or buffers.
     attributes: HashSet<String>,
+    /// Calls of functions of the file that return tensors (`self._project(x)`, `helper(x)`).
+    returning_tensors: HashSet<TextRange>,
+    /// Of those, the ones that return masks (`self._image_positions(ids)`).
+    returning_masks: HashSet<TextRange>,
 }
+
+/// How many calls deep tensor-ness is followed into callers and callees: a helper of a helper of
+/// `forward` still learns its parameters from `forward`'s tensors.
+const CALL_DEPTH: usize = 2;
 
 #[derive(Clone, Copy)]
 enum Kind {
     Tensor,
     Mask,
+    ZeroDim,
 }
 
 /// What one binding of a local name says about it.
@@ -63,6 +78,8 @@ enum Binding<'a> {
     Element(&'a Expr),
     /// A parameter annotated as a tensor, or a name used as one (`x.view(...)`, `x @ w`).
     UsedAsTensor,
+    /// An input of a compiled entry point presumed a tensor (see `inputs`).
+    Presumed,
     /// Bound to something that is certainly not a tensor: a `for` target, a parameter typed `int`...
     NotTensor,
     /// Says nothing either way (`with ... as f`, a parameter without evidence).
@@ -103,6 +120,78 @@ const PYTHON_VALUE_METHODS: &[&str] = &[
     "values",
     "items",
     "get",
+];
+
+/// Reductions over every element when called without `dim`: their result is a 0-d tensor.
+const FULL_REDUCTIONS: &[&str] = &[
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "norm",
+    "prod",
+    "std",
+    "var",
+    "any",
+    "all",
+    "argmax",
+    "argmin",
+    "median",
+    "nansum",
+    "nanmean",
+    "count_nonzero",
+];
+
+/// Elementwise functions and conversions: the result has the rank of the (first) tensor operand.
+const RANK_KEEPING: &[&str] = &[
+    "abs",
+    "neg",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "clip",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "sign",
+    "reciprocal",
+    "square",
+    "pow",
+    "float",
+    "half",
+    "double",
+    "long",
+    "int",
+    "bool",
+    "to",
+    "type_as",
+    "detach",
+    "clone",
+    "contiguous",
+    "logical_not",
+    "eq",
+    "ne",
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "maximum",
+    "minimum",
+    "isnan",
+    "isinf",
+    "isfinite",
 ];
 
 /// Attributes of a tensor that are tensors (all others — `.shape`, `.dtype`, `.device` — are not).
@@ -223,19 +312,36 @@ const MASK_METHODS: &[&str] = &[
 impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function` (a function of `model`).
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
+        Self::at_depth(model, function, CALL_DEPTH, &mut HashMap::new())
+    }
+
+    /// The tensors of `function`, following calls `depth` deep (0: the function alone); `seen`
+    /// keeps those of callers and callees already worked out (a helper's callers share them).
+    fn at_depth(model: &'m FileModel<'a>, function: usize, depth: usize, seen: &mut Seen<'m, 'a>) -> Self {
         let (submodules, attributes) = self_tensors(model, function);
         let mut tensors = Tensors {
             model,
             names: HashSet::new(),
             masks: HashSet::new(),
+            zero_dim: HashSet::new(),
             locals: HashSet::new(),
             submodules,
             attributes,
+            returning_tensors: HashSet::new(),
+            returning_masks: HashSet::new(),
         };
-        let bindings = bindings(model, function);
+        let mut bindings = bindings(model, function);
+        if let Some(depth) = depth.checked_sub(1) {
+            (tensors.returning_tensors, tensors.returning_masks) =
+                calls_returning_tensors(model, function, depth, seen);
+            for name in parameters_passed_tensors(model, function, depth, seen) {
+                bindings.entry(name).or_default().push(Binding::UsedAsTensor);
+            }
+        }
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
         tensors.grow(&bindings, Kind::Mask);
+        tensors.grow(&bindings, Kind::ZeroDim);
         tensors
     }
 
@@ -245,10 +351,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
         loop {
             let mut grown = Vec::new();
             for (name, bindings) in bindings {
-                let known = match kind {
-                    Kind::Tensor => &self.names,
-                    Kind::Mask => &self.masks,
-                };
+                let known = self.known(kind);
                 if known.contains(name) {
                     continue;
                 }
@@ -263,7 +366,16 @@ impl<'m, 'a> Tensors<'m, 'a> {
             match kind {
                 Kind::Tensor => self.names.extend(grown),
                 Kind::Mask => self.masks.extend(grown),
+                Kind::ZeroDim => self.zero_dim.extend(grown),
             }
+        }
+    }
+
+    fn known(&self, kind: Kind) -> &HashSet<String> {
+        match kind {
+            Kind::Tensor => &self.names,
+            Kind::Mask => &self.masks,
+            Kind::ZeroDim => &self.zero_dim,
         }
     }
 
@@ -279,8 +391,14 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // A mask is a mask only while every binding is one (`mask = mask.long()` ends that).
             (Binding::Value(value), Kind::Mask) => Some(self.is_mask(value)),
             (Binding::Element(_), Kind::Mask) => None,
-            (Binding::UsedAsTensor, Kind::Tensor) => Some(true),
-            (Binding::UsedAsTensor, Kind::Mask) => None,
+            (Binding::UsedAsTensor | Binding::Presumed, Kind::Tensor) => Some(true),
+            (Binding::UsedAsTensor | Binding::Presumed, Kind::Mask) => None,
+            // A 0-d tensor only while every binding is one: an input's rank is unknown, and
+            // `m = m.expand(n)` ends it.
+            (Binding::Value(value), Kind::ZeroDim) => Some(self.is_zero_dim(value)),
+            (Binding::Element(_) | Binding::UsedAsTensor | Binding::Presumed | Binding::Unknown, Kind::ZeroDim) => {
+                Some(false)
+            }
             (Binding::NotTensor, _) => Some(false),
             (Binding::Unknown, _) => None,
         }
@@ -328,8 +446,91 @@ impl<'m, 'a> Tensors<'m, 'a> {
             }
             Expr::Call(call) => {
                 let returns_mask = last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name));
-                returns_mask && self.is_tensor_call(call)
+                (returns_mask && self.is_tensor_call(call)) || self.returning_masks.contains(&call.range())
             }
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is a 0-d tensor: a reduction without `dim` (`x.max()`, `torch.sum(x)`,
+    /// `mask.any()`), and what keeps the rank of one (arithmetic and comparisons with Python
+    /// numbers or other 0-d tensors, elementwise functions, dtype conversions), names bound to those.
+    pub fn is_zero_dim(&self, expr: &Expr) -> bool {
+        let scalar_or_zero_dim = |operand: &Expr| !self.is_tensor(operand) || self.is_zero_dim(operand);
+        match expr {
+            Expr::Name(name) => self.zero_dim.contains(name.id.as_str()),
+            Expr::BinOp(op) => {
+                op.op != Operator::MatMult
+                    && self.is_tensor(expr)
+                    && scalar_or_zero_dim(&op.left)
+                    && scalar_or_zero_dim(&op.right)
+            }
+            Expr::UnaryOp(op) => op.op != UnaryOp::Not && self.is_zero_dim(&op.operand),
+            Expr::Compare(compare) => {
+                self.is_tensor_comparison(compare)
+                    && std::iter::once(compare.left.as_ref()).chain(&compare.comparators).all(scalar_or_zero_dim)
+            }
+            Expr::If(if_expr) => self.is_zero_dim(&if_expr.body) && self.is_zero_dim(&if_expr.orelse),
+            Expr::Named(named) => self.is_zero_dim(&named.value),
+            Expr::Call(call) => self.is_zero_dim_call(call),
+            _ => false,
+        }
+    }
+
+    fn is_zero_dim_call(&self, call: &ast::ExprCall) -> bool {
+        let Some(name) = last_segment(&call.func) else { return false };
+        let arguments = &call.arguments;
+        let scalar_arguments = |args: &[Expr]| {
+            args.iter()
+                .chain(arguments.keywords.iter().map(|keyword| &keyword.value))
+                .all(|arg| !self.is_tensor(arg) || self.is_zero_dim(arg))
+        };
+        let reduces_all = |extra: &[Expr]| {
+            FULL_REDUCTIONS.contains(&name)
+                && extra.is_empty()
+                && arguments.keywords.iter().all(|k| k.arg.as_ref().is_some_and(|arg| arg.as_str() == "dtype"))
+        };
+        if self.creates_zero_dim(call) {
+            return true;
+        }
+        match call.func.as_ref() {
+            // `x.max()`, `m.float()`, `m.clamp(min=0)`
+            Expr::Attribute(method) if self.is_tensor(&method.value) => {
+                reduces_all(&arguments.args)
+                    || (RANK_KEEPING.contains(&name)
+                        && self.is_zero_dim(&method.value)
+                        && scalar_arguments(&arguments.args))
+            }
+            // `torch.sum(x)`, `torch.abs(m)`
+            _ if self.is_tensor_call(call) => {
+                let Some((first, rest)) = arguments.args.split_first() else { return false };
+                (self.is_tensor(first) && reduces_all(rest))
+                    || (RANK_KEEPING.contains(&name) && self.is_zero_dim(first) && scalar_arguments(rest))
+            }
+            _ => false,
+        }
+    }
+
+    /// `torch.rand([])` (layerdrop's draw), `torch.zeros(())`, `torch.tensor(0.5)`,
+    /// `torch.scalar_tensor(k)`: a new 0-d tensor.
+    fn creates_zero_dim(&self, call: &ast::ExprCall) -> bool {
+        let Some(qualified) = self.model.imports.qualified_name(&call.func) else { return false };
+        let Some(name) = qualified.strip_prefix("torch.") else { return false };
+        let first = call.arguments.args.first();
+        let empty_shape = |e: Option<&Expr>| match e {
+            Some(Expr::List(list)) => list.elts.is_empty(),
+            Some(Expr::Tuple(tuple)) => tuple.elts.is_empty(),
+            _ => false,
+        };
+        let number = |e: Option<&Expr>| match e {
+            Some(Expr::NumberLiteral(_) | Expr::BooleanLiteral(_)) => true,
+            Some(Expr::UnaryOp(op)) => matches!(op.operand.as_ref(), Expr::NumberLiteral(_)),
+            _ => false,
+        };
+        match name {
+            "rand" | "randn" | "zeros" | "ones" | "empty" | "full" => empty_shape(first),
+            "tensor" | "as_tensor" => number(first),
+            "scalar_tensor" => true,
             _ => false,
         }
     }
@@ -361,6 +562,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
 
     /// Whether a call returns a tensor.
     pub fn is_tensor_call(&self, call: &ast::ExprCall) -> bool {
+        if self.returning_tensors.contains(&call.range()) {
+            return true;
+        }
         if let Some(qualified) = self.model.imports.qualified_name(&call.func) {
             if let Some(returns_tensor) = torch_function_returns_tensor(&qualified) {
                 return returns_tensor;
@@ -393,6 +597,98 @@ impl<'m, 'a> Tensors<'m, 'a> {
         matches!(call.func.as_ref(), Expr::Attribute(attr)
             if attr.attr.id.as_str() == method && self.is_tensor(&attr.value))
     }
+}
+
+/// The tensors of functions worked out so far, by function and depth.
+type Seen<'m, 'a> = HashMap<(usize, usize), Tensors<'m, 'a>>;
+
+/// The tensors of `function` at `depth`, worked out once.
+fn work_out<'s, 'm, 'a>(
+    model: &'m FileModel<'a>,
+    function: usize,
+    depth: usize,
+    seen: &'s mut Seen<'m, 'a>,
+) -> &'s Tensors<'m, 'a> {
+    if !seen.contains_key(&(function, depth)) {
+        let tensors = Tensors::at_depth(model, function, depth, seen);
+        seen.insert((function, depth), tensors);
+    }
+    &seen[&(function, depth)]
+}
+
+/// The calls in `function`'s compiled code of functions of the file whose every `return` gives a
+/// tensor (`image_embd = self._project(feats)`), and of those the ones that give masks, judged
+/// `depth` calls deep.
+fn calls_returning_tensors<'m, 'a>(
+    model: &'m FileModel<'a>,
+    function: usize,
+    depth: usize,
+    seen: &mut Seen<'m, 'a>,
+) -> (HashSet<TextRange>, HashSet<TextRange>) {
+    let mut verdicts: HashMap<usize, (bool, bool)> = HashMap::new();
+    let (mut tensors, mut masks) = (HashSet::new(), HashSet::new());
+    for (call, callee) in calls_out(model, function) {
+        let (returns_tensor, returns_mask) = *verdicts.entry(callee).or_insert_with(|| {
+            let values: Vec<&Expr> = returned_values(model, callee).into_iter().flatten().collect();
+            // A bare `return` (or none) gives `None`.
+            if values.is_empty() || values.len() < returned_values(model, callee).len() {
+                return (false, false);
+            }
+            let callee_tensors = work_out(model, callee, depth, seen);
+            let all = |test: &dyn Fn(&Expr) -> bool| values.iter().all(|value| test(value));
+            (all(&|value| callee_tensors.is_tensor(value)), all(&|value| callee_tensors.is_mask(value)))
+        });
+        if returns_tensor {
+            tensors.insert(call.range());
+        }
+        if returns_mask {
+            masks.insert(call.range());
+        }
+    }
+    (tensors, masks)
+}
+
+/// The parameters of `function` that its compiled callers in the file pass tensors: at least one
+/// call passes a tensor, and none a Python value (`self._merge(ids, embeds, image_embd)` with
+/// `image_embd` a submodule's output).
+fn parameters_passed_tensors<'m, 'a>(
+    model: &'m FileModel<'a>,
+    function: usize,
+    depth: usize,
+    seen: &mut Seen<'m, 'a>,
+) -> HashSet<String> {
+    // Entry points (`forward`, hooks, compiled functions) get their inputs from outside the file.
+    let called = matches!(model.region.get(&function), Some(Reason::CalledFrom(_)));
+    let Some(parameters) = model.function(function).node.parameters().filter(|_| called) else {
+        return HashSet::new();
+    };
+    let sites = call_sites(model, function);
+    if sites.is_empty() {
+        return HashSet::new();
+    }
+    for site in &sites {
+        work_out(model, site.caller, depth, seen);
+    }
+    let callers = &*seen;
+    let positional = parameters.posonlyargs.iter().chain(&parameters.args).map(|p| (p, true));
+    let keyword_only = parameters.kwonlyargs.iter().map(|p| (p, false));
+    let mut passed = HashSet::new();
+    for (index, (parameter, by_position)) in positional.chain(keyword_only).enumerate() {
+        let name = parameter.parameter.name.id.as_str();
+        let index = if by_position { index } else { usize::MAX };
+        let arguments: Vec<(&Expr, &Tensors)> = sites
+            .iter()
+            .filter_map(|site| {
+                Some((argument(model, site.call, function, index, name)?, &callers[&(site.caller, depth)]))
+            })
+            .collect();
+        let some_tensor = arguments.iter().any(|(argument, tensors)| tensors.is_tensor(argument));
+        let some_python = arguments.iter().any(|(argument, _)| is_python_value(argument));
+        if some_tensor && !some_python {
+            passed.insert(name.to_string());
+        }
+    }
+    passed
 }
 
 /// `Some(true)` for a torch function that returns a tensor, `Some(false)` for one that returns a
@@ -532,6 +828,7 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
         FunctionNode::Lambda(lambda) => collector.visit_expr(&lambda.body),
     }
     let mut bindings = collector.bindings;
+    let presumed = presumed_tensors(model, function);
     if let Some(parameters) = node.parameters() {
         for parameter in parameters.iter_non_variadic_params() {
             let name = parameter.parameter.name.id.to_string();
@@ -543,6 +840,7 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
                 _ if python_default => Binding::NotTensor,
                 Some(annotation) if is_tensor_annotation(annotation) => Binding::UsedAsTensor,
                 Some(_) => Binding::NotTensor,
+                None if presumed.contains(&name) => Binding::Presumed,
                 None => Binding::Unknown,
             };
             bindings.entry(name).or_default().insert(0, binding);

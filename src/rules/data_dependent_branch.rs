@@ -72,9 +72,6 @@ const ELEMENTWISE: &[&str] = &[
     "detach",
 ];
 
-/// Full reductions: called with no arguments they return a 0-d tensor.
-const FULL_REDUCTIONS: &[&str] = &["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var"];
-
 /// The `if`, `elif`, `while`, ternary and `and`/`or` tests on tensor data in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(BranchFinder { function, tensors: function.tensors(), found: Vec::new(), tests: Vec::new() }))
@@ -281,12 +278,12 @@ fn zero_dim_condition<'e>(tensors: &Tensors, test: &'e Expr) -> Option<(&'e Expr
     }
     match test {
         Expr::Call(call) if is_any_or_all(tensors, call) => Some((test, false)),
+        // `x.max() > k`, `m > self.limit` with `m = x.max() + 1`: the model knows the rank.
         Expr::Compare(compare) if compare.ops.len() == 1 && is_ordering(compare.ops[0]) => {
-            let sides = [compare.left.as_ref(), &compare.comparators[0]];
-            let reduction = sides.iter().any(|side| is_full_reduction(tensors, side));
-            let number = sides.iter().any(|side| is_number(side));
-            (reduction && number).then_some((test, false))
+            tensors.is_zero_dim(test).then_some((test, false))
         }
+        // `found = m > k` then `if found:`
+        Expr::Name(_) => (tensors.is_mask(test) && tensors.is_zero_dim(test)).then_some((test, false)),
         _ => None,
     }
 }
@@ -306,17 +303,6 @@ fn is_any_or_all(tensors: &Tensors, call: &ast::ExprCall) -> bool {
             is_any_or_all && one_argument && tensors.is_tensor_call(call)
         }
     }
-}
-
-/// `x.max()`, `loss.sum()`, `torch.max(x)`: a 0-d tensor.
-fn is_full_reduction(tensors: &Tensors, expr: &Expr) -> bool {
-    let Expr::Call(call) = expr else { return false };
-    let reduces = last_segment(&call.func).is_some_and(|name| FULL_REDUCTIONS.contains(&name));
-    let full = match call.func.as_ref() {
-        Expr::Attribute(method) if tensors.is_tensor(&method.value) => call.arguments.is_empty(),
-        _ => call.arguments.keywords.is_empty() && call.arguments.args.len() == 1,
-    };
-    reduces && full && tensors.is_tensor(expr)
 }
 
 fn is_number(expr: &Expr) -> bool {

@@ -6,12 +6,14 @@
 //! Not reported in a frame that a graph break inside one of its loops already sends eagerly:
 //! Dynamo then unrolls nothing there.
 
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{Comprehension, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::Site;
-use crate::model::shapes::InputSizes;
+use crate::model::module::is_self;
+use crate::model::shapes::{InputSizes, only_for_single_step};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -32,19 +34,51 @@ pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// The `for` loops over `range` of an input size in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
+    // The one-token decode step of a recurrent layer: its loops over the sequence run once.
+    if only_for_single_step(function.model(), function.id) {
+        return None;
+    }
     Some(Box::new(LoopFinder { function, sizes: function.sizes(), found: Vec::new() }))
 }
 
 /// Words that name dimensions a model fixes (`num_heads`, `num_levels`, `num_codebooks`, `ndim`,
 /// `channels`): unpacked from an input's shape, they still take one value per model, so the loop
 /// compiles once. Seen in transformers (grounding-dino's `num_levels = hidden_states.shape[1]`).
-const FIXED_DIMENSION_WORDS: [&str; 10] =
-    ["head", "channel", "level", "codebook", "dim", "layer", "expert", "class", "label", "feature"];
+/// The loop variable may name it too (`for level in range(hidden_states.shape[1])` over the
+/// stacked outputs of the decoder layers, `for codebook in range(codes.shape[1])`).
+const FIXED_DIMENSION_WORDS: [&str; 12] =
+    ["head", "channel", "level", "lvl", "codebook", "dim", "layer", "stage", "expert", "class", "label", "feature"];
 
 fn names_fixed_dimension(size: &Expr) -> bool {
     let Expr::Name(name) = size else { return false };
     let name = name.id.to_ascii_lowercase();
     FIXED_DIMENSION_WORDS.iter().any(|word| name.contains(word)) || name == "c"
+}
+
+/// Whether the loop body indexes one of the module's own containers with the loop variable
+/// (`self.embed_tokens[codebook]`, `self.heads[i]`): an input size that must match the number of
+/// submodules or rows the model holds is fixed by the model.
+fn indexes_own_container(target: &Expr, body: &[&Expr], stmts: &[Stmt]) -> bool {
+    struct Finder<'t> {
+        target: &'t str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Subscript(subscript) = expr {
+                let own = matches!(subscript.value.as_ref(), Expr::Attribute(attr) if is_self(&attr.value));
+                if own && matches!(subscript.slice.as_ref(), Expr::Name(n) if n.id.as_str() == self.target) {
+                    self.found = true;
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let Expr::Name(target) = target else { return false };
+    let mut finder = Finder { target: target.id.as_str(), found: false };
+    body.iter().for_each(|expr| finder.visit_expr(expr));
+    finder.visit_body(stmts);
+    finder.found
 }
 
 struct LoopFinder<'c, 'a> {
@@ -55,7 +89,12 @@ struct LoopFinder<'c, 'a> {
 }
 
 impl LoopFinder<'_, '_> {
-    fn iterable(&mut self, iter: &Expr) {
+    /// A loop over `iter` binding `target`, whose body is `body` (the element expressions of a
+    /// comprehension) and `stmts` (a `for` statement's body).
+    fn iterable(&mut self, target: &Expr, iter: &Expr, body: &[&Expr], stmts: &[Stmt]) {
+        if names_fixed_dimension(target) || indexes_own_container(target, body, stmts) {
+            return;
+        }
         let Expr::Call(call) = iter else { return };
         let is_range = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range");
         if !is_range {
@@ -67,9 +106,9 @@ impl LoopFinder<'_, '_> {
         }
     }
 
-    fn comprehensions(&mut self, generators: &[Comprehension]) {
+    fn comprehensions(&mut self, generators: &[Comprehension], elements: &[&Expr]) {
         for generator in generators {
-            self.iterable(&generator.iter);
+            self.iterable(&generator.target, &generator.iter, elements, &[]);
         }
     }
 }
@@ -77,16 +116,16 @@ impl LoopFinder<'_, '_> {
 impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
         if let Stmt::For(for_stmt) = stmt {
-            self.iterable(&for_stmt.iter);
+            self.iterable(&for_stmt.target, &for_stmt.iter, &[], &for_stmt.body);
         }
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         match expr {
-            Expr::ListComp(comp) => self.comprehensions(&comp.generators),
-            Expr::SetComp(comp) => self.comprehensions(&comp.generators),
-            Expr::DictComp(comp) => self.comprehensions(&comp.generators),
-            Expr::Generator(comp) => self.comprehensions(&comp.generators),
+            Expr::ListComp(comp) => self.comprehensions(&comp.generators, &[&comp.elt]),
+            Expr::SetComp(comp) => self.comprehensions(&comp.generators, &[&comp.elt]),
+            Expr::DictComp(comp) => self.comprehensions(&comp.generators, &[&comp.value]),
+            Expr::Generator(comp) => self.comprehensions(&comp.generators, &[&comp.elt]),
             _ => {}
         }
         true
