@@ -5,7 +5,7 @@
 use ruff_python_ast::visitor::{Visitor, walk_body, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::model::file::{Class, FileModel, Function, FunctionNode, SelfAssignment};
+use crate::model::file::{Accessor, Class, FileModel, Function, FunctionNode, SelfAssignment};
 use crate::model::hooks::{self, PendingCall};
 use crate::model::imports::Imports;
 use crate::model::module::{method_body, self_attributes};
@@ -136,7 +136,13 @@ impl<'a> ScopeCollector<'_, 'a> {
     }
 
     fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
-        let qualname = format!("{}{}", self.scope.prefix, def.name.id);
+        let accessor = if self.scope.class.is_some() { property_accessor(def) } else { None };
+        // A setter shares its getter's name: it gets a qualname of its own so that the region
+        // (keyed by qualname) can hold the getter without it.
+        let qualname = match accessor {
+            Some(accessor) => format!("{}{}.{}", self.scope.prefix, def.name.id, accessor.as_str()),
+            None => format!("{}{}", self.scope.prefix, def.name.id),
+        };
         let decorators: Vec<Option<String>> =
             def.decorator_list.iter().map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
         let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
@@ -148,6 +154,7 @@ impl<'a> ScopeCollector<'_, 'a> {
             parent: self.scope.function,
             disabled: has(is_disable_decorator),
             compiled: has(|name| name == "torch.compile"),
+            accessor,
         });
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
@@ -172,6 +179,22 @@ impl<'a> ScopeCollector<'_, 'a> {
         self.visit_body(&class.body);
         self.scope = outer;
     }
+}
+
+/// `@x.setter` / `@x.deleter` on `def x(...)`: the method is an accessor of property `x`.
+fn property_accessor(def: &ast::StmtFunctionDef) -> Option<Accessor> {
+    def.decorator_list.iter().find_map(|decorator| {
+        let Expr::Attribute(attr) = &decorator.expression else { return None };
+        let Expr::Name(property) = attr.value.as_ref() else { return None };
+        if property.id != def.name.id {
+            return None;
+        }
+        match attr.attr.id.as_str() {
+            "setter" => Some(Accessor::Setter),
+            "deleter" => Some(Accessor::Deleter),
+            _ => None,
+        }
+    })
 }
 
 /// The qualified name of a decorator, looking through a call (`@torch.compile(mode=...)`).

@@ -72,6 +72,35 @@ pub struct Function<'a> {
     pub disabled: bool,
     /// Decorated `@torch.compile` or passed to `torch.compile(...)`.
     pub compiled: bool,
+    /// A property's setter or deleter (`@x.setter`): it runs when the attribute is assigned or
+    /// deleted, not when it is read (that runs the getter, the plain method `x`).
+    pub accessor: Option<Accessor>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accessor {
+    Setter,
+    Deleter,
+}
+
+impl Accessor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Accessor::Setter => "setter",
+            Accessor::Deleter => "deleter",
+        }
+    }
+}
+
+impl Function<'_> {
+    /// The name a method is looked up by in its class: `x` for a plain method or a property's
+    /// getter, `x.setter` / `x.deleter` for the other accessors (they share the name `x`).
+    pub fn member_name(&self) -> String {
+        match self.accessor {
+            Some(accessor) => format!("{}.{}", self.name, accessor.as_str()),
+            None => self.name.clone(),
+        }
+    }
 }
 
 pub struct Class<'a> {
@@ -303,7 +332,7 @@ impl<'a> FileModel<'a> {
         }
         match function.class {
             Some(class) => {
-                self.methods.entry((class, function.name.clone())).or_insert(index);
+                self.methods.entry((class, function.member_name())).or_insert(index);
                 self.methods_of.entry(class).or_default().push(index);
             }
             None => {

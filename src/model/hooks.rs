@@ -111,6 +111,7 @@ fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope:
         class: None,
         parent: scope,
         disabled: false,
+        accessor: None,
         compiled: false,
     })
 }

@@ -39,6 +39,7 @@ pub struct ClassSummary {
 #[derive(Debug, Clone)]
 pub struct FunctionSummary {
     pub qualname: String,
+    /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
     pub name: String,
     /// Qualname of the class this is a method of.
     pub class: Option<String>,
@@ -76,7 +77,7 @@ impl FileSummary {
                 let f = model.function(index);
                 FunctionSummary {
                     qualname: f.qualname.clone(),
-                    name: f.name.clone(),
+                    name: f.member_name(),
                     class: f.class.map(|c| model.classes[c].qualname.clone()),
                     disabled: f.disabled,
                     root: root_reason(model, index),
@@ -124,6 +125,9 @@ struct FileLookups {
     classes: HashMap<String, usize>,
     /// Class qualname -> method name -> method.
     methods: HashMap<String, HashMap<String, usize>>,
+    /// Class-like names the file imports (`PushToHubMixin` -> `pkg.utils.hub.PushToHubMixin`):
+    /// what a package's `__init__.py` re-exports.
+    imported_classes: HashMap<String, String>,
 }
 
 impl FileLookups {
@@ -139,6 +143,7 @@ impl FileLookups {
         for (index, class) in summary.classes.iter().enumerate() {
             lookups.classes.entry(class.qualname.clone()).or_insert(index);
         }
+        lookups.imported_classes = summary.imported_classes.iter().cloned().collect();
         lookups
     }
 
@@ -220,8 +225,10 @@ impl ProjectIndex {
                 || match self.find_class(id.file, base) {
                     Some(base) => self.is_module(base, known, depth + 1),
                     // A class that defines `forward` on a base from a library tcfix cannot see
-                    // (`timm.layers.Mlp`, a model class of another package) is a module.
-                    None => is_library_class(base) && defines_forward(),
+                    // (`timm.layers.Mlp`, a model class of another package) is a module. A
+                    // base from the project that cannot be found says nothing: `forward` alone
+                    // does not make a module (transformers' `Pipeline` defines one).
+                    None => is_library_class(base) && !self.in_project(base) && defines_forward(),
                 }
         });
         known.insert(id, answer);
@@ -315,13 +322,32 @@ impl ProjectIndex {
     }
 
     /// A class named by a base expression: one of the file's own, or one imported from a
-    /// project module.
+    /// project module, also through the modules that re-export it (`from .hub import Mixin` in
+    /// a package's `__init__.py`).
     fn find_class(&self, file: usize, qualified: &str) -> Option<ClassId> {
         if let Some(local) = self.local_class(file, qualified) {
             return Some(local);
         }
+        self.find_imported_class(qualified, 0)
+    }
+
+    fn find_imported_class(&self, qualified: &str, depth: usize) -> Option<ClassId> {
         let (module, name) = qualified.rsplit_once('.')?;
-        self.modules_named(module).find_map(|other| self.local_class(other, name))
+        if depth > 8 {
+            return None;
+        }
+        self.modules_named(module).find_map(|other| self.local_class(other, name)).or_else(|| {
+            self.modules_named(module).find_map(|other| {
+                let reexported = self.lookups[other].imported_classes.get(name)?;
+                (reexported != qualified).then(|| self.find_imported_class(reexported, depth + 1)).flatten()
+            })
+        })
+    }
+
+    /// Whether `qualified` names something in one of the project's own modules (found or not:
+    /// a project module may build its names at run time).
+    fn in_project(&self, qualified: &str) -> bool {
+        qualified.rsplit_once('.').is_some_and(|(module, _)| self.modules_named(module).next().is_some())
     }
 
     fn find_functions(&self, qualified: &str) -> Vec<FunctionId> {
@@ -359,4 +385,50 @@ fn module_matches(file_module: &str, imported: &str) -> bool {
     file_module == imported
         || ends_with_module(file_module, imported)
         || (file_module.contains('.') && ends_with_module(imported, file_module))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::project::{FixMode, run_texts};
+    use crate::rules::Settings;
+
+    /// The codes tcfix reports on a project of several files, as `path CODE`.
+    fn findings(files: &[(&str, &str)]) -> Vec<String> {
+        let texts: Vec<(PathBuf, String)> =
+            files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
+        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        let mut found: Vec<String> = reports
+            .iter()
+            .flat_map(|report| {
+                let checked = report.outcome.as_ref().expect("parses");
+                checked.diagnostics.iter().map(move |d| format!("{} {}", report.path.display(), d.rule.code))
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// A pipeline class defines `forward` on a mixin that the package's `__init__.py` re-exports
+    /// from another of its files: the mixin is found there, and it is not an `nn.Module`, so
+    /// neither is the pipeline (transformers' `Pipeline(PushToHubMixin)`).
+    #[test]
+    fn a_class_on_a_reexported_plain_mixin_is_not_a_module() {
+        let hub = "class UploadMixin:\n    def upload(self):\n        print('uploading')\n";
+        let init = "from .hub import UploadMixin\n";
+        let pipeline = "from .utils import UploadMixin\n\n\nclass Pipeline(UploadMixin):\n    def forward(self, inputs):\n        print(inputs)\n        return inputs\n";
+        let files = [("pkg/utils/hub.py", hub), ("pkg/utils/__init__.py", init), ("pkg/pipeline.py", pipeline)];
+        assert_eq!(findings(&files), Vec::<String>::new());
+    }
+
+    /// The same shape with a mixin that is a module, re-exported the same way: found as one.
+    #[test]
+    fn a_class_on_a_reexported_module_base_is_a_module() {
+        let layers = "from torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        return x\n";
+        let init = "from .blocks import Block\n";
+        let model = "from .layers import Block\n\n\nclass Model(Block):\n    def forward(self, x):\n        print(x)\n        return x\n";
+        let files = [("pkg/layers/blocks.py", layers), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
 }

@@ -12,7 +12,8 @@ use ruff_python_ast::{Expr, ExprContext};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::facts::Facts;
-use crate::model::file::{FileModel, FunctionNode, Reason};
+use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
+use crate::model::module::is_self;
 
 /// What a function refers to in its compiled code, resolved as far as one file allows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,6 +41,22 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
                 class: model.classes[class].qualname.clone(),
                 name: reference.to_string(),
             }),
+        }
+    }
+    // `self.x = v` runs a property setter `x.setter` (of the class or a base) where there is
+    // one; `del self.x` its deleter.
+    let accessor_targets = collector.self_stores.iter().map(|&attr| (attr, Accessor::Setter));
+    let accessor_targets = accessor_targets.chain(collector.self_deletes.iter().map(|&attr| (attr, Accessor::Deleter)));
+    for (attr, accessor) in accessor_targets {
+        let Some(class) = model.self_class(function) else {
+            continue;
+        };
+        let member = format!("{attr}.{}", accessor.as_str());
+        match model.method(class, &member) {
+            Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
+            // A class that defines `x` itself without this accessor does not use a base's.
+            None if model.method(class, attr).is_some() => {}
+            None => targets.push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: member }),
         }
     }
     for name in collector.names {
@@ -128,19 +145,26 @@ fn keep_only_reachable(model: &mut FileModel) {
 /// of times; only which names it reads matters).
 #[derive(Default)]
 struct ReferenceCollector<'a> {
+    /// `self.x` read: a method or a property's getter.
     self_attributes: HashSet<&'a str>,
+    /// `self.x = ...`, `self.x += ...`: a property's setter, if `x` is one.
+    self_stores: HashSet<&'a str>,
+    /// `del self.x`: a property's deleter, if `x` is one.
+    self_deletes: HashSet<&'a str>,
     names: HashSet<&'a str>,
 }
 
 impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector<'a> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         match expr {
-            Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
-                if let Expr::Name(value) = attr.value.as_ref() {
-                    if value.id.as_str() == "self" {
-                        self.self_attributes.insert(attr.attr.id.as_str());
-                    }
-                }
+            Expr::Attribute(attr) if is_self(&attr.value) => {
+                let name = attr.attr.id.as_str();
+                match attr.ctx {
+                    ExprContext::Load => self.self_attributes.insert(name),
+                    ExprContext::Store => self.self_stores.insert(name),
+                    ExprContext::Del => self.self_deletes.insert(name),
+                    ExprContext::Invalid => false,
+                };
             }
             Expr::Name(name) if name.ctx == ExprContext::Load => {
                 self.names.insert(name.id.as_str());
