@@ -7,8 +7,9 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::model::file::{Accessor, Class, FileModel, Function, FunctionNode, SelfAssignment};
 use crate::model::hooks::{self, PendingCall};
-use crate::model::imports::Imports;
+use crate::model::imports::{Imports, dotted_name};
 use crate::model::module::{method_body, self_attributes};
+use crate::model::untraced::{self, is_untraced_decorator};
 use crate::source::SourceFile;
 
 impl<'a> FileModel<'a> {
@@ -17,10 +18,21 @@ impl<'a> FileModel<'a> {
         let suite = source.parsed.suite();
         let is_package = source.path.file_stem().is_some_and(|stem| stem == "__init__");
         let mut model = FileModel::new(source, module_name, Imports::collect(suite, module_name, is_package));
-        let mut collector =
-            ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
+        let untraced_decorators = untraced::untraced_decorators(suite, &model.imports);
+        let mut collector = ScopeCollector {
+            model: &mut model,
+            scope: Scope::default(),
+            pending: Vec::new(),
+            loop_depth: 0,
+            untraced_decorators: &untraced_decorators,
+        };
         collector.visit_body(suite);
         let pending = std::mem::take(&mut collector.pending);
+        for name in untraced::marked_after_definition(suite) {
+            if let Some(function) = model.resolve_name(&name, None) {
+                model.functions[function].disabled = true;
+            }
+        }
         for call in pending {
             hooks::resolve(&mut model, call);
         }
@@ -89,6 +101,8 @@ struct ScopeCollector<'m, 'a> {
     pending: Vec<PendingCall<'a>>,
     /// Loops and comprehensions around the current code, within its function.
     loop_depth: usize,
+    /// The file's own names that keep Dynamo out of what they decorate (`untraced`).
+    untraced_decorators: &'m [String],
 }
 
 impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
@@ -146,15 +160,34 @@ impl<'a> ScopeCollector<'_, 'a> {
         let decorators: Vec<Option<String>> =
             def.decorator_list.iter().map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
         let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
+        let untraced = has(is_untraced_decorator)
+            || decorators.iter().flatten().any(|name| self.untraced_decorators.contains(name));
+        // Decorators imported from the project's other files: the index asks whether they keep
+        // Dynamo out (an alias of `torch.compiler.disable` re-exported by a package).
+        let imported_decorators = def
+            .decorator_list
+            .iter()
+            .zip(&decorators)
+            .filter_map(|(decorator, name)| {
+                let name = name.as_ref()?;
+                let written = match &decorator.expression {
+                    Expr::Call(call) => dotted_name(&call.func),
+                    expression => dotted_name(expression),
+                };
+                let imported = written.as_ref() != Some(name);
+                (imported && !name.starts_with("torch.") && !is_known_library(name)).then(|| name.clone())
+            })
+            .collect();
         let index = self.model.add_function(Function {
             qualname: qualname.clone(),
             name: def.name.id.to_string(),
             node: FunctionNode::Def(def),
             class: self.scope.class,
             parent: self.scope.function,
-            disabled: has(is_disable_decorator),
+            disabled: untraced,
             compiled: has(|name| name == "torch.compile"),
             accessor,
+            imported_decorators,
         });
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
@@ -205,7 +238,8 @@ fn decorator_name(expr: &Expr, imports: &Imports) -> Option<String> {
     }
 }
 
-/// `torch.compiler.disable`, `torch._dynamo.disable` and their re-exports.
-pub fn is_disable_decorator(name: &str) -> bool {
-    name.starts_with("torch.") && name.ends_with(".disable")
+/// Decorators of the standard library and of common packages, which never keep Dynamo out.
+fn is_known_library(name: &str) -> bool {
+    let package = name.split('.').next().unwrap_or(name);
+    matches!(package, "functools" | "typing" | "abc" | "contextlib" | "dataclasses" | "builtins" | "warnings")
 }

@@ -68,13 +68,18 @@ pub struct Function<'a> {
     pub class: Option<usize>,
     /// The function this is nested in.
     pub parent: Option<usize>,
-    /// Decorated `@torch.compiler.disable` / `@torch._dynamo.disable`: never traced.
+    /// Decorated so that Dynamo does not trace it (`@torch.compiler.disable`,
+    /// `@torch._dynamo.assume_constant_result`, a project's alias or wrapper of them; see
+    /// `untraced`). The index may find more through decorators of other files.
     pub disabled: bool,
     /// Decorated `@torch.compile` or passed to `torch.compile(...)`.
     pub compiled: bool,
     /// A property's setter or deleter (`@x.setter`): it runs when the attribute is assigned or
     /// deleted, not when it is read (that runs the getter, the plain method `x`).
     pub accessor: Option<Accessor>,
+    /// Qualified names of the decorators imported from other modules (not torch's, not the
+    /// standard library's): the index tells whether one keeps Dynamo out.
+    pub imported_decorators: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -112,6 +112,7 @@ fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope:
         parent: scope,
         disabled: false,
         accessor: None,
+        imported_decorators: Vec::new(),
         compiled: false,
     })
 }

@@ -11,6 +11,7 @@ use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Target, root_reason, targets};
+use crate::model::untraced::untraced_decorators;
 
 /// The index's answer to each file, and what of it a file's analysis depends on (defined in
 /// `facts.rs`, so that `reach::mark_region` reads them without depending on the index).
@@ -28,6 +29,11 @@ pub struct FileSummary {
     pub functions: Vec<FunctionSummary>,
     /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
     pub setup_code: bool,
+    /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
+    pub untraced_decorators: Vec<String>,
+    /// What a package's `__init__.py` imports, function-like names too (`disable_compiler` ->
+    /// `timm.layers.typing.disable_compiler`): the names it re-exports. Empty for other files.
+    pub reexported: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -44,6 +50,8 @@ pub struct FunctionSummary {
     /// Qualname of the class this is a method of.
     pub class: Option<String>,
     pub disabled: bool,
+    /// Decorators imported from other modules: one may keep Dynamo out (`Function::imported_decorators`).
+    pub imported_decorators: Vec<String>,
     /// Compiled or registered as a hook: a root whatever its class.
     pub root: Option<Reason>,
     pub targets: Vec<Target>,
@@ -80,6 +88,7 @@ impl FileSummary {
                     name: f.member_name(),
                     class: f.class.map(|c| model.classes[c].qualname.clone()),
                     disabled: f.disabled,
+                    imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
                     targets: if f.disabled { Vec::new() } else { targets(model, index) },
                 }
@@ -99,8 +108,19 @@ impl FileSummary {
             classes,
             functions,
             setup_code: crate::model::compile_calls::mentions_setup_code(&model.source.text),
+            untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
+            reexported: if is_package(model) {
+                model.imports.bindings().map(|(local, full)| (local.to_string(), full.to_string())).collect()
+            } else {
+                Vec::new()
+            },
         }
     }
+}
+
+/// A package's `__init__.py`: what it imports, it re-exports.
+fn is_package(model: &FileModel) -> bool {
+    model.source.path.file_stem().is_some_and(|stem| stem == "__init__")
 }
 
 /// A function of the index: its file, and its place among that file's functions.
@@ -171,7 +191,40 @@ impl ProjectIndex {
         let lookups = files.iter().map(FileLookups::of).collect();
         let mut index = Self { files, lookups, by_last_segment, module_classes: HashSet::new() };
         index.module_classes = index.find_module_classes();
+        index.disable_through_imported_decorators();
         index
+    }
+
+    /// Mark `disabled` the functions decorated with another file's name for an untraced
+    /// decorator (timm's `@disable_compiler`, imported through `timm.layers`).
+    fn disable_through_imported_decorators(&mut self) {
+        let mut untraced: Vec<FunctionId> = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (function, f) in summary.functions.iter().enumerate() {
+                if !f.disabled && f.imported_decorators.iter().any(|name| self.is_untraced_decorator(name, 0)) {
+                    untraced.push(FunctionId { file, function });
+                }
+            }
+        }
+        for FunctionId { file, function } in untraced {
+            self.files[file].functions[function].disabled = true;
+        }
+    }
+
+    /// Whether `qualified` names an untraced decorator of a project module, directly or through
+    /// the packages that re-export it.
+    fn is_untraced_decorator(&self, qualified: &str, depth: usize) -> bool {
+        let Some((module, name)) = qualified.rsplit_once('.') else { return false };
+        if depth > 8 {
+            return false;
+        }
+        self.modules_named(module).any(|file| {
+            let summary = &self.files[file];
+            summary.untraced_decorators.iter().any(|own| own == name)
+                || summary.reexported.iter().any(|(local, full)| {
+                    local == name && full != qualified && self.is_untraced_decorator(full, depth + 1)
+                })
+        })
     }
 
     /// The facts for each file, in the order the summaries were given.
@@ -429,6 +482,20 @@ mod tests {
         let init = "from .blocks import Block\n";
         let model = "from .layers import Block\n\n\nclass Model(Block):\n    def forward(self, x):\n        print(x)\n        return x\n";
         let files = [("pkg/layers/blocks.py", layers), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
+
+    /// timm's shape: `torch.compiler.disable` under a name of the library's own, defined in one
+    /// file, re-exported by the package, imported by a model: the decorated method is not traced.
+    #[test]
+    fn a_disable_alias_reexported_by_a_package_keeps_dynamo_out() {
+        let typing = "import torch\n\n\ndef passthrough(fn):\n    return fn\n\n\nno_compile = getattr(torch.compiler, 'disable', None) or passthrough\n";
+        let init = "from .typing import no_compile\n";
+        let model = "from torch import nn\nfrom .layers import no_compile\n\n\nclass Model(nn.Module):\n    @no_compile\n    def _log(self, x):\n        print(x)\n\n    def forward(self, x):\n        self._log(x)\n        return x\n";
+        let files = [("pkg/layers/typing.py", typing), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), Vec::<String>::new());
+        let plain = typing.replace("getattr(torch.compiler, 'disable', None) or passthrough", "passthrough");
+        let files = [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
         assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
     }
 }

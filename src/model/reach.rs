@@ -56,7 +56,9 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
             Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
             // A class that defines `x` itself without this accessor does not use a base's.
             None if model.method(class, attr).is_some() => {}
-            None => targets.push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: member }),
+            None => {
+                targets.push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: member })
+            }
         }
     }
     for name in collector.names {
