@@ -205,7 +205,16 @@ impl<'a> ScopeCollector<'_, 'a> {
     fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
         let qualname = format!("{}{}", self.scope.prefix, class.name.id);
         let bases = class.bases().iter().filter_map(|base| self.model.imports.qualified_name(base)).collect();
-        let index = self.model.add_class(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
+        let decorators =
+            class.decorator_list.iter().filter_map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
+        let index = self.model.add_class(Class {
+            qualname: qualname.clone(),
+            node: class,
+            bases,
+            decorators,
+            is_module: false,
+            forward_replaced: false,
+        });
         let function = self.scope.function;
         let outer =
             std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });

@@ -113,9 +113,14 @@ pub struct Class<'a> {
     pub node: &'a ast::StmtClassDef,
     /// Qualified names of the bases (`torch.nn.Module`, `models.base.Block`, `Block`).
     pub bases: Vec<String>,
+    /// Qualified names of its decorators (`transformers.integrations.use_experts_implementation`).
+    pub decorators: Vec<String>,
     /// An `nn.Module` subclass, directly or through project classes. Filled by `reach::mark_region`
     /// from what the index found.
     pub is_module: bool,
+    /// A decorator replaces its `forward` by one that never calls it (`untraced`), so its own
+    /// `forward` is no root. Filled by `reach::mark_region` from what the index found.
+    pub forward_replaced: bool,
 }
 
 /// A function registered as a forward hook or pre-hook.

@@ -11,7 +11,7 @@ use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Target, root_reason, targets};
-use crate::model::untraced::untraced_decorators;
+use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
 
 /// The index's answer to each file, and what of it a file's analysis depends on (defined in
 /// `facts.rs`, so that `reach::mark_region` reads them without depending on the index).
@@ -31,6 +31,8 @@ pub struct FileSummary {
     pub setup_code: bool,
     /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
     pub untraced_decorators: Vec<String>,
+    /// Module-level class decorators that replace the class's `forward` (`untraced`).
+    pub forward_replacing_decorators: Vec<String>,
     /// What a package's `__init__.py` imports, function-like names too (`disable_compiler` ->
     /// `timm.layers.typing.disable_compiler`): the names it re-exports. Empty for other files.
     pub reexported: Vec<(String, String)>,
@@ -40,6 +42,8 @@ pub struct FileSummary {
 pub struct ClassSummary {
     pub qualname: String,
     pub bases: Vec<String>,
+    /// Qualified names of its decorators.
+    pub decorators: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -78,7 +82,11 @@ impl FileSummary {
         let classes = model
             .classes
             .iter()
-            .map(|c| ClassSummary { qualname: c.qualname.clone(), bases: c.bases.clone() })
+            .map(|c| ClassSummary {
+                qualname: c.qualname.clone(),
+                bases: c.bases.clone(),
+                decorators: c.decorators.clone(),
+            })
             .collect();
         let functions = (0..model.functions.len())
             .map(|index| {
@@ -109,6 +117,7 @@ impl FileSummary {
             functions,
             setup_code: crate::model::compile_calls::mentions_setup_code(&model.source.text),
             untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
+            forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
             reexported: if is_package(model) {
                 model.imports.bindings().map(|(local, full)| (local.to_string(), full.to_string())).collect()
             } else {
@@ -180,6 +189,8 @@ pub struct ProjectIndex {
     /// module name ends like the import does.
     by_last_segment: HashMap<String, Vec<usize>>,
     module_classes: HashSet<ClassId>,
+    /// Classes whose `forward` a decorator replaces.
+    forward_replaced: HashSet<ClassId>,
 }
 
 impl ProjectIndex {
@@ -189,8 +200,10 @@ impl ProjectIndex {
             by_last_segment.entry(unqualified(&summary.module_name).to_string()).or_default().push(file);
         }
         let lookups = files.iter().map(FileLookups::of).collect();
-        let mut index = Self { files, lookups, by_last_segment, module_classes: HashSet::new() };
+        let mut index =
+            Self { files, lookups, by_last_segment, module_classes: HashSet::new(), forward_replaced: HashSet::new() };
         index.module_classes = index.find_module_classes();
+        index.forward_replaced = index.find_forward_replaced();
         index.disable_through_imported_decorators();
         index
     }
@@ -211,19 +224,40 @@ impl ProjectIndex {
         }
     }
 
-    /// Whether `qualified` names an untraced decorator of a project module, directly or through
-    /// the packages that re-export it.
+    /// Whether `qualified` names an untraced decorator of a project module.
     fn is_untraced_decorator(&self, qualified: &str, depth: usize) -> bool {
+        self.names_one_of(qualified, |summary| &summary.untraced_decorators, depth)
+    }
+
+    /// The module classes whose `forward` a decorator (of the file or imported) replaces.
+    fn find_forward_replaced(&self) -> HashSet<ClassId> {
+        let mut replaced = HashSet::new();
+        for &id in &self.module_classes {
+            let own = &self.files[id.file].forward_replacing_decorators;
+            let replacing = |name: &String| {
+                own.contains(name) || self.names_one_of(name, |summary| &summary.forward_replacing_decorators, 0)
+            };
+            if self.class(id).decorators.iter().any(replacing) {
+                replaced.insert(id);
+            }
+        }
+        replaced
+    }
+
+    /// Whether `qualified` names one of the names `list` gives for a project module, directly or
+    /// through the packages that re-export it.
+    fn names_one_of(&self, qualified: &str, list: fn(&FileSummary) -> &Vec<String>, depth: usize) -> bool {
         let Some((module, name)) = qualified.rsplit_once('.') else { return false };
         if depth > 8 {
             return false;
         }
         self.modules_named(module).any(|file| {
             let summary = &self.files[file];
-            summary.untraced_decorators.iter().any(|own| own == name)
-                || summary.reexported.iter().any(|(local, full)| {
-                    local == name && full != qualified && self.is_untraced_decorator(full, depth + 1)
-                })
+            list(summary).iter().any(|own| own == name)
+                || summary
+                    .reexported
+                    .iter()
+                    .any(|(local, full)| local == name && full != qualified && self.names_one_of(full, list, depth + 1))
         })
     }
 
@@ -238,6 +272,9 @@ impl ProjectIndex {
         }
         for &ClassId { file, class } in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
+        }
+        for &ClassId { file, class } in &self.forward_replaced {
+            facts[file].forward_replaced.insert(self.files[file].classes[class].qualname.clone());
         }
         for (file, summary) in self.files.iter().enumerate() {
             for (local, full) in &summary.imported_classes {
@@ -324,7 +361,8 @@ impl ProjectIndex {
             return function.root.clone();
         }
         let class = self.local_class(file, function.class.as_ref()?)?;
-        (function.name == "forward" && self.module_classes.contains(&class)).then_some(Reason::Forward)
+        let traced_forward = self.module_classes.contains(&class) && !self.forward_replaced.contains(&class);
+        (function.name == "forward" && traced_forward).then_some(Reason::Forward)
     }
 
     fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
@@ -495,7 +533,8 @@ mod tests {
         let files = [("pkg/layers/typing.py", typing), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
         assert_eq!(findings(&files), Vec::<String>::new());
         let plain = typing.replace("getattr(torch.compiler, 'disable', None) or passthrough", "passthrough");
-        let files = [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        let files =
+            [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
         assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
     }
 }

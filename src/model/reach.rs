@@ -82,7 +82,8 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     if let Some(hook) = model.hooks_of(function).next() {
         return Some(Reason::Hook { pre: hook.pre });
     }
-    let is_module_method = f.class.is_some_and(|class| model.classes[class].is_module);
+    let is_module_method =
+        f.class.is_some_and(|class| model.classes[class].is_module && !model.classes[class].forward_replaced);
     (is_module_method && f.name == "forward").then_some(Reason::Forward)
 }
 
@@ -91,6 +92,7 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
 pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     for class in &mut model.classes {
         class.is_module = facts.module_classes.contains(&class.qualname);
+        class.forward_replaced = facts.forward_replaced.contains(&class.qualname);
     }
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);

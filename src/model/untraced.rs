@@ -6,6 +6,7 @@
 //! a wrapper (`def no_compile(fn): return torch.compiler.disable(fn)`), or a decorator that sets
 //! the attribute Dynamo reads (`setattr(fn, "_dynamo_marked_constant", True)`).
 
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::model::imports::Imports;
@@ -129,4 +130,93 @@ fn marked_name(stmt: &Stmt, only: Option<&str>) -> Option<String> {
 
 fn is_true(expr: &Expr) -> bool {
     matches!(expr, Expr::BooleanLiteral(literal) if literal.value)
+}
+
+/// The file's module-level class decorators that replace the class's `forward` by one that never
+/// calls it: a dispatcher that runs the implementation a config names, the original only as a
+/// fallback it hands on (transformers' `@use_experts_implementation`: by default the grouped-mm
+/// kernel runs, not the class's per-expert loop). The class's own `forward` is then not what
+/// Dynamo traces.
+pub fn forward_replacing_decorators(suite: &[Stmt]) -> Vec<String> {
+    suite
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::FunctionDef(def) if replaces_forward(def) => Some(def.name.id.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `cls.forward = dispatch` somewhere in the decorator (or the wrapper it returns), where
+/// `dispatch` is a def of the decorator that never calls the saved `original = cls.forward`.
+fn replaces_forward(decorator: &ast::StmtFunctionDef) -> bool {
+    let mut statements = Statements::default();
+    statements.visit_body(&decorator.body);
+    let originals: Vec<&str> = statements
+        .found
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Assign(assign) if forward_of(&assign.value).is_some() => {
+                let [Expr::Name(original)] = &*assign.targets else { return None };
+                Some(original.id.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    statements.found.iter().any(|stmt| {
+        let Stmt::Assign(assign) = stmt else { return false };
+        let [target] = &*assign.targets else { return false };
+        let Expr::Name(replacement) = assign.value.as_ref() else { return false };
+        forward_of(target).is_some()
+            && statements.found.iter().any(|other| match other {
+                Stmt::FunctionDef(def) => def.name.id == replacement.id && !calls_any(&def.body, &originals),
+                _ => false,
+            })
+    })
+}
+
+/// `cls.forward` (a name's `forward`): the name.
+fn forward_of(expr: &Expr) -> Option<&str> {
+    let Expr::Attribute(attr) = expr else { return None };
+    let Expr::Name(owner) = attr.value.as_ref() else { return None };
+    (attr.attr.id.as_str() == "forward").then_some(owner.id.as_str())
+}
+
+fn calls_any(body: &[Stmt], names: &[&str]) -> bool {
+    let mut calls = CallsTo { names, found: false };
+    calls.visit_body(body);
+    calls.found
+}
+
+/// Every statement of a body, nested defs' included.
+#[derive(Default)]
+struct Statements<'a> {
+    found: Vec<&'a Stmt>,
+}
+
+impl<'a> Visitor<'a> for Statements<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        self.found.push(stmt);
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+}
+
+/// Whether a body calls one of `names` (`original(self, x)`).
+struct CallsTo<'n> {
+    names: &'n [&'n str],
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for CallsTo<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && let Expr::Name(name) = call.func.as_ref()
+            && self.names.contains(&name.id.as_str())
+        {
+            self.found = true;
+        }
+        walk_expr(self, expr);
+    }
 }
