@@ -10,7 +10,7 @@ use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
 use crate::model::mutation::StateAttributes;
-use crate::model::reach::{Target, root_reason, targets};
+use crate::model::reach::{Target, is_entry_point, root_reason, targets};
 use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
 
 /// The index's answer to each file, and what of it a file's analysis depends on (defined in
@@ -362,7 +362,7 @@ impl ProjectIndex {
         }
         let class = self.local_class(file, function.class.as_ref()?)?;
         let traced_forward = self.module_classes.contains(&class) && !self.forward_replaced.contains(&class);
-        (function.name == "forward" && traced_forward).then_some(Reason::Forward)
+        (is_entry_point(&function.name) && traced_forward).then_some(Reason::Forward)
     }
 
     fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {

@@ -84,7 +84,14 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     }
     let is_module_method =
         f.class.is_some_and(|class| model.classes[class].is_module && !model.classes[class].forward_replaced);
-    (is_module_method && f.name == "forward").then_some(Reason::Forward)
+    (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
+}
+
+/// The methods of a module that users compile: `forward`, and timm's public entry points that
+/// run the same blocks (`model.forward_features = torch.compile(model.forward_features)`, feature
+/// extraction through `forward_intermediates`).
+pub fn is_entry_point(name: &str) -> bool {
+    matches!(name, "forward" | "forward_features" | "forward_head" | "forward_intermediates")
 }
 
 /// Fill `model.region` from what the project index found reachable, minus the functions the
