@@ -5,10 +5,11 @@
 use ruff_python_ast::visitor::{Visitor, walk_body, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::model::file::{Class, FileModel, Function, FunctionNode, SelfAssignment};
+use crate::model::file::{Accessor, Class, FileModel, Function, FunctionNode, SelfAssignment};
 use crate::model::hooks::{self, PendingCall};
-use crate::model::imports::Imports;
+use crate::model::imports::{Imports, dotted_name};
 use crate::model::module::{method_body, self_attributes};
+use crate::model::untraced::{self, is_untraced_decorator};
 use crate::source::SourceFile;
 
 impl<'a> FileModel<'a> {
@@ -17,10 +18,21 @@ impl<'a> FileModel<'a> {
         let suite = source.parsed.suite();
         let is_package = source.path.file_stem().is_some_and(|stem| stem == "__init__");
         let mut model = FileModel::new(source, module_name, Imports::collect(suite, module_name, is_package));
-        let mut collector =
-            ScopeCollector { model: &mut model, scope: Scope::default(), pending: Vec::new(), loop_depth: 0 };
+        let untraced_decorators = untraced::untraced_decorators(suite, &model.imports);
+        let mut collector = ScopeCollector {
+            model: &mut model,
+            scope: Scope::default(),
+            pending: Vec::new(),
+            loop_depth: 0,
+            untraced_decorators: &untraced_decorators,
+        };
         collector.visit_body(suite);
         let pending = std::mem::take(&mut collector.pending);
+        for name in untraced::marked_after_definition(suite) {
+            if let Some(function) = model.resolve_name(&name, None) {
+                model.functions[function].disabled = true;
+            }
+        }
         for call in pending {
             hooks::resolve(&mut model, call);
         }
@@ -89,6 +101,8 @@ struct ScopeCollector<'m, 'a> {
     pending: Vec<PendingCall<'a>>,
     /// Loops and comprehensions around the current code, within its function.
     loop_depth: usize,
+    /// The file's own names that keep Dynamo out of what they decorate (`untraced`).
+    untraced_decorators: &'m [String],
 }
 
 impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
@@ -136,18 +150,44 @@ impl<'a> ScopeCollector<'_, 'a> {
     }
 
     fn enter_function(&mut self, def: &'a ast::StmtFunctionDef) {
-        let qualname = format!("{}{}", self.scope.prefix, def.name.id);
+        let accessor = if self.scope.class.is_some() { property_accessor(def) } else { None };
+        // A setter shares its getter's name: it gets a qualname of its own so that the region
+        // (keyed by qualname) can hold the getter without it.
+        let qualname = match accessor {
+            Some(accessor) => format!("{}{}.{}", self.scope.prefix, def.name.id, accessor.as_str()),
+            None => format!("{}{}", self.scope.prefix, def.name.id),
+        };
         let decorators: Vec<Option<String>> =
             def.decorator_list.iter().map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
         let has = |wanted: fn(&str) -> bool| decorators.iter().flatten().any(|name| wanted(name));
+        let untraced = has(is_untraced_decorator)
+            || decorators.iter().flatten().any(|name| self.untraced_decorators.contains(name));
+        // Decorators imported from the project's other files: the index asks whether they keep
+        // Dynamo out (an alias of `torch.compiler.disable` re-exported by a package).
+        let imported_decorators = def
+            .decorator_list
+            .iter()
+            .zip(&decorators)
+            .filter_map(|(decorator, name)| {
+                let name = name.as_ref()?;
+                let written = match &decorator.expression {
+                    Expr::Call(call) => dotted_name(&call.func),
+                    expression => dotted_name(expression),
+                };
+                let imported = written.as_ref() != Some(name);
+                (imported && !name.starts_with("torch.") && !is_known_library(name)).then(|| name.clone())
+            })
+            .collect();
         let index = self.model.add_function(Function {
             qualname: qualname.clone(),
             name: def.name.id.to_string(),
             node: FunctionNode::Def(def),
             class: self.scope.class,
             parent: self.scope.function,
-            disabled: has(is_disable_decorator),
+            disabled: untraced,
             compiled: has(|name| name == "torch.compile"),
+            accessor,
+            imported_decorators,
         });
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
@@ -165,13 +205,38 @@ impl<'a> ScopeCollector<'_, 'a> {
     fn enter_class(&mut self, class: &'a ast::StmtClassDef) {
         let qualname = format!("{}{}", self.scope.prefix, class.name.id);
         let bases = class.bases().iter().filter_map(|base| self.model.imports.qualified_name(base)).collect();
-        let index = self.model.add_class(Class { qualname: qualname.clone(), node: class, bases, is_module: false });
+        let decorators =
+            class.decorator_list.iter().filter_map(|d| decorator_name(&d.expression, &self.model.imports)).collect();
+        let index = self.model.add_class(Class {
+            qualname: qualname.clone(),
+            node: class,
+            bases,
+            decorators,
+            is_module: false,
+            forward_replaced: false,
+        });
         let function = self.scope.function;
         let outer =
             std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });
         self.visit_body(&class.body);
         self.scope = outer;
     }
+}
+
+/// `@x.setter` / `@x.deleter` on `def x(...)`: the method is an accessor of property `x`.
+fn property_accessor(def: &ast::StmtFunctionDef) -> Option<Accessor> {
+    def.decorator_list.iter().find_map(|decorator| {
+        let Expr::Attribute(attr) = &decorator.expression else { return None };
+        let Expr::Name(property) = attr.value.as_ref() else { return None };
+        if property.id != def.name.id {
+            return None;
+        }
+        match attr.attr.id.as_str() {
+            "setter" => Some(Accessor::Setter),
+            "deleter" => Some(Accessor::Deleter),
+            _ => None,
+        }
+    })
 }
 
 /// The qualified name of a decorator, looking through a call (`@torch.compile(mode=...)`).
@@ -182,7 +247,8 @@ fn decorator_name(expr: &Expr, imports: &Imports) -> Option<String> {
     }
 }
 
-/// `torch.compiler.disable`, `torch._dynamo.disable` and their re-exports.
-pub fn is_disable_decorator(name: &str) -> bool {
-    name.starts_with("torch.") && name.ends_with(".disable")
+/// Decorators of the standard library and of common packages, which never keep Dynamo out.
+fn is_known_library(name: &str) -> bool {
+    let package = name.split('.').next().unwrap_or(name);
+    matches!(package, "functools" | "typing" | "abc" | "contextlib" | "dataclasses" | "builtins" | "warnings")
 }

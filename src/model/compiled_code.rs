@@ -66,12 +66,23 @@ enum Guard {
     CompiledBody,
 }
 
-/// `torch.compiler.is_compiling()`, `torch._dynamo.is_compiling()`, and the
-/// `is_torchdynamo_compiling()` helpers that transformers and others define.
+/// `torch.compiler.is_compiling()`, `torch._dynamo.is_compiling()`, the
+/// `is_torchdynamo_compiling()` helpers that transformers and others define, and transformers'
+/// `is_tracing(x)` (true under Dynamo, torch.jit, fx or stream capture). Not `torch.jit.is_tracing()`:
+/// it is false under Dynamo.
 pub fn is_compiling_call(expr: &Expr) -> bool {
     let Expr::Call(call) = expr else { return false };
-    call.arguments.is_empty()
-        && matches!(last_segment(&call.func), Some("is_compiling" | "is_dynamo_compiling" | "is_torchdynamo_compiling"))
+    match last_segment(&call.func) {
+        Some("is_compiling" | "is_dynamo_compiling" | "is_torchdynamo_compiling") => call.arguments.is_empty(),
+        Some("is_tracing") => call.arguments.len() <= 1 && !is_jit_attribute(&call.func),
+        _ => false,
+    }
+}
+
+/// `torch.jit.is_tracing`, `jit.is_tracing`: TorchScript's own question.
+fn is_jit_attribute(func: &Expr) -> bool {
+    let Expr::Attribute(attr) = func else { return false };
+    last_segment(&attr.value) == Some("jit")
 }
 
 /// `compiling = torch.compiler.is_compiling()`: the name then stands for the call.
@@ -202,7 +213,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
     }
 
     fn visit_if(&mut self, if_stmt: &'a ast::StmtIf) {
-        self.visit_expr(&if_stmt.test);
+        self.visit_test(&if_stmt.test);
         self.branch_depth += 1;
         self.visit_if_branches(if_stmt);
         self.branch_depth -= 1;
@@ -223,6 +234,23 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
                 self.visit_body(&if_stmt.body);
                 self.visit_else_branches(if_stmt);
             }
+        }
+    }
+
+    /// An `if` test. In `not is_compiling() and x.item() > 0`, what follows the guard is not
+    /// evaluated under compile (`and` stops at the first false operand).
+    fn visit_test(&mut self, test: &'a Expr) {
+        let Expr::BoolOp(op) = test else { return self.visit_expr(test) };
+        let guards = Guards { flags: &self.compiling_flags };
+        let stop = op.values.iter().position(|v| guards.is_not_compiling(v));
+        let Some(stop) = stop.filter(|_| self.honour_guards && op.op == ast::BoolOp::And) else {
+            return self.visit_expr(test);
+        };
+        if self.inner.expr(test, self.site()) {
+            for value in &op.values[..=stop] {
+                self.visit_expr(value);
+            }
+            self.inner.leave_expr(test);
         }
     }
 

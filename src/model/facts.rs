@@ -15,6 +15,8 @@ use crate::model::mutation::StateAttributes;
 pub struct Facts {
     /// Qualnames of the file's classes that are `nn.Module` subclasses.
     pub module_classes: HashSet<String>,
+    /// Qualnames of the file's classes whose `forward` a decorator replaces (not a root).
+    pub forward_replaced: HashSet<String>,
     /// Qualnames of the file's functions in the compiled region, with the reason.
     pub reached: HashMap<String, Reason>,
     /// Names the file imports that are project `nn.Module` classes.

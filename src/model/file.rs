@@ -68,10 +68,44 @@ pub struct Function<'a> {
     pub class: Option<usize>,
     /// The function this is nested in.
     pub parent: Option<usize>,
-    /// Decorated `@torch.compiler.disable` / `@torch._dynamo.disable`: never traced.
+    /// Decorated so that Dynamo does not trace it (`@torch.compiler.disable`,
+    /// `@torch._dynamo.assume_constant_result`, a project's alias or wrapper of them; see
+    /// `untraced`). The index may find more through decorators of other files.
     pub disabled: bool,
     /// Decorated `@torch.compile` or passed to `torch.compile(...)`.
     pub compiled: bool,
+    /// A property's setter or deleter (`@x.setter`): it runs when the attribute is assigned or
+    /// deleted, not when it is read (that runs the getter, the plain method `x`).
+    pub accessor: Option<Accessor>,
+    /// Qualified names of the decorators imported from other modules (not torch's, not the
+    /// standard library's): the index tells whether one keeps Dynamo out.
+    pub imported_decorators: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accessor {
+    Setter,
+    Deleter,
+}
+
+impl Accessor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Accessor::Setter => "setter",
+            Accessor::Deleter => "deleter",
+        }
+    }
+}
+
+impl Function<'_> {
+    /// The name a method is looked up by in its class: `x` for a plain method or a property's
+    /// getter, `x.setter` / `x.deleter` for the other accessors (they share the name `x`).
+    pub fn member_name(&self) -> String {
+        match self.accessor {
+            Some(accessor) => format!("{}.{}", self.name, accessor.as_str()),
+            None => self.name.clone(),
+        }
+    }
 }
 
 pub struct Class<'a> {
@@ -79,9 +113,14 @@ pub struct Class<'a> {
     pub node: &'a ast::StmtClassDef,
     /// Qualified names of the bases (`torch.nn.Module`, `models.base.Block`, `Block`).
     pub bases: Vec<String>,
+    /// Qualified names of its decorators (`transformers.integrations.use_experts_implementation`).
+    pub decorators: Vec<String>,
     /// An `nn.Module` subclass, directly or through project classes. Filled by `reach::mark_region`
     /// from what the index found.
     pub is_module: bool,
+    /// A decorator replaces its `forward` by one that never calls it (`untraced`), so its own
+    /// `forward` is no root. Filled by `reach::mark_region` from what the index found.
+    pub forward_replaced: bool,
 }
 
 /// A function registered as a forward hook or pre-hook.
@@ -303,7 +342,7 @@ impl<'a> FileModel<'a> {
         }
         match function.class {
             Some(class) => {
-                self.methods.entry((class, function.name.clone())).or_insert(index);
+                self.methods.entry((class, function.member_name())).or_insert(index);
                 self.methods_of.entry(class).or_default().push(index);
             }
             None => {

@@ -111,6 +111,8 @@ fn add_lambda<'a>(model: &mut FileModel<'a>, lambda: &'a ast::ExprLambda, scope:
         class: None,
         parent: scope,
         disabled: false,
+        accessor: None,
+        imported_decorators: Vec::new(),
         compiled: false,
     })
 }

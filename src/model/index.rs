@@ -10,7 +10,8 @@ use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
 use crate::model::mutation::StateAttributes;
-use crate::model::reach::{Target, root_reason, targets};
+use crate::model::reach::{Target, is_entry_point, root_reason, targets};
+use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
 
 /// The index's answer to each file, and what of it a file's analysis depends on (defined in
 /// `facts.rs`, so that `reach::mark_region` reads them without depending on the index).
@@ -28,21 +29,33 @@ pub struct FileSummary {
     pub functions: Vec<FunctionSummary>,
     /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
     pub setup_code: bool,
+    /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
+    pub untraced_decorators: Vec<String>,
+    /// Module-level class decorators that replace the class's `forward` (`untraced`).
+    pub forward_replacing_decorators: Vec<String>,
+    /// What a package's `__init__.py` imports, function-like names too (`disable_compiler` ->
+    /// `timm.layers.typing.disable_compiler`): the names it re-exports. Empty for other files.
+    pub reexported: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ClassSummary {
     pub qualname: String,
     pub bases: Vec<String>,
+    /// Qualified names of its decorators.
+    pub decorators: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct FunctionSummary {
     pub qualname: String,
+    /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
     pub name: String,
     /// Qualname of the class this is a method of.
     pub class: Option<String>,
     pub disabled: bool,
+    /// Decorators imported from other modules: one may keep Dynamo out (`Function::imported_decorators`).
+    pub imported_decorators: Vec<String>,
     /// Compiled or registered as a hook: a root whatever its class.
     pub root: Option<Reason>,
     pub targets: Vec<Target>,
@@ -69,16 +82,21 @@ impl FileSummary {
         let classes = model
             .classes
             .iter()
-            .map(|c| ClassSummary { qualname: c.qualname.clone(), bases: c.bases.clone() })
+            .map(|c| ClassSummary {
+                qualname: c.qualname.clone(),
+                bases: c.bases.clone(),
+                decorators: c.decorators.clone(),
+            })
             .collect();
         let functions = (0..model.functions.len())
             .map(|index| {
                 let f = model.function(index);
                 FunctionSummary {
                     qualname: f.qualname.clone(),
-                    name: f.name.clone(),
+                    name: f.member_name(),
                     class: f.class.map(|c| model.classes[c].qualname.clone()),
                     disabled: f.disabled,
+                    imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
                     targets: if f.disabled { Vec::new() } else { targets(model, index) },
                 }
@@ -98,8 +116,20 @@ impl FileSummary {
             classes,
             functions,
             setup_code: crate::model::compile_calls::mentions_setup_code(&model.source.text),
+            untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
+            forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
+            reexported: if is_package(model) {
+                model.imports.bindings().map(|(local, full)| (local.to_string(), full.to_string())).collect()
+            } else {
+                Vec::new()
+            },
         }
     }
+}
+
+/// A package's `__init__.py`: what it imports, it re-exports.
+fn is_package(model: &FileModel) -> bool {
+    model.source.path.file_stem().is_some_and(|stem| stem == "__init__")
 }
 
 /// A function of the index: its file, and its place among that file's functions.
@@ -124,6 +154,9 @@ struct FileLookups {
     classes: HashMap<String, usize>,
     /// Class qualname -> method name -> method.
     methods: HashMap<String, HashMap<String, usize>>,
+    /// Class-like names the file imports (`PushToHubMixin` -> `pkg.utils.hub.PushToHubMixin`):
+    /// what a package's `__init__.py` re-exports.
+    imported_classes: HashMap<String, String>,
 }
 
 impl FileLookups {
@@ -139,6 +172,7 @@ impl FileLookups {
         for (index, class) in summary.classes.iter().enumerate() {
             lookups.classes.entry(class.qualname.clone()).or_insert(index);
         }
+        lookups.imported_classes = summary.imported_classes.iter().cloned().collect();
         lookups
     }
 
@@ -155,6 +189,8 @@ pub struct ProjectIndex {
     /// module name ends like the import does.
     by_last_segment: HashMap<String, Vec<usize>>,
     module_classes: HashSet<ClassId>,
+    /// Classes whose `forward` a decorator replaces.
+    forward_replaced: HashSet<ClassId>,
 }
 
 impl ProjectIndex {
@@ -164,9 +200,65 @@ impl ProjectIndex {
             by_last_segment.entry(unqualified(&summary.module_name).to_string()).or_default().push(file);
         }
         let lookups = files.iter().map(FileLookups::of).collect();
-        let mut index = Self { files, lookups, by_last_segment, module_classes: HashSet::new() };
+        let mut index =
+            Self { files, lookups, by_last_segment, module_classes: HashSet::new(), forward_replaced: HashSet::new() };
         index.module_classes = index.find_module_classes();
+        index.forward_replaced = index.find_forward_replaced();
+        index.disable_through_imported_decorators();
         index
+    }
+
+    /// Mark `disabled` the functions decorated with another file's name for an untraced
+    /// decorator (timm's `@disable_compiler`, imported through `timm.layers`).
+    fn disable_through_imported_decorators(&mut self) {
+        let mut untraced: Vec<FunctionId> = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (function, f) in summary.functions.iter().enumerate() {
+                if !f.disabled && f.imported_decorators.iter().any(|name| self.is_untraced_decorator(name, 0)) {
+                    untraced.push(FunctionId { file, function });
+                }
+            }
+        }
+        for FunctionId { file, function } in untraced {
+            self.files[file].functions[function].disabled = true;
+        }
+    }
+
+    /// Whether `qualified` names an untraced decorator of a project module.
+    fn is_untraced_decorator(&self, qualified: &str, depth: usize) -> bool {
+        self.names_one_of(qualified, |summary| &summary.untraced_decorators, depth)
+    }
+
+    /// The module classes whose `forward` a decorator (of the file or imported) replaces.
+    fn find_forward_replaced(&self) -> HashSet<ClassId> {
+        let mut replaced = HashSet::new();
+        for &id in &self.module_classes {
+            let own = &self.files[id.file].forward_replacing_decorators;
+            let replacing = |name: &String| {
+                own.contains(name) || self.names_one_of(name, |summary| &summary.forward_replacing_decorators, 0)
+            };
+            if self.class(id).decorators.iter().any(replacing) {
+                replaced.insert(id);
+            }
+        }
+        replaced
+    }
+
+    /// Whether `qualified` names one of the names `list` gives for a project module, directly or
+    /// through the packages that re-export it.
+    fn names_one_of(&self, qualified: &str, list: fn(&FileSummary) -> &Vec<String>, depth: usize) -> bool {
+        let Some((module, name)) = qualified.rsplit_once('.') else { return false };
+        if depth > 8 {
+            return false;
+        }
+        self.modules_named(module).any(|file| {
+            let summary = &self.files[file];
+            list(summary).iter().any(|own| own == name)
+                || summary
+                    .reexported
+                    .iter()
+                    .any(|(local, full)| local == name && full != qualified && self.names_one_of(full, list, depth + 1))
+        })
     }
 
     /// The facts for each file, in the order the summaries were given.
@@ -180,6 +272,9 @@ impl ProjectIndex {
         }
         for &ClassId { file, class } in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
+        }
+        for &ClassId { file, class } in &self.forward_replaced {
+            facts[file].forward_replaced.insert(self.files[file].classes[class].qualname.clone());
         }
         for (file, summary) in self.files.iter().enumerate() {
             for (local, full) in &summary.imported_classes {
@@ -220,8 +315,10 @@ impl ProjectIndex {
                 || match self.find_class(id.file, base) {
                     Some(base) => self.is_module(base, known, depth + 1),
                     // A class that defines `forward` on a base from a library tcfix cannot see
-                    // (`timm.layers.Mlp`, a model class of another package) is a module.
-                    None => is_library_class(base) && defines_forward(),
+                    // (`timm.layers.Mlp`, a model class of another package) is a module. A
+                    // base from the project that cannot be found says nothing: `forward` alone
+                    // does not make a module (transformers' `Pipeline` defines one).
+                    None => is_library_class(base) && !self.in_project(base) && defines_forward(),
                 }
         });
         known.insert(id, answer);
@@ -264,7 +361,8 @@ impl ProjectIndex {
             return function.root.clone();
         }
         let class = self.local_class(file, function.class.as_ref()?)?;
-        (function.name == "forward" && self.module_classes.contains(&class)).then_some(Reason::Forward)
+        let traced_forward = self.module_classes.contains(&class) && !self.forward_replaced.contains(&class);
+        (is_entry_point(&function.name) && traced_forward).then_some(Reason::Forward)
     }
 
     fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
@@ -315,13 +413,32 @@ impl ProjectIndex {
     }
 
     /// A class named by a base expression: one of the file's own, or one imported from a
-    /// project module.
+    /// project module, also through the modules that re-export it (`from .hub import Mixin` in
+    /// a package's `__init__.py`).
     fn find_class(&self, file: usize, qualified: &str) -> Option<ClassId> {
         if let Some(local) = self.local_class(file, qualified) {
             return Some(local);
         }
+        self.find_imported_class(qualified, 0)
+    }
+
+    fn find_imported_class(&self, qualified: &str, depth: usize) -> Option<ClassId> {
         let (module, name) = qualified.rsplit_once('.')?;
-        self.modules_named(module).find_map(|other| self.local_class(other, name))
+        if depth > 8 {
+            return None;
+        }
+        self.modules_named(module).find_map(|other| self.local_class(other, name)).or_else(|| {
+            self.modules_named(module).find_map(|other| {
+                let reexported = self.lookups[other].imported_classes.get(name)?;
+                (reexported != qualified).then(|| self.find_imported_class(reexported, depth + 1)).flatten()
+            })
+        })
+    }
+
+    /// Whether `qualified` names something in one of the project's own modules (found or not:
+    /// a project module may build its names at run time).
+    fn in_project(&self, qualified: &str) -> bool {
+        qualified.rsplit_once('.').is_some_and(|(module, _)| self.modules_named(module).next().is_some())
     }
 
     fn find_functions(&self, qualified: &str) -> Vec<FunctionId> {
@@ -359,4 +476,65 @@ fn module_matches(file_module: &str, imported: &str) -> bool {
     file_module == imported
         || ends_with_module(file_module, imported)
         || (file_module.contains('.') && ends_with_module(imported, file_module))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use crate::project::{FixMode, run_texts};
+    use crate::rules::Settings;
+
+    /// The codes tcfix reports on a project of several files, as `path CODE`.
+    fn findings(files: &[(&str, &str)]) -> Vec<String> {
+        let texts: Vec<(PathBuf, String)> =
+            files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
+        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        let mut found: Vec<String> = reports
+            .iter()
+            .flat_map(|report| {
+                let checked = report.outcome.as_ref().expect("parses");
+                checked.diagnostics.iter().map(move |d| format!("{} {}", report.path.display(), d.rule.code))
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// A pipeline class defines `forward` on a mixin that the package's `__init__.py` re-exports
+    /// from another of its files: the mixin is found there, and it is not an `nn.Module`, so
+    /// neither is the pipeline (transformers' `Pipeline(PushToHubMixin)`).
+    #[test]
+    fn a_class_on_a_reexported_plain_mixin_is_not_a_module() {
+        let hub = "class UploadMixin:\n    def upload(self):\n        print('uploading')\n";
+        let init = "from .hub import UploadMixin\n";
+        let pipeline = "from .utils import UploadMixin\n\n\nclass Pipeline(UploadMixin):\n    def forward(self, inputs):\n        print(inputs)\n        return inputs\n";
+        let files = [("pkg/utils/hub.py", hub), ("pkg/utils/__init__.py", init), ("pkg/pipeline.py", pipeline)];
+        assert_eq!(findings(&files), Vec::<String>::new());
+    }
+
+    /// The same shape with a mixin that is a module, re-exported the same way: found as one.
+    #[test]
+    fn a_class_on_a_reexported_module_base_is_a_module() {
+        let layers = "from torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        return x\n";
+        let init = "from .blocks import Block\n";
+        let model = "from .layers import Block\n\n\nclass Model(Block):\n    def forward(self, x):\n        print(x)\n        return x\n";
+        let files = [("pkg/layers/blocks.py", layers), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
+
+    /// timm's shape: `torch.compiler.disable` under a name of the library's own, defined in one
+    /// file, re-exported by the package, imported by a model: the decorated method is not traced.
+    #[test]
+    fn a_disable_alias_reexported_by_a_package_keeps_dynamo_out() {
+        let typing = "import torch\n\n\ndef passthrough(fn):\n    return fn\n\n\nno_compile = getattr(torch.compiler, 'disable', None) or passthrough\n";
+        let init = "from .typing import no_compile\n";
+        let model = "from torch import nn\nfrom .layers import no_compile\n\n\nclass Model(nn.Module):\n    @no_compile\n    def _log(self, x):\n        print(x)\n\n    def forward(self, x):\n        self._log(x)\n        return x\n";
+        let files = [("pkg/layers/typing.py", typing), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), Vec::<String>::new());
+        let plain = typing.replace("getattr(torch.compiler, 'disable', None) or passthrough", "passthrough");
+        let files =
+            [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
 }

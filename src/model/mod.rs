@@ -19,3 +19,4 @@ pub mod scalars;
 pub mod shapes;
 pub mod submodules;
 pub mod tensor;
+pub mod untraced;

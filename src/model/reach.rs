@@ -12,7 +12,8 @@ use ruff_python_ast::{Expr, ExprContext};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::facts::Facts;
-use crate::model::file::{FileModel, FunctionNode, Reason};
+use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
+use crate::model::module::is_self;
 
 /// What a function refers to in its compiled code, resolved as far as one file allows.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,6 +43,24 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
             }),
         }
     }
+    // `self.x = v` runs a property setter `x.setter` (of the class or a base) where there is
+    // one; `del self.x` its deleter.
+    let accessor_targets = collector.self_stores.iter().map(|&attr| (attr, Accessor::Setter));
+    let accessor_targets = accessor_targets.chain(collector.self_deletes.iter().map(|&attr| (attr, Accessor::Deleter)));
+    for (attr, accessor) in accessor_targets {
+        let Some(class) = model.self_class(function) else {
+            continue;
+        };
+        let member = format!("{attr}.{}", accessor.as_str());
+        match model.method(class, &member) {
+            Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
+            // A class that defines `x` itself without this accessor does not use a base's.
+            None if model.method(class, attr).is_some() => {}
+            None => {
+                targets.push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: member })
+            }
+        }
+    }
     for name in collector.names {
         if let Some(local) = model.resolve_name(name, Some(function)) {
             targets.push(Target::Local(model.function(local).qualname.clone()));
@@ -63,8 +82,16 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     if let Some(hook) = model.hooks_of(function).next() {
         return Some(Reason::Hook { pre: hook.pre });
     }
-    let is_module_method = f.class.is_some_and(|class| model.classes[class].is_module);
-    (is_module_method && f.name == "forward").then_some(Reason::Forward)
+    let is_module_method =
+        f.class.is_some_and(|class| model.classes[class].is_module && !model.classes[class].forward_replaced);
+    (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
+}
+
+/// The methods of a module that users compile: `forward`, and timm's public entry points that
+/// run the same blocks (`model.forward_features = torch.compile(model.forward_features)`, feature
+/// extraction through `forward_intermediates`).
+pub fn is_entry_point(name: &str) -> bool {
+    matches!(name, "forward" | "forward_features" | "forward_head" | "forward_intermediates")
 }
 
 /// Fill `model.region` from what the project index found reachable, minus the functions the
@@ -72,6 +99,7 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
 pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     for class in &mut model.classes {
         class.is_module = facts.module_classes.contains(&class.qualname);
+        class.forward_replaced = facts.forward_replaced.contains(&class.qualname);
     }
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
@@ -128,19 +156,26 @@ fn keep_only_reachable(model: &mut FileModel) {
 /// of times; only which names it reads matters).
 #[derive(Default)]
 struct ReferenceCollector<'a> {
+    /// `self.x` read: a method or a property's getter.
     self_attributes: HashSet<&'a str>,
+    /// `self.x = ...`, `self.x += ...`: a property's setter, if `x` is one.
+    self_stores: HashSet<&'a str>,
+    /// `del self.x`: a property's deleter, if `x` is one.
+    self_deletes: HashSet<&'a str>,
     names: HashSet<&'a str>,
 }
 
 impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector<'a> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         match expr {
-            Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
-                if let Expr::Name(value) = attr.value.as_ref() {
-                    if value.id.as_str() == "self" {
-                        self.self_attributes.insert(attr.attr.id.as_str());
-                    }
-                }
+            Expr::Attribute(attr) if is_self(&attr.value) => {
+                let name = attr.attr.id.as_str();
+                match attr.ctx {
+                    ExprContext::Load => self.self_attributes.insert(name),
+                    ExprContext::Store => self.self_stores.insert(name),
+                    ExprContext::Del => self.self_deletes.insert(name),
+                    ExprContext::Invalid => false,
+                };
             }
             Expr::Name(name) if name.ctx == ExprContext::Load => {
                 self.names.insert(name.id.as_str());
