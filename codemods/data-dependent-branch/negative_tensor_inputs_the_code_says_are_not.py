@@ -1,7 +1,7 @@
 """Unannotated forward inputs that are not tensors, and the code says so: sizes handed down next to
 the tensor (`H`, `W`, `height`), flags (`use_cache`, `output_attentions`), a layer kind compared
 with a string, an option with a default, a list of feature maps walked in a loop, an output object
-read by attribute, a dict read by key. Tests on them are plain Python: no graph break.
+read by attribute, a dict read by key, a slice bound. Tests on them are plain Python: no graph break.
 tcfix: nothing."""
 from torch import nn
 
@@ -39,3 +39,12 @@ class Neck(nn.Module):
         if features:
             merged = self.proj(merged)
         return merged
+
+
+class Window(nn.Module):
+    """`start` bounds a slice: it is a Python int, so the test on it is too."""
+
+    def forward(self, x, start):
+        if start > 0:
+            x = x[:, start : start + 4]
+        return x

@@ -9,7 +9,8 @@
 //!   `layer_type`, `past_key_values`, `*_kwargs`...);
 //! - the function handles it as a Python object: `isinstance(p, ...)`, `len(p)`, `for _ in p`,
 //!   `p.items()`, `p.append(...)`, `p["key"]`, `p == "text"`, `range(p)`, `p(...)`, `*p`, `**p`,
-//!   unpacking `a, b = p`, or an attribute a tensor does not have (`p.pixel_values`).
+//!   unpacking `a, b = p`, an attribute a tensor does not have (`p.pixel_values`), or a slice
+//!   bound (`cache[:, start_pos : start_pos + n]`: a tensor there would be read back as a number).
 
 use std::collections::HashSet;
 
@@ -174,6 +175,18 @@ impl PythonUses<'_> {
         }
     }
 
+    /// `p`, `p + n`, `-p`: the names an index computes with.
+    fn mark_arithmetic(&mut self, expr: &Expr) {
+        match expr {
+            Expr::BinOp(op) => {
+                self.mark_arithmetic(&op.left);
+                self.mark_arithmetic(&op.right);
+            }
+            Expr::UnaryOp(op) => self.mark_arithmetic(&op.operand),
+            other => self.mark(other),
+        }
+    }
+
     /// `for _ in p`, `enumerate(p)`, `zip(p, q)`: iterated like a list.
     fn iterated(&mut self, iter: &Expr) {
         match iter {
@@ -245,6 +258,11 @@ impl<'a> Visitor<'a> for PythonUses<'_> {
                 let membership = compare.ops.iter().any(|op| matches!(op, ast::CmpOp::In | ast::CmpOp::NotIn));
                 if with_text_or_bool || membership {
                     operands.into_iter().for_each(|e| self.mark(e));
+                }
+            }
+            Expr::Slice(slice) => {
+                for bound in [&slice.lower, &slice.upper, &slice.step].into_iter().flatten() {
+                    self.mark_arithmetic(bound);
                 }
             }
             Expr::ListComp(ast::ExprListComp { generators, .. })
