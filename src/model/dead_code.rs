@@ -149,10 +149,8 @@ impl<'a> Finder<'a> {
 
     /// An off parameter of the innermost function, else an off module flag it does not shadow.
     fn off_name(&self, name: &str) -> Option<(DeadReason, Off)> {
-        if let Some(parameters) = self.parameters.last() {
-            if let Some(&off) = parameters.get(name) {
-                return Some((DeadReason::ParameterOff(name.to_string()), off));
-            }
+        if let Some(&off) = self.parameters.last().and_then(|parameters| parameters.get(name)) {
+            return Some((DeadReason::ParameterOff(name.to_string()), off));
         }
         let &off = self.flags.get(name)?;
         Some((DeadReason::FlagOff(name.to_string()), off))
@@ -185,7 +183,7 @@ impl<'a> Finder<'a> {
             return off;
         }
         let Some(calls) = self.references.only_called(def.name.id.as_str()) else { return off };
-        let bound = usize::from(self.is_bound_method(def));
+        let bound = usize::from(Self::is_bound_method(def));
         let rebound = stored_names(&def.body);
         let positional = def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate();
         let keyword = def.parameters.kwonlyargs.iter().map(|p| (usize::MAX, p));
@@ -206,9 +204,10 @@ impl<'a> Finder<'a> {
     }
 
     /// A method that its calls (`self.f(...)`, `obj.f(...)`) bind to `self` or `cls`.
-    fn is_bound_method(&self, def: &ast::StmtFunctionDef) -> bool {
+    fn is_bound_method(def: &ast::StmtFunctionDef) -> bool {
         let first = def.parameters.posonlyargs.iter().chain(&def.parameters.args).next();
-        let is_static = def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id == "staticmethod"));
+        let is_static =
+            def.decorator_list.iter().any(|d| matches!(&d.expression, Expr::Name(n) if n.id == "staticmethod"));
         !is_static && first.is_some_and(|p| matches!(p.parameter.name.id.as_str(), "self" | "cls"))
     }
 }
@@ -481,5 +480,37 @@ impl<'a> Visitor<'a> for Uses<'a, '_> {
         if self.top_level.contains(string.value.as_ref()) {
             self.only_dead.insert(string.value.as_ref(), false);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_refusing_training_as_a_whole_is_read_as_such() {
+        assert!(says_training_refused(r#""Training is not implemented yet""#));
+        assert!(says_training_refused(r#"f"{name} does not support training""#));
+        assert!(says_training_refused(r#""Detector does not support training for now.""#));
+    }
+
+    #[test]
+    fn a_message_refusing_one_task_or_saying_something_else_is_not() {
+        assert!(!says_training_refused(r#""Optical flow training is not yet supported""#));
+        assert!(!says_training_refused(r#""Gradient checkpointing is enabled during training""#));
+        assert!(!says_training_refused(r#""labels are required for training""#));
+    }
+
+    #[test]
+    fn nested_dead_ranges_merge_into_the_outermost() {
+        let range = |start: u32, end: u32| TextRange::new(start.into(), end.into());
+        let mut dead = DeadCode::default();
+        dead.add(range(10, 20), DeadReason::BeforeRaise);
+        dead.add(range(0, 30), DeadReason::ExceptHandler);
+        dead.add(range(40, 50), DeadReason::TrainingOnly);
+        assert_eq!(dead.covering(range(12, 14)), Some(&DeadReason::ExceptHandler));
+        assert_eq!(dead.covering(range(45, 50)), Some(&DeadReason::TrainingOnly));
+        assert_eq!(dead.covering(range(28, 41)), None);
+        assert_eq!(dead.covering(range(31, 35)), None);
     }
 }
