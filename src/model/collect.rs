@@ -5,6 +5,7 @@
 use ruff_python_ast::visitor::{Visitor, walk_body, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use crate::model::dead_code::DeadCode;
 use crate::model::file::{Accessor, Class, FileModel, Function, FunctionNode, SelfAssignment};
 use crate::model::hooks::{self, PendingCall};
 use crate::model::imports::{Imports, dotted_name};
@@ -37,6 +38,7 @@ impl<'a> FileModel<'a> {
             hooks::resolve(&mut model, call);
         }
         model.self_assignments = collect_self_assignments(&model);
+        model.dead_code = DeadCode::find(source);
         model
     }
 }
@@ -214,6 +216,7 @@ impl<'a> ScopeCollector<'_, 'a> {
             decorators,
             is_module: false,
             forward_replaced: false,
+            never_built: false,
         });
         let function = self.scope.function;
         let outer =

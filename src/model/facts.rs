@@ -17,6 +17,8 @@ pub struct Facts {
     pub module_classes: HashSet<String>,
     /// Qualnames of the file's classes whose `forward` a decorator replaces (not a root).
     pub forward_replaced: HashSet<String>,
+    /// Qualnames of the file's classes that nothing builds (only named in dead code): not roots.
+    pub never_built: HashSet<String>,
     /// Qualnames of the file's functions in the compiled region, with the reason.
     pub reached: HashMap<String, Reason>,
     /// Names the file imports that are project `nn.Module` classes.

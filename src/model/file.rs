@@ -10,6 +10,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled_code::Body;
+use crate::model::dead_code::DeadCode;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
 use crate::source::SourceFile;
@@ -27,6 +28,9 @@ pub struct FileModel<'a> {
     pub region: HashMap<usize, Reason>,
     /// Imported names that are project `nn.Module` classes. Filled by `reach`.
     pub imported_module_classes: HashSet<String>,
+    /// The code that does not run on a normal compiled call (`dead_code`): no finding there, no
+    /// call followed from there.
+    pub dead_code: DeadCode,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
     pub state_attributes: Arc<StateAttributes>,
     /// What the file's own code says about attributes that hold state (the index merges every
@@ -121,6 +125,9 @@ pub struct Class<'a> {
     /// A decorator replaces its `forward` by one that never calls it (`untraced`), so its own
     /// `forward` is no root. Filled by `reach::mark_region` from what the index found.
     pub forward_replaced: bool,
+    /// Nothing builds it: its file names it only in dead code, no other file imports it (its
+    /// methods are no roots, and their code is dead). Filled by `reach::mark_region`.
+    pub never_built: bool,
 }
 
 /// A function registered as a forward hook or pre-hook.
@@ -216,6 +223,7 @@ impl<'a> FileModel<'a> {
             hooks: Vec::new(),
             region: HashMap::new(),
             imported_module_classes: HashSet::new(),
+            dead_code: DeadCode::default(),
             state_attributes: Arc::default(),
             local_state: StateAttributes::default(),
             in_scope: HashMap::new(),

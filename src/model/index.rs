@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::model::dead_code::classes_named_only_in_dead_code;
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
@@ -36,6 +37,9 @@ pub struct FileSummary {
     /// What a package's `__init__.py` imports, function-like names too (`disable_compiler` ->
     /// `timm.layers.typing.disable_compiler`): the names it re-exports. Empty for other files.
     pub reexported: Vec<(String, String)>,
+    /// Top-level classes the file names only in dead code (`dead_code`): never built unless
+    /// another file imports them.
+    pub named_only_in_dead_code: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -123,6 +127,7 @@ impl FileSummary {
             } else {
                 Vec::new()
             },
+            named_only_in_dead_code: classes_named_only_in_dead_code(model.source.parsed.suite(), &model.dead_code),
         }
     }
 }
@@ -191,6 +196,8 @@ pub struct ProjectIndex {
     module_classes: HashSet<ClassId>,
     /// Classes whose `forward` a decorator replaces.
     forward_replaced: HashSet<ClassId>,
+    /// Classes nothing builds: named only in dead code of their file, imported by no other file.
+    never_built: HashSet<ClassId>,
 }
 
 impl ProjectIndex {
@@ -200,10 +207,17 @@ impl ProjectIndex {
             by_last_segment.entry(unqualified(&summary.module_name).to_string()).or_default().push(file);
         }
         let lookups = files.iter().map(FileLookups::of).collect();
-        let mut index =
-            Self { files, lookups, by_last_segment, module_classes: HashSet::new(), forward_replaced: HashSet::new() };
+        let mut index = Self {
+            files,
+            lookups,
+            by_last_segment,
+            module_classes: HashSet::new(),
+            forward_replaced: HashSet::new(),
+            never_built: HashSet::new(),
+        };
         index.module_classes = index.find_module_classes();
         index.forward_replaced = index.find_forward_replaced();
+        index.never_built = index.find_never_built();
         index.disable_through_imported_decorators();
         index
     }
@@ -244,6 +258,30 @@ impl ProjectIndex {
         replaced
     }
 
+    /// The classes named only in dead code of their own file that no other file imports.
+    fn find_never_built(&self) -> HashSet<ClassId> {
+        let candidates: HashSet<ClassId> = self
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, summary)| {
+                summary.named_only_in_dead_code.iter().filter_map(move |name| self.local_class(file, name))
+            })
+            .collect();
+        if candidates.is_empty() {
+            return candidates;
+        }
+        let imported: HashSet<ClassId> = self
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, summary)| {
+                summary.imported_classes.iter().filter_map(move |(_, full)| self.find_class(file, full))
+            })
+            .collect();
+        candidates.difference(&imported).copied().collect()
+    }
+
     /// Whether `qualified` names one of the names `list` gives for a project module, directly or
     /// through the packages that re-export it.
     fn names_one_of(&self, qualified: &str, list: fn(&FileSummary) -> &Vec<String>, depth: usize) -> bool {
@@ -275,6 +313,9 @@ impl ProjectIndex {
         }
         for &ClassId { file, class } in &self.forward_replaced {
             facts[file].forward_replaced.insert(self.files[file].classes[class].qualname.clone());
+        }
+        for &ClassId { file, class } in &self.never_built {
+            facts[file].never_built.insert(self.files[file].classes[class].qualname.clone());
         }
         for (file, summary) in self.files.iter().enumerate() {
             for (local, full) in &summary.imported_classes {
@@ -361,7 +402,9 @@ impl ProjectIndex {
             return function.root.clone();
         }
         let class = self.local_class(file, function.class.as_ref()?)?;
-        let traced_forward = self.module_classes.contains(&class) && !self.forward_replaced.contains(&class);
+        let traced_forward = self.module_classes.contains(&class)
+            && !self.forward_replaced.contains(&class)
+            && !self.never_built.contains(&class);
         (is_entry_point(&function.name) && traced_forward).then_some(Reason::Forward)
     }
 

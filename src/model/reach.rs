@@ -11,6 +11,7 @@ use ruff_text_size::Ranged;
 use ruff_python_ast::{Expr, ExprContext};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::dead_code::{DeadCode, DeadReason};
 use crate::model::facts::Facts;
 use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
 use crate::model::module::is_self;
@@ -28,7 +29,7 @@ pub enum Target {
 
 /// The functions `function` may call from its compiled code.
 pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
-    let mut collector = ReferenceCollector::default();
+    let mut collector = ReferenceCollector { dead_code: Some(&model.dead_code), ..ReferenceCollector::default() };
     visit_compiled(model.function(function).node.body(), &mut collector);
     let mut targets = Vec::new();
     for reference in collector.self_attributes {
@@ -82,8 +83,10 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     if let Some(hook) = model.hooks_of(function).next() {
         return Some(Reason::Hook { pre: hook.pre });
     }
-    let is_module_method =
-        f.class.is_some_and(|class| model.classes[class].is_module && !model.classes[class].forward_replaced);
+    let is_module_method = f.class.is_some_and(|class| {
+        let class = &model.classes[class];
+        class.is_module && !class.forward_replaced && !class.never_built
+    });
     (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
 }
 
@@ -100,6 +103,10 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     for class in &mut model.classes {
         class.is_module = facts.module_classes.contains(&class.qualname);
         class.forward_replaced = facts.forward_replaced.contains(&class.qualname);
+        class.never_built = facts.never_built.contains(&class.qualname);
+        if class.never_built {
+            model.dead_code.add(class.node.range(), DeadReason::NeverBuilt(class.qualname.clone()));
+        }
     }
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
@@ -163,10 +170,15 @@ struct ReferenceCollector<'a> {
     /// `del self.x`: a property's deleter, if `x` is one.
     self_deletes: HashSet<&'a str>,
     names: HashSet<&'a str>,
+    /// Calls in code that does not run on a normal compiled call reach nothing.
+    dead_code: Option<&'a DeadCode>,
 }
 
 impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector<'a> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        if self.dead_code.is_some_and(|dead| dead.covering(expr.range()).is_some()) {
+            return false;
+        }
         match expr {
             Expr::Attribute(attr) if is_self(&attr.value) => {
                 let name = attr.attr.id.as_str();

@@ -50,6 +50,9 @@ impl<'a> Checker<'a> {
     /// A graph break found at `site` in `function`: Critical, with the reason in the message, when
     /// it sits in a loop of a traced frame (Dynamo then runs that whole frame eagerly).
     pub fn graph_break(&self, mut diagnostic: Diagnostic, function: usize, site: Site) -> Diagnostic {
+        if self.model.dead_code.covering(diagnostic.range).is_some() {
+            return diagnostic; // dropped by `check`: it sends no frame eagerly
+        }
         let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
         if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
             if let (Some(recording), InLoop::Body(frame) | InLoop::CalledInLoop(frame)) = (&self.recording, &in_loop) {
@@ -158,9 +161,17 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Ve
         rules.iter().filter(|registered| settings.selection.enabled(registered.rule)).collect();
     let checker = Checker::new(model, settings, rules);
     let mut diagnostics = run_rules(&checker, &enabled);
+    drop_dead_code_findings(model, &mut diagnostics);
     diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
     diagnostics
+}
+
+/// Drops the findings in code that does not run on a normal compiled call (`except` handlers,
+/// branches that end in `raise`, branches on flags that are never set: see `dead_code`), of
+/// every rule alike: the hazard is real only on a path that is not taken.
+fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.retain(|diagnostic| model.dead_code.covering(diagnostic.range).is_none());
 }
 
 /// The findings of `rules` that can find anything in the file: each region function walked once
