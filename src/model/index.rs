@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
@@ -44,6 +45,8 @@ pub struct ClassSummary {
     pub bases: Vec<String>,
     /// Qualified names of its decorators.
     pub decorators: Vec<String>,
+    /// For a config class, the defaults it gives its fields.
+    pub config: Option<ClassDefaults>,
 }
 
 #[derive(Debug, Clone)]
@@ -82,10 +85,12 @@ impl FileSummary {
         let classes = model
             .classes
             .iter()
-            .map(|c| ClassSummary {
+            .enumerate()
+            .map(|(class, c)| ClassSummary {
                 qualname: c.qualname.clone(),
                 bases: c.bases.clone(),
                 decorators: c.decorators.clone(),
+                config: ClassDefaults::of(model, class),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -283,10 +288,49 @@ impl ProjectIndex {
                 }
             }
         }
+        for (file, summary) in self.files.iter().enumerate() {
+            facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
+        }
         for (FunctionId { file, function }, reason) in self.reach() {
             facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
         }
         facts
+    }
+
+    /// The defaults of the config classes a file defines or imports, their bases' included. A
+    /// field two of them give different defaults has none.
+    fn config_defaults_seen_by(&self, file: usize, summary: &FileSummary) -> ConfigDefaults {
+        let local = (0..summary.classes.len()).map(|class| ClassId { file, class });
+        let imported = summary.imported_classes.iter().filter_map(|(_, full)| self.find_class(file, full));
+        let mut merged: HashMap<String, Option<ConfigDefault>> = HashMap::new();
+        for class in local.chain(imported) {
+            for (name, default) in self.class_config_defaults(class, 0) {
+                let seen = merged.entry(name).or_insert_with(|| Some(default.clone()));
+                if seen.as_ref() != Some(&default) {
+                    *seen = None;
+                }
+            }
+        }
+        merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
+    }
+
+    /// A config class's defaults, and those of its bases that it does not set or hide.
+    fn class_config_defaults(&self, id: ClassId, depth: usize) -> ConfigDefaults {
+        let class = self.class(id);
+        let Some(own) = &class.config else { return ConfigDefaults::new() };
+        let mut defaults: ConfigDefaults = own.defaults.iter().cloned().collect();
+        if depth > 16 {
+            return defaults;
+        }
+        for base in &class.bases {
+            let Some(base) = self.find_class(id.file, base) else { continue };
+            for (name, default) in self.class_config_defaults(base, depth + 1) {
+                if !own.unknown.contains(&name) {
+                    defaults.entry(name).or_insert(default);
+                }
+            }
+        }
+        defaults
     }
 
     fn find_module_classes(&self) -> HashSet<ClassId> {
