@@ -2,7 +2,8 @@
 with field defaults, modules storing `self.layerdrop = config.decoder_layerdrop`, an adapter built
 only when `config.use_adapter`). The default config never traces these branches, but a
 checkpoint's config.json may turn them on: each finding stays, low, and says when it is real.
-The encoder's layerdrop defaults to 0.1, so its finding stays critical."""
+The encoder's layerdrop defaults to 0.1, and the file itself sets `cross_layerdrop`: those two
+findings stay critical."""
 import numpy as np
 import torch
 from torch import nn
@@ -12,6 +13,7 @@ class TinyConfig:
     hidden: int = 16
     encoder_layerdrop: float = 0.1
     decoder_layerdrop: float = 0.0
+    cross_layerdrop: float = 0.0
     use_adapter: bool = False
 
     def __init__(self, keep_only_in_window=True, **kwargs):
@@ -65,4 +67,24 @@ class Decoder(nn.Module):
             print("outside the window")
         if self.adapter is not None:
             hidden_states = self.adapter(hidden_states)
+        return hidden_states
+
+
+def with_cross_layerdrop(config: TinyConfig) -> TinyConfig:
+    config.cross_layerdrop = 0.2
+    return config
+
+
+class CrossDecoder(nn.Module):
+    def __init__(self, config: TinyConfig):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(config.hidden, config.hidden) for _ in range(2)])
+        self.layerdrop = config.cross_layerdrop
+
+    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            if self.training and self.layerdrop > 0.0:
+                if torch.rand([]) < self.layerdrop:
+                    continue
+            hidden_states = layer(hidden_states)
         return hidden_states

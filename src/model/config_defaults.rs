@@ -181,12 +181,14 @@ fn number(text: &str) -> Option<f64> {
 /// that an answer given with other defaults can be told apart.
 pub fn off_by_default(model: &FileModel, ranges: &[TextRange], asked: &mut HashSet<String>) -> Vec<Option<String>> {
     let mut conditions = vec![None; ranges.len()];
+    let mut stored: Option<HashSet<String>> = None;
     for class in 0..model.classes.len() {
         let class_range = model.classes[class].node.range();
         if !ranges.iter().any(|range| class_range.contains_range(*range)) {
             continue;
         }
-        let flags = ClassFlags::of(model, class, asked);
+        let stored = stored.get_or_insert_with(|| fields_stored(model));
+        let flags = ClassFlags::of(model, class, stored, asked);
         let mut walk = OffBranches { flags, ranges, conditions: &mut conditions };
         if let Some(condition) = walk.flags.built_only_when_off(class) {
             walk.mark(class_range, &condition);
@@ -208,6 +210,8 @@ struct ClassFlags<'m, 'a> {
     model: &'m FileModel<'a>,
     /// `self.layerdrop = config.decoder_layerdrop`, `self.adapter = Adapter(config) if ... else None`.
     attributes: HashMap<String, Attribute<'a>>,
+    /// Config fields the file sets (`config.is_decoder = True`): their default says nothing.
+    stored: &'m HashSet<String>,
     asked: &'m mut HashSet<String>,
 }
 
@@ -275,7 +279,7 @@ enum Read<'d> {
 }
 
 impl<'m, 'a> ClassFlags<'m, 'a> {
-    fn of(model: &'m FileModel<'a>, class: usize, asked: &'m mut HashSet<String>) -> Self {
+    fn of(model: &'m FileModel<'a>, class: usize, stored: &'m HashSet<String>, asked: &'m mut HashSet<String>) -> Self {
         let mut attributes = HashMap::new();
         let init = model.method(class, "__init__");
         let reassigned = reassigned_in_subclasses(model, class);
@@ -290,7 +294,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                 attributes.insert(attr.to_string(), source);
             }
         }
-        ClassFlags { model, attributes, asked }
+        ClassFlags { model, attributes, stored, asked }
     }
 
     /// The truth of `test` under the default config, when the test is one this module reads.
@@ -403,6 +407,9 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
             return None;
         };
         self.asked.insert(field.clone());
+        if self.stored.contains(&field) {
+            return None;
+        }
         let model: &'m FileModel<'a> = self.model;
         let default = model.config_defaults.get(&field)?;
         Some(Read::Field { name: field, default })
@@ -432,7 +439,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
         }
         let mut conditions = Vec::new();
         for (owner, test, built_when) in sites {
-            let mut flags = ClassFlags::of(model, owner, &mut *self.asked);
+            let mut flags = ClassFlags::of(model, owner, self.stored, &mut *self.asked);
             let flag = flags.truth(test, 0)?;
             let built = if built_when { flag } else { flag.not() };
             if built.value {
@@ -443,6 +450,32 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
         conditions.dedup();
         Some(format!("`{name}` is built {}", conditions.join(", or ")))
     }
+}
+
+/// The config fields the file assigns (`config.is_decoder = True`, `self.config.x += 1`).
+fn fields_stored(model: &FileModel) -> HashSet<String> {
+    struct Stores(HashSet<String>);
+    impl<'a> Visitor<'a> for Stores {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            let targets: &[Expr] = match stmt {
+                Stmt::Assign(assign) => &assign.targets,
+                Stmt::AugAssign(assign) => std::slice::from_ref(&assign.target),
+                Stmt::AnnAssign(assign) => std::slice::from_ref(&assign.target),
+                _ => &[],
+            };
+            for target in targets {
+                if let Expr::Attribute(attribute) = target
+                    && is_config(&attribute.value)
+                {
+                    self.0.insert(attribute.attr.id.to_string());
+                }
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut stores = Stores(HashSet::new());
+    stores.visit_body(model.source.parsed.suite());
+    stores.0
 }
 
 /// `config.name` or `self.config.name`'s object: a name ending in `config`, or `self.config`.
