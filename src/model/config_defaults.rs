@@ -273,7 +273,10 @@ impl Truth {
 
 /// What a config-derived expression holds under the default config.
 enum Read<'d> {
-    Field { name: String, default: &'d ConfigDefault },
+    Field {
+        name: String,
+        default: &'d ConfigDefault,
+    },
     /// An attribute built only when a flag holds: the truth of "it is not `None`".
     Built(Truth),
 }
@@ -490,7 +493,9 @@ fn is_config(expr: &Expr) -> bool {
 /// What an assignment in `__init__` makes of an attribute, when it is read from the config.
 fn attribute_source(value: &Expr) -> Option<Attribute<'_>> {
     match value {
-        Expr::Attribute(attribute) if is_config(&attribute.value) => Some(Attribute::Config(attribute.attr.id.to_string())),
+        Expr::Attribute(attribute) if is_config(&attribute.value) => {
+            Some(Attribute::Config(attribute.attr.id.to_string()))
+        }
         Expr::If(if_exp) => {
             let built_when = built_side(if_exp)?;
             Some(Attribute::Built { when: &if_exp.test, built_when })

@@ -571,10 +571,13 @@ mod tests {
     #[test]
     fn a_branch_the_imported_config_turns_off_by_default_is_low_and_says_when() {
         let config = "from ...configuration_utils import PreTrainedConfig\n\n\nclass TinyConfig(PreTrainedConfig):\n    hidden_size: int = 4\n    decoder_layerdrop: float | int = 0.0\n";
-        let files = [("pkg/models/tiny/configuration_tiny.py", config), ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL)];
+        let files =
+            [("pkg/models/tiny/configuration_tiny.py", config), ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL)];
         assert_eq!(
             severities(&files),
-            vec!["pkg/models/tiny/modeling_tiny.py:15 TCF104 low | only when `config.decoder_layerdrop > 0.0` (0.0 by default)"]
+            vec![
+                "pkg/models/tiny/modeling_tiny.py:15 TCF104 low | only when `config.decoder_layerdrop > 0.0` (0.0 by default)"
+            ]
         );
     }
 
@@ -589,10 +592,16 @@ mod tests {
             "class TinyConfig:\n    def __init__(self, decoder_layerdrop):\n        self.decoder_layerdrop = decoder_layerdrop\n",
         ];
         for config in configs {
-            let files = [("pkg/models/tiny/configuration_tiny.py", config), ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL)];
+            let files = [
+                ("pkg/models/tiny/configuration_tiny.py", config),
+                ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL),
+            ];
             let found = severities(&files);
             assert_eq!(found.len(), 1, "{config}");
-            assert!(found[0].starts_with("pkg/models/tiny/modeling_tiny.py:15 TCF104 critical | it is inside a loop"), "{config}: {found:?}");
+            assert!(
+                found[0].starts_with("pkg/models/tiny/modeling_tiny.py:15 TCF104 critical | it is inside a loop"),
+                "{config}: {found:?}"
+            );
         }
     }
 
@@ -601,7 +610,8 @@ mod tests {
     #[test]
     fn a_config_default_is_inherited_from_a_base_config_of_another_file() {
         let base = "class BaseConfig:\n    def __init__(self, decoder_layerdrop=0.0, **kwargs):\n        self.decoder_layerdrop = decoder_layerdrop\n";
-        let config = "from ...base_config import BaseConfig\n\n\nclass TinyConfig(BaseConfig):\n    hidden_size: int = 4\n";
+        let config =
+            "from ...base_config import BaseConfig\n\n\nclass TinyConfig(BaseConfig):\n    hidden_size: int = 4\n";
         let files = [
             ("pkg/base_config.py", base),
             ("pkg/models/tiny/configuration_tiny.py", config),
@@ -609,7 +619,9 @@ mod tests {
         ];
         assert_eq!(
             severities(&files),
-            vec!["pkg/models/tiny/modeling_tiny.py:15 TCF104 low | only when `config.decoder_layerdrop > 0.0` (0.0 by default)"]
+            vec![
+                "pkg/models/tiny/modeling_tiny.py:15 TCF104 low | only when `config.decoder_layerdrop > 0.0` (0.0 by default)"
+            ]
         );
     }
 
