@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::model::config_defaults::ConfigDefaults;
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::self_assignments;
@@ -27,6 +28,8 @@ pub struct Facts {
     pub state_attributes: Arc<StateAttributes>,
     /// The file may hold code the setup rules read outside the compiled region.
     pub setup_code: bool,
+    /// Defaults of the config classes the file defines or imports (`config_defaults`).
+    pub config_defaults: Arc<ConfigDefaults>,
 }
 
 /// Which of the project's facts the analysis of a file can depend on, beyond its region.

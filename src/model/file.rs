@@ -10,6 +10,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled_code::Body;
+use crate::model::config_defaults::ConfigDefaults;
 use crate::model::dead_code::DeadCode;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
@@ -33,6 +34,8 @@ pub struct FileModel<'a> {
     pub dead_code: DeadCode,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
     pub state_attributes: Arc<StateAttributes>,
+    /// Defaults of the config classes the file sees (`config_defaults`). Filled by `reach`.
+    pub config_defaults: Arc<ConfigDefaults>,
     /// What the file's own code says about attributes that hold state (the index merges every
     /// file's into `state_attributes`).
     pub local_state: StateAttributes,
@@ -225,6 +228,7 @@ impl<'a> FileModel<'a> {
             imported_module_classes: HashSet::new(),
             dead_code: DeadCode::default(),
             state_attributes: Arc::default(),
+            config_defaults: Arc::default(),
             local_state: StateAttributes::default(),
             in_scope: HashMap::new(),
             self_assignments: Vec::new(),

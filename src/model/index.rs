@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults};
 use crate::model::dead_code::classes_named_only_in_dead_code;
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
@@ -48,6 +49,8 @@ pub struct ClassSummary {
     pub bases: Vec<String>,
     /// Qualified names of its decorators.
     pub decorators: Vec<String>,
+    /// For a config class, the defaults it gives its fields.
+    pub config: Option<ClassDefaults>,
 }
 
 #[derive(Debug, Clone)]
@@ -86,10 +89,12 @@ impl FileSummary {
         let classes = model
             .classes
             .iter()
-            .map(|c| ClassSummary {
+            .enumerate()
+            .map(|(class, c)| ClassSummary {
                 qualname: c.qualname.clone(),
                 bases: c.bases.clone(),
                 decorators: c.decorators.clone(),
+                config: ClassDefaults::of(model, class),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -324,10 +329,49 @@ impl ProjectIndex {
                 }
             }
         }
+        for (file, summary) in self.files.iter().enumerate() {
+            facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
+        }
         for (FunctionId { file, function }, reason) in self.reach() {
             facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
         }
         facts
+    }
+
+    /// The defaults of the config classes a file defines or imports, their bases' included. A
+    /// field two of them give different defaults has none.
+    fn config_defaults_seen_by(&self, file: usize, summary: &FileSummary) -> ConfigDefaults {
+        let local = (0..summary.classes.len()).map(|class| ClassId { file, class });
+        let imported = summary.imported_classes.iter().filter_map(|(_, full)| self.find_class(file, full));
+        let mut merged: HashMap<String, Option<ConfigDefault>> = HashMap::new();
+        for class in local.chain(imported) {
+            for (name, default) in self.class_config_defaults(class, 0) {
+                let seen = merged.entry(name).or_insert_with(|| Some(default.clone()));
+                if seen.as_ref() != Some(&default) {
+                    *seen = None;
+                }
+            }
+        }
+        merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
+    }
+
+    /// A config class's defaults, and those of its bases that it does not set or hide.
+    fn class_config_defaults(&self, id: ClassId, depth: usize) -> ConfigDefaults {
+        let class = self.class(id);
+        let Some(own) = &class.config else { return ConfigDefaults::new() };
+        let mut defaults: ConfigDefaults = own.defaults.iter().cloned().collect();
+        if depth > 16 {
+            return defaults;
+        }
+        for base in &class.bases {
+            let Some(base) = self.find_class(id.file, base) else { continue };
+            for (name, default) in self.class_config_defaults(base, depth + 1) {
+                if !own.unknown.contains(&name) {
+                    defaults.entry(name).or_insert(default);
+                }
+            }
+        }
+        defaults
     }
 
     fn find_module_classes(&self) -> HashSet<ClassId> {
@@ -542,6 +586,86 @@ mod tests {
             .collect();
         found.sort();
         found
+    }
+
+    /// The findings of a project as `path:line CODE severity | end of message`.
+    fn severities(files: &[(&str, &str)]) -> Vec<String> {
+        let texts: Vec<(PathBuf, String)> =
+            files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
+        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        reports
+            .iter()
+            .flat_map(|report| {
+                let checked = report.outcome.as_ref().expect("parses");
+                checked.diagnostics.iter().map(move |d| {
+                    let line = checked.text[..d.range.start().to_usize()].lines().count();
+                    let tail = d.message.rsplit("; ").next().unwrap_or_default();
+                    format!("{}:{line} {} {} | {tail}", report.path.display(), d.rule.code, d.severity)
+                })
+            })
+            .collect()
+    }
+
+    const LAYERDROP_MODEL: &str = "import torch\nfrom torch import nn\nfrom .configuration_tiny import TinyConfig\n\n\nclass Decoder(nn.Module):\n    def __init__(self, config: TinyConfig):\n        super().__init__()\n        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])\n        self.layerdrop = config.decoder_layerdrop\n\n    def forward(self, x):\n        for layer in self.layers:\n            if self.training and self.layerdrop > 0.0:\n                if torch.rand([]) < self.layerdrop:\n                    continue\n            x = layer(x)\n        return x\n";
+
+    /// transformers' shape: the config class in `configuration_*.py` gives `decoder_layerdrop`
+    /// its default, the module in `modeling_*.py` stores it and tests it. With the default 0.0
+    /// the LayerDrop draw is never traced: the finding stays, low, and says when it is real.
+    #[test]
+    fn a_branch_the_imported_config_turns_off_by_default_is_low_and_says_when() {
+        let config = "from ...configuration_utils import PreTrainedConfig\n\n\nclass TinyConfig(PreTrainedConfig):\n    hidden_size: int = 4\n    decoder_layerdrop: float | int = 0.0\n";
+        let files =
+            [("pkg/models/tiny/configuration_tiny.py", config), ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL)];
+        assert_eq!(
+            severities(&files),
+            vec![
+                "pkg/models/tiny/modeling_tiny.py:15 TCF104 low | only when `config.decoder_layerdrop > 0.0` (0.0 by default)"
+            ]
+        );
+    }
+
+    /// The same module where the default turns the branch on (0.1), where the config class sets
+    /// the field after `__init__` (`__post_init__`), or where it stores it from a parameter with
+    /// no literal default: the finding stays as it was, critical in the layer loop.
+    #[test]
+    fn a_branch_the_imported_config_does_not_turn_off_stays_critical() {
+        let configs = [
+            "class TinyConfig:\n    decoder_layerdrop: float = 0.1\n",
+            "class TinyConfig:\n    decoder_layerdrop: float = 0.0\n\n    def __post_init__(self):\n        self.decoder_layerdrop = 0.2\n",
+            "class TinyConfig:\n    def __init__(self, decoder_layerdrop):\n        self.decoder_layerdrop = decoder_layerdrop\n",
+        ];
+        for config in configs {
+            let files = [
+                ("pkg/models/tiny/configuration_tiny.py", config),
+                ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL),
+            ];
+            let found = severities(&files);
+            assert_eq!(found.len(), 1, "{config}");
+            assert!(
+                found[0].starts_with("pkg/models/tiny/modeling_tiny.py:15 TCF104 critical | it is inside a loop"),
+                "{config}: {found:?}"
+            );
+        }
+    }
+
+    /// A base config class in another file gives the default through `__init__`, its subclass
+    /// inherits it: found through the bases, across files.
+    #[test]
+    fn a_config_default_is_inherited_from_a_base_config_of_another_file() {
+        let base = "class BaseConfig:\n    def __init__(self, decoder_layerdrop=0.0, **kwargs):\n        self.decoder_layerdrop = decoder_layerdrop\n";
+        let config =
+            "from ...base_config import BaseConfig\n\n\nclass TinyConfig(BaseConfig):\n    hidden_size: int = 4\n";
+        let files = [
+            ("pkg/base_config.py", base),
+            ("pkg/models/tiny/configuration_tiny.py", config),
+            ("pkg/models/tiny/modeling_tiny.py", LAYERDROP_MODEL),
+        ];
+        assert_eq!(
+            severities(&files),
+            vec![
+                "pkg/models/tiny/modeling_tiny.py:15 TCF104 low | only when `config.decoder_layerdrop > 0.0` (0.0 by default)"
+            ]
+        );
     }
 
     /// A pipeline class defines `forward` on a mixin that the package's `__init__.py` re-exports

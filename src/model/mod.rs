@@ -5,6 +5,7 @@ pub mod calls;
 pub mod collect;
 pub mod compile_calls;
 pub mod compiled_code;
+pub mod config_defaults;
 pub mod dead_code;
 pub mod facts;
 pub mod file;

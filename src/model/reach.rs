@@ -110,6 +110,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     }
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
+    model.config_defaults = Arc::clone(&facts.config_defaults);
     for index in 0..model.functions.len() {
         let function = model.function(index);
         if function.disabled {

@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
@@ -24,6 +25,10 @@ pub(super) struct Guess {
     facts: Facts,
     dependence: Dependence,
     assumed: Assumed,
+    /// The config fields whose defaults decide whether a finding is in code they turn off
+    /// (`config_defaults`); `None`: every field, since a finding they turned off may have been
+    /// dropped as below the minimum severity.
+    config_fields: Option<HashSet<String>>,
     pub diagnostics: Vec<Diagnostic>,
     /// The file's text, kept only when it has findings.
     pub text: Option<String>,
@@ -61,8 +66,14 @@ fn guess(
     assumed.add_to(&mut facts);
     mark_region(model, &facts);
     let diagnostics = crate::check_model(model, settings);
+    let config_fields = (settings.min_severity == Severity::Low).then(|| {
+        let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
+        let mut asked = HashSet::new();
+        off_by_default(model, &ranges, &mut asked);
+        asked
+    });
     let text = (!diagnostics.is_empty()).then(|| source.text.clone());
-    Guess { facts, dependence, assumed, diagnostics, text }
+    Guess { facts, dependence, assumed, config_fields, diagnostics, text }
 }
 
 impl Guess {
@@ -71,7 +82,16 @@ impl Guess {
         if !self.assumed.hold_in(project) {
             return false;
         }
-        project.same_for(&self.facts, &self.dependence)
+        project.same_for(&self.facts, &self.dependence) && self.same_config_defaults(project)
+    }
+
+    /// Whether the project's config defaults tell the guess's findings apart as the file's did.
+    fn same_config_defaults(&self, project: &Facts) -> bool {
+        let (guessed, known) = (&self.facts.config_defaults, &project.config_defaults);
+        match &self.config_fields {
+            Some(fields) => fields.iter().all(|field| guessed.get(field) == known.get(field)),
+            None => guessed == known,
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use ruff_python_ast::{Expr, Stmt};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::loops::{InLoop, LoopCalls};
 use crate::model::reach::describe;
@@ -162,6 +163,7 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Ve
     let checker = Checker::new(model, settings, rules);
     let mut diagnostics = run_rules(&checker, &enabled);
     drop_dead_code_findings(model, &mut diagnostics);
+    mark_off_by_default(model, &mut diagnostics);
     diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));
     diagnostics
@@ -172,6 +174,22 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Ve
 /// every rule alike: the hazard is real only on a path that is not taken.
 fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>) {
     diagnostics.retain(|diagnostic| model.dead_code.covering(diagnostic.range).is_none());
+}
+
+/// Findings in code the default config turns off (`config_defaults`) are real only for a config
+/// that turns it on: low, and the message says when.
+fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
+    if diagnostics.is_empty() || model.config_defaults.is_empty() {
+        return;
+    }
+    let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
+    let conditions = off_by_default(model, &ranges, &mut HashSet::new());
+    for (diagnostic, condition) in diagnostics.iter_mut().zip(conditions) {
+        if let Some(condition) = condition {
+            diagnostic.severity = Severity::Low;
+            diagnostic.message.push_str(&format!("; {condition}"));
+        }
+    }
 }
 
 /// The findings of `rules` that can find anything in the file: each region function walked once

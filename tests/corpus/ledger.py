@@ -7,7 +7,9 @@ Each line of snapshots/corpus-ledger.txt is one finding in one of the sample's f
 
 SEEN says when tcfix reported it: `BN` before issue #12 (commit fdbcec9) and now, `B-` before
 only (a false alarm since removed, or a true finding lost), `-N` now only (new). VERDICT is
-`true`, `false` or `unsure`. The sample's files are the paths the ledger names; they were drawn
+`true`, `false` or `unsure`. A finding whose claim changed enough to change its verdict (it now
+says the condition under which it holds) has two lines: `B-` with the old verdict, `-N` with
+the new. The sample's files are the paths the ledger names; they were drawn
 once from the findings at fdbcec9 with a fixed seed, stratified by rule (`sample`).
 
 `check` fails when a finding the ledger says tcfix reports is gone, or when tcfix reports a
@@ -100,7 +102,7 @@ def check(ledger_path: str, findings_path: str, lines: int | None) -> int:
     labelled_now = {(e.where, e.code) for e in entries if e.now}
     gone = sorted(labelled_now - reported)
     new = sorted(reported - {(e.where, e.code) for e in entries})
-    revived = sorted(reported & {(e.where, e.code) for e in entries if not e.now})
+    revived = sorted(reported & {(e.where, e.code) for e in entries if not e.now} - labelled_now)
     for where, code in gone:
         print(f"ledger: {where} {code} is labelled as reported but tcfix no longer reports it")
     for where, code in revived:
@@ -135,8 +137,11 @@ def update(ledger_path: str, findings_path: str) -> int:
     files = {path_of(e.where) for e in entries}
     reported = {key for key in read_findings(findings_path) if path_of(key[0]) in files}
     lines = []
+    keys = collections.Counter((e.where, e.code) for e in entries)
     for e in entries:
-        now = (e.where, e.code) in reported
+        # Of a finding relabelled after its claim changed, the old line stays as it was.
+        reworded = keys[(e.where, e.code)] > 1 and not e.now
+        now = (e.where, e.code) in reported and not reworded
         if e.now and not now and e.verdict == "true":
             print(f"ledger: a true finding is lost: {e.where} {e.code} | {e.reason}")
         seen = ("B" if e.before else "-") + ("N" if now else "-")
