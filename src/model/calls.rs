@@ -3,17 +3,85 @@
 //! function returns. A helper's parameters are tensors when its compiled callers pass tensors, and
 //! a call's result is a tensor when the helper returns one.
 
+use std::cell::OnceCell;
+
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::is_self;
+use crate::model::shapes::single_step_bodies;
 
-/// A call of a function of the file from the compiled code of another one.
+/// A call of one function of the file from the compiled code of another.
 pub struct CallSite<'a> {
     pub caller: usize,
+    pub callee: usize,
     pub call: &'a ast::ExprCall,
+}
+
+/// Who calls whom in the file, found in one walk of each function's compiled code: asked for every
+/// function by the tensors model and by TCF204, so each question must not rescan the file.
+#[derive(Default)]
+pub struct CallGraph<'a> {
+    sites: Vec<CallSite<'a>>,
+    /// Per function, the sites in its own compiled code, in source order.
+    out: Vec<Vec<usize>>,
+    /// Per function, the sites calling it from the compiled code of the region's functions.
+    into: Vec<Vec<usize>>,
+    /// Per function, the bodies of its `if`s that run only for the one-token decode step
+    /// (`shapes::single_step_bodies`), found on the first question.
+    single_step: Vec<OnceCell<Vec<TextRange>>>,
+}
+
+impl<'a> CallGraph<'a> {
+    pub fn build(model: &FileModel<'a>) -> Self {
+        let count = model.functions.len();
+        let mut graph = CallGraph {
+            sites: Vec::new(),
+            out: vec![Vec::new(); count],
+            into: vec![Vec::new(); count],
+            single_step: (0..count).map(|_| OnceCell::new()).collect(),
+        };
+        for caller in 0..count {
+            let mut calls = Calls { model, caller, found: Vec::new() };
+            visit_compiled(model.function(caller).node.body(), &mut calls);
+            for (call, callee) in calls.found {
+                let id = graph.sites.len();
+                graph.out[caller].push(id);
+                if model.in_region(caller) {
+                    graph.into[callee].push(id);
+                }
+                graph.sites.push(CallSite { caller, callee, call });
+            }
+        }
+        graph
+    }
+
+    /// The calls in the function's compiled code of other functions of the file, with their ids.
+    pub fn calls_out(&self, function: usize) -> impl Iterator<Item = (usize, &CallSite<'a>)> {
+        self.out[function].iter().map(|&id| (id, &self.sites[id]))
+    }
+
+    /// The calls of `function` in the compiled code of the file's other region functions.
+    pub fn call_sites(&self, function: usize) -> impl Iterator<Item = (usize, &CallSite<'a>)> {
+        self.into[function].iter().map(|&id| (id, &self.sites[id]))
+    }
+
+    /// Every function that calls or is called by another one of the file.
+    pub fn linked(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.out.len()).filter(|&f| !self.out[f].is_empty() || !self.into[f].is_empty())
+    }
+
+    /// Whether the call sits in an `if` that runs only for the one-token decode step.
+    pub fn for_single_step(&self, model: &FileModel, site: &CallSite) -> bool {
+        let bodies = self.single_step[site.caller].get_or_init(|| match model.function(site.caller).node {
+            FunctionNode::Def(def) => single_step_bodies(&def.body),
+            FunctionNode::Lambda(_) => Vec::new(),
+        });
+        bodies.iter().any(|body| body.contains_range(site.call.range()))
+    }
 }
 
 /// The function of the file a call in `caller`'s code runs: `self.method(...)` of the caller's
@@ -26,35 +94,18 @@ pub fn callee(model: &FileModel, caller: usize, call: &ast::ExprCall) -> Option<
     }
 }
 
-/// The calls of `function` in the compiled code of the file's other region functions.
-pub fn call_sites<'a>(model: &FileModel<'a>, function: usize) -> Vec<CallSite<'a>> {
-    let name = model.function(function).name.as_str();
-    let mut sites = Vec::new();
-    for &caller in model.region_functions() {
-        let node = model.function(caller).node;
-        // Most functions never name the callee: a text search spares walking them.
-        if caller == function || !model.source.text[node.range()].contains(name) {
-            continue;
-        }
-        let mut finder = CallFinder { model, caller, function, found: Vec::new() };
-        visit_compiled(node.body(), &mut finder);
-        sites.extend(finder.found.into_iter().map(|call| CallSite { caller, call }));
-    }
-    sites
-}
-
-struct CallFinder<'m, 'a> {
+/// The calls in one function's compiled code of other functions of the file.
+struct Calls<'m, 'a> {
     model: &'m FileModel<'a>,
     caller: usize,
-    function: usize,
-    found: Vec<&'a ast::ExprCall>,
+    found: Vec<(&'a ast::ExprCall, usize)>,
 }
 
-impl<'a> CompiledCodeVisitor<'a> for CallFinder<'_, 'a> {
+impl<'a> CompiledCodeVisitor<'a> for Calls<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         if let Expr::Call(call) = expr {
-            if callee(self.model, self.caller, call) == Some(self.function) {
-                self.found.push(call);
+            if let Some(callee) = callee(self.model, self.caller, call).filter(|&c| c != self.caller) {
+                self.found.push((call, callee));
             }
         }
         true
@@ -92,48 +143,63 @@ fn is_static_method(node: FunctionNode) -> bool {
         .any(|decorator| matches!(&decorator.expression, Expr::Name(name) if name.id.as_str() == "staticmethod"))
 }
 
-/// The values of the function's `return` statements (`None` for a bare `return`), not counting
-/// nested functions; empty for a lambda's body or a function that never returns.
+/// The values the function can return: those of its `return` statements (`None` for a bare
+/// `return`), and `None` when it can run off its end (`if x is not None: return x` alone) or is a
+/// generator, not counting nested functions; empty for a lambda's body.
 pub fn returned_values<'a>(model: &FileModel<'a>, function: usize) -> Vec<Option<&'a Expr>> {
-    struct Returns<'a>(Vec<Option<&'a Expr>>);
+    struct Returns<'a> {
+        values: Vec<Option<&'a Expr>>,
+        generator: bool,
+    }
     impl<'a> Visitor<'a> for Returns<'a> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             match stmt {
                 Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                Stmt::Return(ret) => self.0.push(ret.value.as_deref()),
+                Stmt::Return(ret) => {
+                    self.values.push(ret.value.as_deref());
+                    walk_stmt(self, stmt);
+                }
                 _ => walk_stmt(self, stmt),
             }
         }
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if !matches!(expr, Expr::Lambda(_)) {
-                walk_expr(self, expr);
+            match expr {
+                Expr::Lambda(_) => {}
+                Expr::Yield(_) | Expr::YieldFrom(_) => self.generator = true,
+                _ => walk_expr(self, expr),
             }
         }
     }
     let FunctionNode::Def(def) = model.function(function).node else { return Vec::new() };
-    let mut returns = Returns(Vec::new());
+    let mut returns = Returns { values: Vec::new(), generator: false };
     returns.visit_body(&def.body);
-    returns.0
+    if returns.generator || reaches_end(&def.body) {
+        returns.values.push(None);
+    }
+    returns.values
 }
 
-/// The calls in the function's compiled code of other functions of the file.
-pub fn calls_out<'a>(model: &FileModel<'a>, function: usize) -> Vec<(&'a ast::ExprCall, usize)> {
-    struct Calls<'m, 'a> {
-        model: &'m FileModel<'a>,
-        function: usize,
-        found: Vec<(&'a ast::ExprCall, usize)>,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Calls<'_, 'a> {
-        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-            if let Expr::Call(call) = expr {
-                if let Some(callee) = callee(self.model, self.function, call).filter(|&c| c != self.function) {
-                    self.found.push((call, callee));
-                }
-            }
-            true
+/// Whether running `body` can reach its end. Any doubt (a loop, a `match`, a call that always
+/// raises) says it can: the caller then does not count on what the function returns.
+fn reaches_end(body: &[Stmt]) -> bool {
+    let Some(last) = body.last() else { return true };
+    match last {
+        Stmt::Return(_) | Stmt::Raise(_) => false,
+        Stmt::If(if_stmt) => {
+            let has_else = if_stmt.elif_else_clauses.last().is_some_and(|clause| clause.test.is_none());
+            !has_else
+                || reaches_end(&if_stmt.body)
+                || if_stmt.elif_else_clauses.iter().any(|clause| reaches_end(&clause.body))
         }
+        Stmt::With(with) => reaches_end(&with.body),
+        Stmt::Try(try_stmt) => {
+            let after_body = reaches_end(&try_stmt.body) && reaches_end(&try_stmt.orelse);
+            let after_handler = try_stmt.handlers.iter().any(|handler| {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                reaches_end(&handler.body)
+            });
+            reaches_end(&try_stmt.finalbody) && (after_body || after_handler)
+        }
+        _ => true,
     }
-    let mut calls = Calls { model, function, found: Vec::new() };
-    visit_compiled(model.function(function).node.body(), &mut calls);
-    calls.found
 }

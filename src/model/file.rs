@@ -2,6 +2,7 @@
 //! its classes, its hook registrations, and which functions run in the compiled region. `collect`
 //! builds it in one walk of the file; `reach::mark_region` marks its region.
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
@@ -9,11 +10,13 @@ use std::sync::Arc;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
+use crate::model::calls::CallGraph;
 use crate::model::compiled_code::Body;
 use crate::model::config_defaults::ConfigDefaults;
 use crate::model::dead_code::DeadCode;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
+use crate::model::tensor::CallFacts;
 use crate::source::SourceFile;
 
 pub struct FileModel<'a> {
@@ -58,6 +61,12 @@ pub struct FileModel<'a> {
     region_order: Vec<usize>,
     region_of_class: HashMap<usize, Vec<usize>>,
     module_class_names: HashSet<String>,
+    /// Who calls whom among the file's functions. Filled by `index_region` (a plain field: a cell
+    /// holding borrowed calls would make the model invariant over `'a`).
+    call_graph: CallGraph<'a>,
+    /// What calls tell each function about its tensors (`tensor::CallFacts`), worked out once
+    /// for the whole file.
+    pub(crate) call_facts: OnceCell<Vec<CallFacts>>,
 }
 
 #[derive(Clone, Copy)]
@@ -240,6 +249,8 @@ impl<'a> FileModel<'a> {
             region_order: Vec::new(),
             region_of_class: HashMap::new(),
             module_class_names: HashSet::new(),
+            call_graph: CallGraph::default(),
+            call_facts: OnceCell::new(),
         }
     }
 
@@ -291,6 +302,11 @@ impl<'a> FileModel<'a> {
         self.region.contains_key(&function)
     }
 
+    /// The calls between the file's functions (found by `index_region`).
+    pub fn calls(&self) -> &CallGraph<'a> {
+        &self.call_graph
+    }
+
     /// Region functions in source order.
     pub fn region_functions(&self) -> &[usize] {
         debug_assert_eq!(self.region_order.len(), self.region.len(), "region changed after index_region");
@@ -318,6 +334,9 @@ impl<'a> FileModel<'a> {
         self.region_of_class = of_class;
         self.module_class_names =
             self.classes.iter().filter(|class| class.is_module).map(|class| class.node.name.id.to_string()).collect();
+        // The calls of region functions, and what they tell, change with the region.
+        self.call_graph = CallGraph::build(self);
+        self.call_facts = OnceCell::new();
     }
 
     /// The first class of the file with this name (`Block`, not `Outer.Block`).

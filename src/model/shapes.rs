@@ -10,9 +10,8 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{BoolOp, CmpOp, Expr, ExprContext, Number, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::calls::call_sites;
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all};
-use crate::model::file::{FileModel, FunctionNode, Reason};
+use crate::model::file::{FileModel, Reason};
 use crate::model::module::is_self;
 
 /// The sizes one function reads from its inputs, and the names holding them.
@@ -184,24 +183,30 @@ fn bind_names(target: &Expr, names: &mut HashSet<String>) {
     }
 }
 
-/// Whether every compiled call of `function` in the file sits under a test that an input size be
-/// 1 (`if recurrent_state is not None and seq_len == 1:`, or a flag bound to such a test): the
-/// one-token decode step of a recurrent layer. There the loops over the sequence run once, and
-/// the longer inputs go to another path.
+/// Whether every compiled call of `function` in the file sits under a test that the sequence be
+/// one token long (`if recurrent_state is not None and seq_len == 1:`, or a flag bound to such a
+/// test): the one-token decode step of a recurrent layer. There the loops over the sequence run
+/// once, and the longer inputs go to another path. A test on the batch (`x.shape[0] == 1`) or the
+/// beams (`num_beams == 1`) says nothing about the sequence.
 pub fn only_for_single_step(model: &FileModel, function: usize) -> bool {
-    let called = matches!(model.region.get(&function), Some(Reason::CalledFrom(_)));
-    let sites = call_sites(model, function);
-    called
-        && !sites.is_empty()
-        && sites.iter().all(|site| {
-            let FunctionNode::Def(def) = model.function(site.caller).node else { return false };
-            let mut finder = SingleStepBranches::default();
-            finder.visit_body(&def.body);
-            finder.bodies.iter().any(|body| body.contains_range(site.call.range()))
-        })
+    // Entry points are called from outside the file.
+    if !matches!(model.region.get(&function), Some(Reason::CalledFrom(_))) {
+        return false;
+    }
+    let graph = model.calls();
+    let mut sites = graph.call_sites(function).peekable();
+    sites.peek().is_some() && sites.all(|(_, site)| graph.for_single_step(model, site))
 }
 
-/// The bodies of `if`s whose test requires a size of 1, and the names bound to such tests.
+/// The bodies of the `if`s in `body` whose test requires the sequence to be one token long.
+pub fn single_step_bodies(body: &[Stmt]) -> Vec<TextRange> {
+    let mut finder = SingleStepBranches::default();
+    finder.visit_body(body);
+    finder.bodies
+}
+
+/// The bodies of `if`s whose test requires a sequence length of 1, and the names bound to such
+/// tests.
 #[derive(Default)]
 struct SingleStepBranches {
     flags: HashSet<String>,
@@ -215,13 +220,44 @@ impl SingleStepBranches {
             Expr::BoolOp(op) if op.op == BoolOp::And => op.values.iter().any(|value| self.requires_single_step(value)),
             Expr::Compare(compare) => {
                 let is_one = |e: &Expr| matches!(e, Expr::NumberLiteral(n) if matches!(&n.value, Number::Int(i) if i.as_u64() == Some(1)));
-                let is_size = |e: &Expr| matches!(e, Expr::Name(_) | Expr::Subscript(_) | Expr::Call(_));
                 matches!((compare.ops.as_ref(), compare.comparators.as_ref()), ([CmpOp::Eq], [right])
-                    if (is_one(right) && is_size(&compare.left)) || (is_one(&compare.left) && is_size(right)))
+                    if (is_one(right) && is_sequence_length(&compare.left)) || (is_one(&compare.left) && is_sequence_length(right)))
             }
             Expr::Name(name) => self.flags.contains(name.id.as_str()),
             _ => false,
         }
+    }
+}
+
+/// Words of a name that say it holds a sequence length (`seq_len`, `q_len`, `seqlen`,
+/// `query_length`, `num_tokens`), and the single letters that `B, T, C = x.shape` / `B, L, D`
+/// give it.
+const SEQUENCE_LENGTH_WORDS: &[&str] =
+    &["seq", "seqlen", "len", "length", "qlen", "kvlen", "tokens", "token", "steps", "timesteps", "t", "l"];
+
+/// A size that is a sequence length: a name saying so, or a dimension other than the first
+/// (`x.shape[1]`, `x.size(-2)`): dimension 0 is the batch in torch's layouts, and a batch of
+/// one says nothing about how long the sequence is.
+fn is_sequence_length(size: &Expr) -> bool {
+    let not_first = |index: Option<&Expr>| match index {
+        Some(Expr::NumberLiteral(n)) => matches!(&n.value, Number::Int(i) if i.as_u64() != Some(0)),
+        Some(Expr::UnaryOp(_)) => true,
+        _ => false,
+    };
+    match size {
+        Expr::Name(name) => {
+            let name = name.id.to_ascii_lowercase();
+            name.split('_').any(|word| SEQUENCE_LENGTH_WORDS.contains(&word))
+        }
+        Expr::Subscript(subscript) => {
+            let of_shape = matches!(subscript.value.as_ref(), Expr::Attribute(attr) if attr.attr.id.as_str() == "shape");
+            of_shape && not_first(Some(&subscript.slice))
+        }
+        Expr::Call(call) => {
+            let of_size = matches!(call.func.as_ref(), Expr::Attribute(method) if method.attr.id.as_str() == "size");
+            of_size && not_first(call.arguments.args.first())
+        }
+        _ => false,
     }
 }
 

@@ -32,7 +32,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::calls::{argument, call_sites, calls_out, returned_values};
+use crate::model::calls::{argument, returned_values};
 use crate::model::compiled_code::is_compiling_call;
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
@@ -61,14 +61,14 @@ pub struct Tensors<'m, 'a> {
 }
 
 /// How many calls deep tensor-ness is followed into callers and callees: a helper of a helper of
-/// `forward` still learns its parameters from `forward`'s tensors.
+/// `forward` still learns its parameters from `forward`'s tensors. Each level is one more tensors
+/// pass over the file's calling functions (see `across_calls`).
 const CALL_DEPTH: usize = 2;
 
 #[derive(Clone, Copy)]
 enum Kind {
     Tensor,
     Mask,
-    ZeroDim,
 }
 
 /// What one binding of a local name says about it.
@@ -310,14 +310,14 @@ const MASK_METHODS: &[&str] = &[
 ];
 
 impl<'m, 'a> Tensors<'m, 'a> {
-    /// The tensors of `function` (a function of `model`).
+    /// The tensors of `function` (a function of `model`), with what the file's calls tell it.
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
-        Self::at_depth(model, function, CALL_DEPTH, &mut HashMap::new())
+        let facts = model.call_facts.get_or_init(|| across_calls(model));
+        Self::with_facts(model, function, &facts[function])
     }
 
-    /// The tensors of `function`, following calls `depth` deep (0: the function alone); `seen`
-    /// keeps those of callers and callees already worked out (a helper's callers share them).
-    fn at_depth(model: &'m FileModel<'a>, function: usize, depth: usize, seen: &mut Seen<'m, 'a>) -> Self {
+    /// The tensors of `function`, given what calls tell it.
+    fn with_facts(model: &'m FileModel<'a>, function: usize, facts: &CallFacts) -> Self {
         let (submodules, attributes) = self_tensors(model, function);
         let mut tensors = Tensors {
             model,
@@ -327,21 +327,17 @@ impl<'m, 'a> Tensors<'m, 'a> {
             locals: HashSet::new(),
             submodules,
             attributes,
-            returning_tensors: HashSet::new(),
-            returning_masks: HashSet::new(),
+            returning_tensors: facts.returning_tensors.clone(),
+            returning_masks: facts.returning_masks.clone(),
         };
         let mut bindings = bindings(model, function);
-        if let Some(depth) = depth.checked_sub(1) {
-            (tensors.returning_tensors, tensors.returning_masks) =
-                calls_returning_tensors(model, function, depth, seen);
-            for name in parameters_passed_tensors(model, function, depth, seen) {
-                bindings.entry(name).or_default().push(Binding::UsedAsTensor);
-            }
+        for name in &facts.passed_tensors {
+            bindings.entry(name.clone()).or_default().push(Binding::UsedAsTensor);
         }
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
         tensors.grow(&bindings, Kind::Mask);
-        tensors.grow(&bindings, Kind::ZeroDim);
+        tensors.shrink_zero_dim(&bindings);
         tensors
     }
 
@@ -366,7 +362,39 @@ impl<'m, 'a> Tensors<'m, 'a> {
             match kind {
                 Kind::Tensor => self.names.extend(grown),
                 Kind::Mask => self.masks.extend(grown),
-                Kind::ZeroDim => self.zero_dim.extend(grown),
+            }
+        }
+    }
+
+    /// The 0-d tensors: the tensors each of whose bindings is a 0-d value, assuming the names
+    /// still in the set are 0-d, down to a fixpoint. Starting from every candidate keeps a
+    /// rebinding's rank (`m = x.max()` then `m = m * 2`), and `m = m.expand(n)` still ends it.
+    /// An input's rank, and an unpacked element's, are unknown.
+    fn shrink_zero_dim(&mut self, bindings: &HashMap<String, Vec<Binding<'a>>>) {
+        self.zero_dim = bindings
+            .iter()
+            .filter(|(name, bindings)| {
+                self.names.contains(name.as_str())
+                    && bindings.iter().all(|b| matches!(b, Binding::Value(value) if !is_python_value(value)))
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        loop {
+            let lost: Vec<String> = self
+                .zero_dim
+                .iter()
+                .filter(|name| {
+                    bindings[name.as_str()]
+                        .iter()
+                        .any(|b| matches!(b, Binding::Value(value) if !self.is_zero_dim(value)))
+                })
+                .cloned()
+                .collect();
+            if lost.is_empty() {
+                return;
+            }
+            for name in lost {
+                self.zero_dim.remove(&name);
             }
         }
     }
@@ -375,7 +403,6 @@ impl<'m, 'a> Tensors<'m, 'a> {
         match kind {
             Kind::Tensor => &self.names,
             Kind::Mask => &self.masks,
-            Kind::ZeroDim => &self.zero_dim,
         }
     }
 
@@ -393,12 +420,6 @@ impl<'m, 'a> Tensors<'m, 'a> {
             (Binding::Element(_), Kind::Mask) => None,
             (Binding::UsedAsTensor | Binding::Presumed, Kind::Tensor) => Some(true),
             (Binding::UsedAsTensor | Binding::Presumed, Kind::Mask) => None,
-            // A 0-d tensor only while every binding is one: an input's rank is unknown, and
-            // `m = m.expand(n)` ends it.
-            (Binding::Value(value), Kind::ZeroDim) => Some(self.is_zero_dim(value)),
-            (Binding::Element(_) | Binding::UsedAsTensor | Binding::Presumed | Binding::Unknown, Kind::ZeroDim) => {
-                Some(false)
-            }
             (Binding::NotTensor, _) => Some(false),
             (Binding::Unknown, _) => None,
         }
@@ -455,6 +476,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// Whether `expr` is a 0-d tensor: a reduction without `dim` (`x.max()`, `torch.sum(x)`,
     /// `mask.any()`), and what keeps the rank of one (arithmetic and comparisons with Python
     /// numbers or other 0-d tensors, elementwise functions, dtype conversions), names bound to those.
+    /// An operand not known to be a tensor counts as a Python number: an unknown one-element
+    /// tensor of rank 1 would broadcast the result to `[1]` (rare, and still one element).
     pub fn is_zero_dim(&self, expr: &Expr) -> bool {
         let scalar_or_zero_dim = |operand: &Expr| !self.is_tensor(operand) || self.is_zero_dim(operand);
         match expr {
@@ -599,96 +622,122 @@ impl<'m, 'a> Tensors<'m, 'a> {
     }
 }
 
-/// The tensors of functions worked out so far, by function and depth.
-type Seen<'m, 'a> = HashMap<(usize, usize), Tensors<'m, 'a>>;
-
-/// The tensors of `function` at `depth`, worked out once.
-fn work_out<'s, 'm, 'a>(
-    model: &'m FileModel<'a>,
-    function: usize,
-    depth: usize,
-    seen: &'s mut Seen<'m, 'a>,
-) -> &'s Tensors<'m, 'a> {
-    if !seen.contains_key(&(function, depth)) {
-        let tensors = Tensors::at_depth(model, function, depth, seen);
-        seen.insert((function, depth), tensors);
-    }
-    &seen[&(function, depth)]
+/// What the file's calls tell one function about its tensors.
+#[derive(Default)]
+pub struct CallFacts {
+    /// Its calls of functions of the file that return tensors (`image_embd = self._project(x)`).
+    returning_tensors: HashSet<TextRange>,
+    /// Of those, the ones that return masks (`self._image_positions(ids)`).
+    returning_masks: HashSet<TextRange>,
+    /// Its parameters that its compiled callers in the file pass tensors: at least one call passes
+    /// a tensor, and none a Python value or `None` (`self._merge(ids, embeds, image_embd)` with
+    /// `image_embd` a submodule's output).
+    passed_tensors: HashSet<String>,
 }
 
-/// The calls in `function`'s compiled code of functions of the file whose every `return` gives a
-/// tensor (`image_embd = self._project(feats)`), and of those the ones that give masks, judged
-/// `depth` calls deep.
-fn calls_returning_tensors<'m, 'a>(
-    model: &'m FileModel<'a>,
-    function: usize,
-    depth: usize,
-    seen: &mut Seen<'m, 'a>,
-) -> (HashSet<TextRange>, HashSet<TextRange>) {
-    let mut verdicts: HashMap<usize, (bool, bool)> = HashMap::new();
-    let (mut tensors, mut masks) = (HashSet::new(), HashSet::new());
-    for (call, callee) in calls_out(model, function) {
-        let (returns_tensor, returns_mask) = *verdicts.entry(callee).or_insert_with(|| {
-            let values: Vec<&Expr> = returned_values(model, callee).into_iter().flatten().collect();
-            // A bare `return` (or none) gives `None`.
-            if values.is_empty() || values.len() < returned_values(model, callee).len() {
-                return (false, false);
-            }
-            let callee_tensors = work_out(model, callee, depth, seen);
-            let all = |test: &dyn Fn(&Expr) -> bool| values.iter().all(|value| test(value));
-            (all(&|value| callee_tensors.is_tensor(value)), all(&|value| callee_tensors.is_mask(value)))
-        });
-        if returns_tensor {
-            tensors.insert(call.range());
-        }
-        if returns_mask {
-            masks.insert(call.range());
-        }
-    }
-    (tensors, masks)
+/// What one function's tensors tell its callers (what it returns) and its callees (what it
+/// passes them).
+struct Summary {
+    returns_tensor: bool,
+    returns_mask: bool,
+    /// By call site id: what the call passes to each parameter of the callee (`parameter_slots`).
+    passes: HashMap<usize, Vec<Passed>>,
 }
 
-/// The parameters of `function` that its compiled callers in the file pass tensors: at least one
-/// call passes a tensor, and none a Python value (`self._merge(ids, embeds, image_embd)` with
-/// `image_embd` a submodule's output).
-fn parameters_passed_tensors<'m, 'a>(
-    model: &'m FileModel<'a>,
-    function: usize,
-    depth: usize,
-    seen: &mut Seen<'m, 'a>,
-) -> HashSet<String> {
-    // Entry points (`forward`, hooks, compiled functions) get their inputs from outside the file.
-    let called = matches!(model.region.get(&function), Some(Reason::CalledFrom(_)));
-    let Some(parameters) = model.function(function).node.parameters().filter(|_| called) else {
-        return HashSet::new();
-    };
-    let sites = call_sites(model, function);
-    if sites.is_empty() {
-        return HashSet::new();
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Passed {
+    Tensor,
+    /// A literal, `None`, `len(x)`, `x.shape`...: the parameter is not always a tensor.
+    PythonValue,
+    /// Nothing known, or no argument for it.
+    Unknown,
+}
+
+/// What calls tell every function of the file, `CALL_DEPTH` calls deep: each round works out the
+/// tensors of every function that calls or is called, with the facts of the round before, and
+/// passes on what they return and what they pass. Each round is one tensors pass per function, so
+/// the whole costs `CALL_DEPTH` passes over the file, however many helpers `forward` calls.
+fn across_calls(model: &FileModel) -> Vec<CallFacts> {
+    let graph = model.calls();
+    let linked: Vec<usize> = graph.linked().collect();
+    let mut facts: Vec<CallFacts> = (0..model.functions.len()).map(|_| CallFacts::default()).collect();
+    for _ in 0..CALL_DEPTH {
+        let summaries: HashMap<usize, Summary> =
+            linked.iter().map(|&function| (function, summarize(model, function, &facts[function]))).collect();
+        for &function in &linked {
+            facts[function] = told(model, function, &summaries);
+        }
     }
-    for site in &sites {
-        work_out(model, site.caller, depth, seen);
-    }
-    let callers = &*seen;
-    let positional = parameters.posonlyargs.iter().chain(&parameters.args).map(|p| (p, true));
-    let keyword_only = parameters.kwonlyargs.iter().map(|p| (p, false));
-    let mut passed = HashSet::new();
-    for (index, (parameter, by_position)) in positional.chain(keyword_only).enumerate() {
-        let name = parameter.parameter.name.id.as_str();
-        let index = if by_position { index } else { usize::MAX };
-        let arguments: Vec<(&Expr, &Tensors)> = sites
+    facts
+}
+
+/// What `function` returns and passes, given what calls tell it.
+fn summarize(model: &FileModel, function: usize, facts: &CallFacts) -> Summary {
+    let tensors = Tensors::with_facts(model, function, facts);
+    let values = returned_values(model, function);
+    // A bare `return`, running off the end or no `return` at all gives `None`.
+    let values: Option<Vec<&Expr>> = values.into_iter().collect::<Option<_>>().filter(|v: &Vec<&Expr>| !v.is_empty());
+    let all = |test: &dyn Fn(&Expr) -> bool| values.as_ref().is_some_and(|values| values.iter().all(|v| test(v)));
+    let returns_tensor = all(&|value| tensors.is_tensor(value));
+    let returns_mask = all(&|value| tensors.is_mask(value));
+    let mut passes = HashMap::new();
+    for (id, site) in model.calls().calls_out(function) {
+        let slots = parameter_slots(model, site.callee);
+        if slots.is_empty() {
+            continue;
+        }
+        let passed = slots
             .iter()
-            .filter_map(|site| {
-                Some((argument(model, site.call, function, index, name)?, &callers[&(site.caller, depth)]))
+            .map(|&(index, name)| match argument(model, site.call, site.callee, index, name) {
+                Some(value) if is_python_value(value) || value.is_none_literal_expr() => Passed::PythonValue,
+                Some(value) if tensors.is_tensor(value) => Passed::Tensor,
+                _ => Passed::Unknown,
             })
             .collect();
-        let some_tensor = arguments.iter().any(|(argument, tensors)| tensors.is_tensor(argument));
-        let some_python = arguments.iter().any(|(argument, _)| is_python_value(argument));
-        if some_tensor && !some_python {
-            passed.insert(name.to_string());
+        passes.insert(id, passed);
+    }
+    Summary { returns_tensor, returns_mask, passes }
+}
+
+/// The parameters of a function that learns them from its callers (one reached by calls from the
+/// compiled region; entry points get their inputs from outside the file): name and position
+/// (`usize::MAX` for keyword-only ones).
+fn parameter_slots<'a>(model: &FileModel<'a>, function: usize) -> Vec<(usize, &'a str)> {
+    let called = matches!(model.region.get(&function), Some(Reason::CalledFrom(_)));
+    let Some(parameters) = model.function(function).node.parameters().filter(|_| called) else {
+        return Vec::new();
+    };
+    let positional = parameters.posonlyargs.iter().chain(&parameters.args).enumerate();
+    let keyword_only = parameters.kwonlyargs.iter().map(|p| (usize::MAX, p));
+    positional.chain(keyword_only).map(|(index, p)| (index, p.parameter.name.id.as_str())).collect()
+}
+
+/// What the summaries of `function`'s callees and callers tell it.
+fn told(model: &FileModel, function: usize, summaries: &HashMap<usize, Summary>) -> CallFacts {
+    let graph = model.calls();
+    let mut facts = CallFacts::default();
+    for (_, site) in graph.calls_out(function) {
+        let Some(callee) = summaries.get(&site.callee) else { continue };
+        if callee.returns_tensor {
+            facts.returning_tensors.insert(site.call.range());
+        }
+        if callee.returns_mask {
+            facts.returning_masks.insert(site.call.range());
         }
     }
-    passed
+    let slots = parameter_slots(model, function);
+    for (slot, &(_, name)) in slots.iter().enumerate() {
+        let passed = graph.call_sites(function).filter_map(|(id, site)| Some(summaries.get(&site.caller)?.passes.get(&id)?[slot]));
+        let (mut some_tensor, mut some_python) = (false, false);
+        for passed in passed {
+            some_tensor |= passed == Passed::Tensor;
+            some_python |= passed == Passed::PythonValue;
+        }
+        if some_tensor && !some_python {
+            facts.passed_tensors.insert(name.to_string());
+        }
+    }
+    facts
 }
 
 /// `Some(true)` for a torch function that returns a tensor, `Some(false)` for one that returns a
@@ -1025,5 +1074,48 @@ mod tests {
         let expected = [true, true, false, true, false, false, false, false, false, false, false, false, true];
         let got: Vec<bool> = found.iter().map(|(_, dependent)| *dependent).collect();
         assert_eq!(got, expected, "{found:?}");
+    }
+
+    /// Whether the first expression written `expr` in `function` is a tensor, the file's region
+    /// marked as the project index marks it.
+    fn tensor_in(code: &str, function: &str, expr: &str) -> bool {
+        use crate::model::index::{FileSummary, ProjectIndex};
+        let source = SourceFile::parse(Path::new("m.py"), code.to_string()).unwrap();
+        let facts = ProjectIndex::new(vec![FileSummary::of(&FileModel::build(&source, "m"))]).facts();
+        let mut model = FileModel::build(&source, "m");
+        crate::model::reach::mark_region(&mut model, &facts[0]);
+        let function = model.functions.iter().position(|f| f.name == function).unwrap();
+        struct Find<'e, 'a> {
+            code: &'e str,
+            text: &'e str,
+            found: Option<&'a Expr>,
+        }
+        impl<'a> Visitor<'a> for Find<'_, 'a> {
+            fn visit_expr(&mut self, expr: &'a Expr) {
+                if self.found.is_none() && &self.code[expr.range()] == self.text {
+                    self.found = Some(expr);
+                }
+                walk_expr(self, expr);
+            }
+        }
+        let FunctionNode::Def(def) = model.function(function).node else { unreachable!() };
+        let mut find = Find { code, text: expr, found: None };
+        find.visit_body(&def.body);
+        Tensors::of(&model, function).is_tensor(find.found.unwrap())
+    }
+
+    #[test]
+    fn a_helper_that_can_return_none_does_not_return_a_tensor() {
+        let code = "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(2, 2)\n\n    def _always(self, x):\n        return self.proj(x)\n\n    def _maybe(self, x):\n        if x.ndim == 2:\n            return self.proj(x)\n\n    def _either(self, x):\n        if x.ndim == 2:\n            return self.proj(x)\n        else:\n            raise ValueError(x.ndim)\n\n    def forward(self, x: torch.Tensor):\n        return self._always(x) + self._maybe(x) + self._either(x)\n";
+        assert!(tensor_in(code, "forward", "self._always(x)"));
+        assert!(!tensor_in(code, "forward", "self._maybe(x)"));
+        assert!(tensor_in(code, "forward", "self._either(x)"));
+    }
+
+    #[test]
+    fn a_caller_passing_none_stops_the_passed_tensor_presumption() {
+        let code = "import torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(2, 2)\n\n    def _mix(self, h, bias):\n        return h if bias is None else h + bias\n\n    def forward(self, x: torch.Tensor):\n        h = self.proj(x)\n        a = self._mix(h, h)\n        return self._mix(a, None)\n";
+        assert!(tensor_in(code, "_mix", "h"));
+        assert!(!tensor_in(code, "_mix", "bias"));
     }
 }
