@@ -332,6 +332,10 @@ impl ProjectIndex {
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
         }
+        for (file, summary) in self.files.iter().enumerate() {
+            let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
+            facts[file].disabled.extend(disabled);
+        }
         for (FunctionId { file, function }, reason) in self.reach() {
             facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
         }
@@ -697,6 +701,21 @@ mod tests {
         let typing = "import torch\n\n\ndef passthrough(fn):\n    return fn\n\n\nno_compile = getattr(torch.compiler, 'disable', None) or passthrough\n";
         let init = "from .typing import no_compile\n";
         let model = "from torch import nn\nfrom .layers import no_compile\n\n\nclass Model(nn.Module):\n    @no_compile\n    def _log(self, x):\n        print(x)\n\n    def forward(self, x):\n        self._log(x)\n        return x\n";
+        let files = [("pkg/layers/typing.py", typing), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), Vec::<String>::new());
+        let plain = typing.replace("getattr(torch.compiler, 'disable', None) or passthrough", "passthrough");
+        let files =
+            [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
+
+    /// The same alias on `forward` itself: the index's word that it is disabled reaches the
+    /// file, so `forward` is no root there either (it was only kept out of the index's region).
+    #[test]
+    fn a_forward_disabled_through_a_reexported_alias_is_not_compiled() {
+        let typing = "import torch\n\n\ndef passthrough(fn):\n    return fn\n\n\nno_compile = getattr(torch.compiler, 'disable', None) or passthrough\n";
+        let init = "from .typing import no_compile\n";
+        let model = "from torch import nn\nfrom .layers import no_compile\n\n\nclass Model(nn.Module):\n    @no_compile\n    def forward(self, x):\n        print(x)\n        return x\n";
         let files = [("pkg/layers/typing.py", typing), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
         assert_eq!(findings(&files), Vec::<String>::new());
         let plain = typing.replace("getattr(torch.compiler, 'disable', None) or passthrough", "passthrough");

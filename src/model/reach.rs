@@ -10,7 +10,7 @@ use ruff_text_size::Ranged;
 
 use ruff_python_ast::{Expr, ExprContext};
 
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::dead_code::{DeadCode, DeadReason};
 use crate::model::facts::Facts;
 use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
@@ -30,7 +30,7 @@ pub enum Target {
 /// The functions `function` may call from its compiled code.
 pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
     let mut collector = ReferenceCollector { dead_code: Some(&model.dead_code), ..ReferenceCollector::default() };
-    visit_compiled(model.function(function).node.body(), &mut collector);
+    visit_function(model, function, &mut collector);
     let mut targets = Vec::new();
     for reference in collector.self_attributes {
         let Some(class) = model.self_class(function) else {
@@ -111,6 +111,11 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
     model.config_defaults = Arc::clone(&facts.config_defaults);
+    // A decorator imported from another file (`@no_compile` re-exported by a package) disables
+    // a function as `@torch.compiler.disable` would: it is no root either.
+    for function in &mut model.functions {
+        function.disabled |= facts.disabled.contains(&function.qualname);
+    }
     for index in 0..model.functions.len() {
         let function = model.function(index);
         if function.disabled {

@@ -19,7 +19,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
 use crate::model::module::is_self;
@@ -393,7 +393,7 @@ impl<'m, 'a> CallsTo<'m, 'a> {
         for &caller in model.region_functions() {
             calls.caller = caller;
             calls.no_grad_blocks.clear();
-            visit_compiled(model.function(caller).node.body(), &mut calls);
+            visit_function(model, caller, &mut calls);
         }
         calls.found
     }

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use ruff_python_ast::{Expr, Stmt};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::loops::{InLoop, LoopCalls};
@@ -237,7 +237,7 @@ fn walk_function<'c, 'a>(
         return Vec::new();
     }
     let mut dispatch = Dispatch { rules, depth: 0 };
-    visit_compiled(function.model().function(function.id).node.body(), &mut dispatch);
+    visit_function(function.model(), function.id, &mut dispatch);
     dispatch.rules.into_iter().map(|(hooks, _)| hooks).collect()
 }
 
