@@ -109,6 +109,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         }
     }
     model.imported_module_classes = facts.imported_module_classes.clone();
+    model.called_from_other_files = facts.called_from_other_files.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
     model.config_defaults = Arc::clone(&facts.config_defaults);
     // A decorator imported from another file (`@no_compile` re-exported by a package) disables
