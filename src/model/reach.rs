@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ruff_text_size::Ranged;
 
-use ruff_python_ast::{Expr, ExprContext};
+use ruff_python_ast::{Expr, ExprContext, Stmt};
 
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::dead_code::{DeadCode, DeadReason};
@@ -172,7 +172,8 @@ fn keep_only_reachable(model: &mut FileModel) {
 struct ReferenceCollector<'a> {
     /// `self.x` read: a method or a property's getter.
     self_attributes: HashSet<&'a str>,
-    /// `self.x = ...`, `self.x += ...`: a property's setter, if `x` is one.
+    /// `self.x = ...`, `self.x += ...`: a property's setter, if `x` is one (`+=` reads `x` through
+    /// the getter first: it is in `self_attributes` too).
     self_stores: HashSet<&'a str>,
     /// `del self.x`: a property's deleter, if `x` is one.
     self_deletes: HashSet<&'a str>,
@@ -182,6 +183,18 @@ struct ReferenceCollector<'a> {
 }
 
 impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector<'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        let Stmt::AugAssign(assign) = stmt else { return };
+        if self.dead_code.is_some_and(|dead| dead.covering(stmt.range()).is_some()) {
+            return;
+        }
+        if let Expr::Attribute(attr) = assign.target.as_ref()
+            && is_self(&attr.value)
+        {
+            self.self_attributes.insert(attr.attr.id.as_str());
+        }
+    }
+
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         if self.dead_code.is_some_and(|dead| dead.covering(expr.range()).is_some()) {
             return false;

@@ -71,6 +71,7 @@ impl<'a> Checker<'a> {
     /// as frames of their own. Every graph-break rule is asked, enabled or not: the break happens
     /// whether or not the user wants to hear of it.
     pub fn runs_eagerly(&self, function: usize) -> bool {
+        debug_assert!(self.recording.is_none(), "a graph-break rule asked which frames run eagerly");
         let frames = self.eager_frames.get_or_init(|| self.find_eager_frames());
         frames.contains(&self.model.function(function).qualname)
     }
@@ -78,6 +79,8 @@ impl<'a> Checker<'a> {
     fn find_eager_frames(&self) -> HashSet<String> {
         let breaks: Vec<&Registered> =
             self.rules.iter().filter(|registered| registered.rule.category == Category::GraphBreak).collect();
+        // The recorder has no rules of its own: a graph-break rule must not ask `runs_eagerly`,
+        // or it would hear "no frame runs eagerly" while the frames are being found.
         let mut recorder = Checker::new(self.model, self.settings, &[]);
         recorder.recording = Some(RefCell::default());
         run_rules(&recorder, &breaks);
