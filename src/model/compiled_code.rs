@@ -130,7 +130,8 @@ struct Guards<'f> {
 
 impl Guards<'_> {
     fn is_compiling(&self, expr: &Expr) -> bool {
-        is_compiling_call_in(expr, self.imports) || matches!(expr, Expr::Name(name) if self.flags.contains(name.id.as_str()))
+        is_compiling_call_in(expr, self.imports)
+            || matches!(expr, Expr::Name(name) if self.flags.contains(name.id.as_str()))
     }
 
     fn is_not_compiling(&self, expr: &Expr) -> bool {

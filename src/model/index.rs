@@ -743,7 +743,9 @@ mod tests {
     fn grad_is_not_off_for_a_helper_another_file_calls_with_grad_on() {
         let losses = "import torch\nfrom torch import nn\n\n\ndef scatter_rows(out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n    keep = mask > 0\n    out[keep] = values\n    return out\n\n\nclass Loss(nn.Module):\n    def forward(self, out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n        with torch.no_grad():\n            target = scatter_rows(out, mask, values)\n        return (out - target).pow(2).mean()\n";
         for name in ["alosses", "zlosses"] {
-            let model = format!("import torch\nfrom torch import nn\nfrom pkg.{name} import scatter_rows\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n        return scatter_rows(self.proj(out), mask > 0, self.proj(values))\n");
+            let model = format!(
+                "import torch\nfrom torch import nn\nfrom pkg.{name} import scatter_rows\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n        return scatter_rows(self.proj(out), mask > 0, self.proj(values))\n"
+            );
             let path = format!("pkg/{name}.py");
             let files = [(path.as_str(), losses), ("pkg/model.py", model.as_str())];
             assert_eq!(findings(&files), vec![format!("{path} TCF105")], "{name}");

@@ -98,19 +98,8 @@ const PYTHON_VALUE_WORDS: &[&str] = &[
 
 /// Last words of a name that say it is tensor data whatever comes before: `token_type_ids`,
 /// `group_mask`, `text_embeds`, `cache_position`, `pixel_values`, `image_features`.
-const TENSOR_LAST_WORDS: &[&str] = &[
-    "ids",
-    "mask",
-    "masks",
-    "embeds",
-    "states",
-    "position",
-    "positions",
-    "logits",
-    "labels",
-    "values",
-    "features",
-];
+const TENSOR_LAST_WORDS: &[&str] =
+    &["ids", "mask", "masks", "embeds", "states", "position", "positions", "logits", "labels", "values", "features"];
 
 /// First words of flag and option names: `use_cache`, `return_dict`, `is_causal`, `do_sample`.
 const FLAG_PREFIXES: &[&str] = &[
