@@ -9,7 +9,8 @@ use std::collections::HashSet;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::model::imports::last_segment;
+use crate::model::file::FileModel;
+use crate::model::imports::{Imports, last_segment};
 
 /// Where in the compiled code a node sits.
 #[derive(Clone, Copy, Debug, Default)]
@@ -39,18 +40,35 @@ pub enum Body<'a> {
 }
 
 pub fn visit_compiled<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>) {
-    walk(body, visitor, true);
+    walk(body, visitor, true, None);
+}
+
+/// `visit_compiled` for one of the file's functions, reading its guards through the file's
+/// imports: `is_tracing()` imported from `torch.jit` is no compiling guard, transformers' is.
+pub fn visit_function<'a>(model: &FileModel<'a>, function: usize, visitor: &mut impl CompiledCodeVisitor<'a>) {
+    walk(model.function(function).node.body(), visitor, true, Some(&model.imports));
 }
 
 /// Walks all of a function's own code, `is_compiling()` branches included: for code that does not
 /// run under compile (`__init__`), where those branches mean nothing.
 pub fn visit_all<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>) {
-    walk(body, visitor, false);
+    walk(body, visitor, false, None);
 }
 
-fn walk<'a>(body: Body<'a>, visitor: &mut impl CompiledCodeVisitor<'a>, honour_guards: bool) {
-    let mut walker =
-        Walker { inner: visitor, loop_depth: 0, branch_depth: 0, compiling_flags: HashSet::new(), honour_guards };
+fn walk<'a>(
+    body: Body<'a>,
+    visitor: &mut impl CompiledCodeVisitor<'a>,
+    honour_guards: bool,
+    imports: Option<&Imports>,
+) {
+    let mut walker = Walker {
+        inner: visitor,
+        loop_depth: 0,
+        branch_depth: 0,
+        compiling_flags: HashSet::new(),
+        honour_guards,
+        imports,
+    };
     match body {
         Body::Stmts(stmts) => walker.visit_body(stmts),
         Body::Expr(expr) => walker.visit_expr(expr),
@@ -69,12 +87,24 @@ enum Guard {
 /// `torch.compiler.is_compiling()`, `torch._dynamo.is_compiling()`, the
 /// `is_torchdynamo_compiling()` helpers that transformers and others define, and transformers'
 /// `is_tracing(x)` (true under Dynamo, torch.jit, fx or stream capture). Not `torch.jit.is_tracing()`:
-/// it is false under Dynamo.
+/// it is false under Dynamo. Without the file's imports, only the spelling `jit.is_tracing` is
+/// known to be TorchScript's.
 pub fn is_compiling_call(expr: &Expr) -> bool {
+    is_compiling_call_in(expr, None)
+}
+
+/// `is_compiling_call`, with a bare `is_tracing` resolved through the file's imports: one bound
+/// to torch's own (`from torch.jit import is_tracing`) is false under Dynamo.
+fn is_compiling_call_in(expr: &Expr, imports: Option<&Imports>) -> bool {
     let Expr::Call(call) = expr else { return false };
     match last_segment(&call.func) {
         Some("is_compiling" | "is_dynamo_compiling" | "is_torchdynamo_compiling") => call.arguments.is_empty(),
-        Some("is_tracing") => call.arguments.len() <= 1 && !is_jit_attribute(&call.func),
+        Some("is_tracing") => {
+            let torch_own = imports
+                .and_then(|imports| imports.qualified_name(&call.func))
+                .is_some_and(|name| name == "torch" || name.starts_with("torch."));
+            call.arguments.len() <= 1 && !is_jit_attribute(&call.func) && !torch_own
+        }
         _ => false,
     }
 }
@@ -86,20 +116,22 @@ fn is_jit_attribute(func: &Expr) -> bool {
 }
 
 /// `compiling = torch.compiler.is_compiling()`: the name then stands for the call.
-fn compiling_flag(stmt: &Stmt) -> Option<&str> {
+fn compiling_flag<'s>(stmt: &'s Stmt, imports: Option<&Imports>) -> Option<&'s str> {
     let Stmt::Assign(assign) = stmt else { return None };
     let [Expr::Name(name)] = assign.targets.as_slice() else { return None };
-    is_compiling_call(&assign.value).then_some(name.id.as_str())
+    is_compiling_call_in(&assign.value, imports).then_some(name.id.as_str())
 }
 
 /// Reads the `if` tests that say where code runs, knowing the names that hold `is_compiling()`.
 struct Guards<'f> {
     flags: &'f HashSet<String>,
+    imports: Option<&'f Imports>,
 }
 
 impl Guards<'_> {
     fn is_compiling(&self, expr: &Expr) -> bool {
-        is_compiling_call(expr) || matches!(expr, Expr::Name(name) if self.flags.contains(name.id.as_str()))
+        is_compiling_call_in(expr, self.imports)
+            || matches!(expr, Expr::Name(name) if self.flags.contains(name.id.as_str()))
     }
 
     fn is_not_compiling(&self, expr: &Expr) -> bool {
@@ -130,7 +162,7 @@ impl Guards<'_> {
     }
 }
 
-struct Walker<'v, V> {
+struct Walker<'v, 'i, V> {
     inner: &'v mut V,
     loop_depth: usize,
     branch_depth: usize,
@@ -138,19 +170,25 @@ struct Walker<'v, V> {
     compiling_flags: HashSet<String>,
     /// Skip what only runs in eager mode (`visit_compiled`), or walk everything (`visit_all`).
     honour_guards: bool,
+    /// The file's imports, where the walk was given them (`visit_function`).
+    imports: Option<&'i Imports>,
 }
 
-impl<V> Walker<'_, V> {
+impl<V> Walker<'_, '_, V> {
     fn site(&self) -> Site {
         Site { in_loop: self.loop_depth > 0, in_branch: self.branch_depth > 0 }
     }
+
+    fn guards(&self) -> Guards<'_> {
+        Guards { flags: &self.compiling_flags, imports: self.imports }
+    }
 }
 
-impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
+impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, '_, V> {
     fn visit_body(&mut self, body: &'a [Stmt]) {
         for stmt in body {
             self.visit_stmt(stmt);
-            if let Some(flag) = compiling_flag(stmt) {
+            if let Some(flag) = compiling_flag(stmt, self.imports) {
                 self.compiling_flags.insert(flag.to_string());
             } else if let Stmt::Assign(assign) = stmt {
                 // `compiling = not compiling`: the name no longer says whether Dynamo traces.
@@ -160,7 +198,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
                     }
                 }
             }
-            if self.honour_guards && (Guards { flags: &self.compiling_flags }).leaves_when_compiling(stmt) {
+            if self.honour_guards && self.guards().leaves_when_compiling(stmt) {
                 break;
             }
         }
@@ -205,7 +243,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, V> {
     }
 }
 
-impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
+impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, '_, V> {
     fn visit_loop_body(&mut self, body: &'a [Stmt]) {
         self.loop_depth += 1;
         self.visit_body(body);
@@ -225,8 +263,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
             Some(false) => return self.visit_else_branches(if_stmt),
             None => {}
         }
-        let guard =
-            if self.honour_guards { (Guards { flags: &self.compiling_flags }).guard(&if_stmt.test) } else { None };
+        let guard = if self.honour_guards { self.guards().guard(&if_stmt.test) } else { None };
         match guard {
             Some(Guard::EagerBody) => self.visit_else_branches(if_stmt),
             Some(Guard::CompiledBody) => self.visit_body(&if_stmt.body),
@@ -241,7 +278,7 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, V> {
     /// evaluated under compile (`and` stops at the first false operand).
     fn visit_test(&mut self, test: &'a Expr) {
         let Expr::BoolOp(op) = test else { return self.visit_expr(test) };
-        let guards = Guards { flags: &self.compiling_flags };
+        let guards = self.guards();
         let stop = op.values.iter().position(|v| guards.is_not_compiling(v));
         let Some(stop) = stop.filter(|_| self.honour_guards && op.op == ast::BoolOp::And) else {
             return self.visit_expr(test);

@@ -22,6 +22,11 @@ pub struct Facts {
     pub never_built: HashSet<String>,
     /// Qualnames of the file's functions in the compiled region, with the reason.
     pub reached: HashMap<String, Reason>,
+    /// Qualnames of the file's functions that a decorator imported from another project file
+    /// keeps Dynamo out of (timm's `@disable_compiler`): the file alone cannot tell.
+    pub disabled: HashSet<String>,
+    /// Qualnames of the file's functions that compiled code of another file calls.
+    pub called_from_other_files: HashSet<String>,
     /// Names the file imports that are project `nn.Module` classes.
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
@@ -87,6 +92,8 @@ impl Facts {
             names.intersection(&dependence.constructed).cloned().collect()
         };
         self.reached == other.reached
+            && self.disabled == other.disabled
+            && self.called_from_other_files == other.called_from_other_files
             && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)

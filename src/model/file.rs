@@ -32,6 +32,10 @@ pub struct FileModel<'a> {
     pub region: HashMap<usize, Reason>,
     /// Imported names that are project `nn.Module` classes. Filled by `reach`.
     pub imported_module_classes: HashSet<String>,
+    /// Qualnames of the file's functions that compiled code of another file calls: what this
+    /// file's callers say of them (grad off, a size tested) is not the whole story. Filled by
+    /// `reach`.
+    pub called_from_other_files: HashSet<String>,
     /// The code that does not run on a normal compiled call (`dead_code`): no finding there, no
     /// call followed from there.
     pub dead_code: DeadCode,
@@ -235,6 +239,7 @@ impl<'a> FileModel<'a> {
             hooks: Vec::new(),
             region: HashMap::new(),
             imported_module_classes: HashSet::new(),
+            called_from_other_files: HashSet::new(),
             dead_code: DeadCode::default(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),

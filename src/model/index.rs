@@ -332,8 +332,16 @@ impl ProjectIndex {
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
         }
-        for (FunctionId { file, function }, reason) in self.reach() {
+        for (file, summary) in self.files.iter().enumerate() {
+            let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
+            facts[file].disabled.extend(disabled);
+        }
+        let (reached, called_from_other_files) = self.reach();
+        for (FunctionId { file, function }, reason) in reached {
             facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
+        }
+        for FunctionId { file, function } in called_from_other_files {
+            facts[file].called_from_other_files.insert(self.files[file].functions[function].qualname.clone());
         }
         facts
     }
@@ -410,9 +418,11 @@ impl ProjectIndex {
         answer
     }
 
-    /// Breadth-first from the roots over call edges: every function Dynamo would trace.
-    fn reach(&self) -> HashMap<FunctionId, Reason> {
+    /// Breadth-first from the roots over call edges: every function Dynamo would trace, and those
+    /// of them that a traced function of another file calls (whichever caller reached them first).
+    fn reach(&self) -> (HashMap<FunctionId, Reason>, HashSet<FunctionId>) {
         let mut reached: HashMap<FunctionId, Reason> = HashMap::new();
+        let mut called_from_other_files: HashSet<FunctionId> = HashSet::new();
         let mut queue: VecDeque<FunctionId> = VecDeque::new();
         for (file, summary) in self.files.iter().enumerate() {
             for (index, function) in summary.functions.iter().enumerate() {
@@ -427,7 +437,13 @@ impl ProjectIndex {
             let caller = self.function(id);
             for target in &caller.targets {
                 for callee in self.resolve(id.file, target) {
-                    if self.function(callee).disabled || reached.contains_key(&callee) {
+                    if self.function(callee).disabled {
+                        continue;
+                    }
+                    if callee.file != id.file {
+                        called_from_other_files.insert(callee);
+                    }
+                    if reached.contains_key(&callee) {
                         continue;
                     }
                     reached.insert(callee, Reason::CalledFrom(caller.qualname.clone()));
@@ -435,7 +451,7 @@ impl ProjectIndex {
                 }
             }
         }
-        reached
+        (reached, called_from_other_files)
     }
 
     fn root_reason(&self, file: usize, function: &FunctionSummary) -> Option<Reason> {
@@ -703,5 +719,38 @@ mod tests {
         let files =
             [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
         assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
+
+    /// The same alias on `forward` itself: the index's word that it is disabled reaches the
+    /// file, so `forward` is no root there either (it was only kept out of the index's region).
+    #[test]
+    fn a_forward_disabled_through_a_reexported_alias_is_not_compiled() {
+        let typing = "import torch\n\n\ndef passthrough(fn):\n    return fn\n\n\nno_compile = getattr(torch.compiler, 'disable', None) or passthrough\n";
+        let init = "from .typing import no_compile\n";
+        let model = "from torch import nn\nfrom .layers import no_compile\n\n\nclass Model(nn.Module):\n    @no_compile\n    def forward(self, x):\n        print(x)\n        return x\n";
+        let files = [("pkg/layers/typing.py", typing), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), Vec::<String>::new());
+        let plain = typing.replace("getattr(torch.compiler, 'disable', None) or passthrough", "passthrough");
+        let files =
+            [("pkg/layers/typing.py", plain.as_str()), ("pkg/layers/__init__.py", init), ("pkg/model.py", model)];
+        assert_eq!(findings(&files), vec!["pkg/model.py TCF101".to_string()]);
+    }
+
+    /// A helper called under `torch.no_grad()` by a loss in its own file and with grad on by a
+    /// model in another: grad is not off wherever it runs, so TCF105 is reported whatever the
+    /// order the files are read in (the index reaches it first from one or the other).
+    #[test]
+    fn grad_is_not_off_for_a_helper_another_file_calls_with_grad_on() {
+        let losses = "import torch\nfrom torch import nn\n\n\ndef scatter_rows(out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n    keep = mask > 0\n    out[keep] = values\n    return out\n\n\nclass Loss(nn.Module):\n    def forward(self, out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n        with torch.no_grad():\n            target = scatter_rows(out, mask, values)\n        return (out - target).pow(2).mean()\n";
+        for name in ["alosses", "zlosses"] {
+            let model = format!(
+                "import torch\nfrom torch import nn\nfrom pkg.{name} import scatter_rows\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 4)\n\n    def forward(self, out: torch.Tensor, mask: torch.Tensor, values: torch.Tensor):\n        return scatter_rows(self.proj(out), mask > 0, self.proj(values))\n"
+            );
+            let path = format!("pkg/{name}.py");
+            let files = [(path.as_str(), losses), ("pkg/model.py", model.as_str())];
+            assert_eq!(findings(&files), vec![format!("{path} TCF105")], "{name}");
+        }
+        // Called from this file alone, under no_grad: grad is off, nothing to report.
+        assert_eq!(findings(&[("pkg/alosses.py", losses)]), Vec::<String>::new());
     }
 }

@@ -6,7 +6,9 @@
 //! otherwise:
 //! - it has a default (`mask=None`, `scale=1.0`, `return_dict=False`): an option, not an input;
 //! - its name says it is not tensor data (`return_dict`, `output_attentions`, `height`, `H`,
-//!   `layer_type`, `past_key_values`, `*_kwargs`...);
+//!   `layer_type`, `past_key_values`, `*_kwargs`...); a name that ends like tensor data does
+//!   (`text_embeds`, `cache_position`, `token_type_ids`, `group_mask`) unless it is a flag or a
+//!   count (`output_hidden_states`, `num_labels`);
 //! - the function handles it as a Python object: `isinstance(p, ...)`, `len(p)`, `for _ in p`,
 //!   `p.items()`, `p.append(...)`, `p["key"]`, `p == "text"`, `range(p)`, `p(...)`, `*p`, `**p`,
 //!   unpacking `a, b = p`, an attribute a tensor does not have (`p.pixel_values`), or a slice
@@ -20,6 +22,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::reach::is_entry_point;
 
 /// `enumerate(p)`, `zip(p, q)`, `reversed(p)`: walks its arguments like lists.
 fn is_pairing(call: &ast::ExprCall) -> bool {
@@ -29,9 +32,10 @@ fn is_pairing(call: &ast::ExprCall) -> bool {
 /// The parameters of `function` presumed tensors: none unless it is a compiled entry point.
 pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
     let f = model.function(function);
-    let is_forward = f.name == "forward" && f.class.is_some_and(|class| model.classes[class].is_module);
+    // `forward`, and timm's `forward_features` / `forward_head` / `forward_intermediates`.
+    let is_entry = is_entry_point(&f.name) && f.class.is_some_and(|class| model.classes[class].is_module);
     let FunctionNode::Def(def) = f.node else { return HashSet::new() };
-    if !(is_forward || f.compiled) {
+    if !(is_entry || f.compiled) {
         return HashSet::new();
     }
     let parameters = &def.parameters;
@@ -92,6 +96,11 @@ const PYTHON_VALUE_WORDS: &[&str] = &[
     "processor",
 ];
 
+/// Last words of a name that say it is tensor data whatever comes before: `token_type_ids`,
+/// `group_mask`, `text_embeds`, `cache_position`, `pixel_values`, `image_features`.
+const TENSOR_LAST_WORDS: &[&str] =
+    &["ids", "mask", "masks", "embeds", "states", "position", "positions", "logits", "labels", "values", "features"];
+
 /// First words of flag and option names: `use_cache`, `return_dict`, `is_causal`, `do_sample`.
 const FLAG_PREFIXES: &[&str] = &[
     "use",
@@ -124,7 +133,14 @@ fn names_python_value(name: &str) -> bool {
     let Some(first) = words.first() else { return false };
     // `output` alone is a tensor; `output_attentions` is a flag.
     let flag = FLAG_PREFIXES.contains(first) && (words.len() > 1 || *first != "output");
-    flag || words.iter().any(|word| PYTHON_VALUE_WORDS.contains(word)) || lower == "training" || lower == "bicubic"
+    // A flag (`output_hidden_states`) or a count (`num_labels`) whatever its last word.
+    if flag || *first == "num" {
+        return true;
+    }
+    if words.last().is_some_and(|last| TENSOR_LAST_WORDS.contains(last)) {
+        return false;
+    }
+    words.iter().any(|word| PYTHON_VALUE_WORDS.contains(word)) || lower == "training" || lower == "bicubic"
 }
 
 /// Attributes a tensor has that are not methods.

@@ -15,7 +15,7 @@ use std::fmt;
 
 use ruff_python_ast::{Expr, Stmt};
 
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
 use crate::model::module::is_self;
 use crate::model::submodules::Submodules;
@@ -136,7 +136,7 @@ struct CalledNames {
 impl CalledNames {
     fn of(model: &FileModel, function: usize) -> Self {
         let mut names = CalledNames::default();
-        visit_compiled(model.function(function).node.body(), &mut names);
+        visit_function(model, function, &mut names);
         names
     }
 }

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use ruff_text_size::Ranged;
 
-use ruff_python_ast::{Expr, ExprContext};
+use ruff_python_ast::{Expr, ExprContext, Stmt};
 
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::dead_code::{DeadCode, DeadReason};
 use crate::model::facts::Facts;
 use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
@@ -30,7 +30,7 @@ pub enum Target {
 /// The functions `function` may call from its compiled code.
 pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
     let mut collector = ReferenceCollector { dead_code: Some(&model.dead_code), ..ReferenceCollector::default() };
-    visit_compiled(model.function(function).node.body(), &mut collector);
+    visit_function(model, function, &mut collector);
     let mut targets = Vec::new();
     for reference in collector.self_attributes {
         let Some(class) = model.self_class(function) else {
@@ -109,8 +109,14 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         }
     }
     model.imported_module_classes = facts.imported_module_classes.clone();
+    model.called_from_other_files = facts.called_from_other_files.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
     model.config_defaults = Arc::clone(&facts.config_defaults);
+    // A decorator imported from another file (`@no_compile` re-exported by a package) disables
+    // a function as `@torch.compiler.disable` would: it is no root either.
+    for function in &mut model.functions {
+        function.disabled |= facts.disabled.contains(&function.qualname);
+    }
     for index in 0..model.functions.len() {
         let function = model.function(index);
         if function.disabled {
@@ -166,7 +172,8 @@ fn keep_only_reachable(model: &mut FileModel) {
 struct ReferenceCollector<'a> {
     /// `self.x` read: a method or a property's getter.
     self_attributes: HashSet<&'a str>,
-    /// `self.x = ...`, `self.x += ...`: a property's setter, if `x` is one.
+    /// `self.x = ...`, `self.x += ...`: a property's setter, if `x` is one (`+=` reads `x` through
+    /// the getter first: it is in `self_attributes` too).
     self_stores: HashSet<&'a str>,
     /// `del self.x`: a property's deleter, if `x` is one.
     self_deletes: HashSet<&'a str>,
@@ -176,6 +183,18 @@ struct ReferenceCollector<'a> {
 }
 
 impl<'a> CompiledCodeVisitor<'a> for ReferenceCollector<'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        let Stmt::AugAssign(assign) = stmt else { return };
+        if self.dead_code.is_some_and(|dead| dead.covering(stmt.range()).is_some()) {
+            return;
+        }
+        if let Expr::Attribute(attr) = assign.target.as_ref()
+            && is_self(&attr.value)
+        {
+            self.self_attributes.insert(attr.attr.id.as_str());
+        }
+    }
+
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         if self.dead_code.is_some_and(|dead| dead.covering(expr.range()).is_some()) {
             return false;

@@ -1,7 +1,9 @@
 //! Decorators that keep Dynamo out of a function: `torch.compiler.disable` (a graph break at the
-//! call, the body runs eagerly), `torch._dynamo.assume_constant_result` (called once at trace
-//! time, its result inlined) and `allow_in_graph` (put in the graph as one opaque call). Nothing
-//! in such a function, and nothing reached only through it, is traced. Projects spell them their
+//! call, the body runs eagerly) and `torch._dynamo.assume_constant_result` (called once at trace
+//! time, its result inlined). Nothing in such a function, and nothing reached only through it, is
+//! traced. Not `allow_in_graph`: Dynamo puts the call in the graph unchecked, but AOTAutograd and
+//! Inductor still trace its body, where a `print` runs once at trace time and `.item()` fails, so
+//! tcfix still checks it. Projects spell them their
 //! own way: an alias (`disable_compiler = getattr(torch.compiler, "disable", None) or nullwrap`),
 //! a wrapper (`def no_compile(fn): return torch.compiler.disable(fn)`), or a decorator that sets
 //! the attribute Dynamo reads (`setattr(fn, "_dynamo_marked_constant", True)`).
@@ -12,13 +14,13 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use crate::model::imports::Imports;
 
 /// The attributes of `torch.compiler` / `torch._dynamo` that keep Dynamo out of a function.
-const UNTRACED: [&str; 3] = ["disable", "assume_constant_result", "allow_in_graph"];
+const UNTRACED: [&str; 2] = ["disable", "assume_constant_result"];
 
 /// The attribute `assume_constant_result` sets, which Dynamo reads on every function it meets.
 const MARKED_CONSTANT: &str = "_dynamo_marked_constant";
 
-/// `torch.compiler.disable`, `torch._dynamo.assume_constant_result`, `torch.compiler.allow_in_graph`
-/// and their re-exports under `torch.`.
+/// `torch.compiler.disable`, `torch._dynamo.assume_constant_result` and their re-exports under
+/// `torch.`.
 pub fn is_untraced_decorator(qualified: &str) -> bool {
     qualified.starts_with("torch.") && qualified.rsplit_once('.').is_some_and(|(_, last)| UNTRACED.contains(&last))
 }

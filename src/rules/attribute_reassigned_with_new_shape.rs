@@ -13,7 +13,7 @@ use ruff_python_ast::{Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_function};
 use crate::model::file::FileModel;
 use crate::model::module::{init_method, is_self};
 use crate::model::reach::describe;
@@ -154,7 +154,7 @@ fn rebuilds(model: &FileModel, function: usize) -> Vec<Rebuild> {
     }
     let sizes = InputSizes::of(model, function);
     let mut finder = Finder { model, sizes: &sizes, found: Vec::new() };
-    visit_compiled(model.function(function).node.body(), &mut finder);
+    visit_function(model, function, &mut finder);
     finder.found
 }
 

@@ -19,7 +19,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
 use crate::model::module::is_self;
@@ -357,16 +357,17 @@ fn no_grad_block(model: &FileModel, stmt: &Stmt) -> Option<TextRange> {
 /// Whether grad is off wherever `function` runs under compile: it is decorated `@torch.no_grad()`
 /// (or the like), or it is reached only through calls from this file, each under a no-grad block or
 /// in a function where grad is off. A forward, a hook or a compiled function runs with the grad
-/// mode of whoever calls the model: not known.
+/// mode of whoever calls the model: not known. Nor is a function that another file's compiled
+/// code calls: this file's calls are not all of them.
 fn grad_is_off(model: &FileModel, function: usize, visiting: &mut Vec<usize>) -> bool {
     if let FunctionNode::Def(def) = model.function(function).node {
         if def.decorator_list.iter().any(|decorator| disables_grad(model, &decorator.expression)) {
             return true;
         }
     }
-    let Some(Reason::CalledFrom(caller)) = model.region.get(&function) else { return false };
-    let reached_from_this_file = model.functions.iter().any(|f| &f.qualname == caller);
-    if !reached_from_this_file || visiting.contains(&function) {
+    let Some(Reason::CalledFrom(_)) = model.region.get(&function) else { return false };
+    let called_from_other_files = model.called_from_other_files.contains(&model.function(function).qualname);
+    if called_from_other_files || visiting.contains(&function) {
         return false;
     }
     visiting.push(function);
@@ -393,7 +394,7 @@ impl<'m, 'a> CallsTo<'m, 'a> {
         for &caller in model.region_functions() {
             calls.caller = caller;
             calls.no_grad_blocks.clear();
-            visit_compiled(model.function(caller).node.body(), &mut calls);
+            visit_function(model, caller, &mut calls);
         }
         calls.found
     }
@@ -442,6 +443,10 @@ fn raises_in_training(model: &FileModel, function: usize) -> Option<String> {
             }
         }
         let Some(Reason::CalledFrom(caller)) = model.region.get(&current) else { return None };
+        // Reached from another file too: that caller's class may train.
+        if model.called_from_other_files.contains(&model.function(current).qualname) {
+            return None;
+        }
         current = model.functions.iter().position(|f| &f.qualname == caller)?;
         if seen.contains(&current) {
             return None;

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use ruff_python_ast::{Expr, Stmt};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::loops::{InLoop, LoopCalls};
@@ -71,6 +71,7 @@ impl<'a> Checker<'a> {
     /// as frames of their own. Every graph-break rule is asked, enabled or not: the break happens
     /// whether or not the user wants to hear of it.
     pub fn runs_eagerly(&self, function: usize) -> bool {
+        debug_assert!(self.recording.is_none(), "a graph-break rule asked which frames run eagerly");
         let frames = self.eager_frames.get_or_init(|| self.find_eager_frames());
         frames.contains(&self.model.function(function).qualname)
     }
@@ -78,6 +79,8 @@ impl<'a> Checker<'a> {
     fn find_eager_frames(&self) -> HashSet<String> {
         let breaks: Vec<&Registered> =
             self.rules.iter().filter(|registered| registered.rule.category == Category::GraphBreak).collect();
+        // The recorder has no rules of its own: a graph-break rule must not ask `runs_eagerly`,
+        // or it would hear "no frame runs eagerly" while the frames are being found.
         let mut recorder = Checker::new(self.model, self.settings, &[]);
         recorder.recording = Some(RefCell::default());
         run_rules(&recorder, &breaks);
@@ -237,7 +240,7 @@ fn walk_function<'c, 'a>(
         return Vec::new();
     }
     let mut dispatch = Dispatch { rules, depth: 0 };
-    visit_compiled(function.model().function(function.id).node.body(), &mut dispatch);
+    visit_function(function.model(), function.id, &mut dispatch);
     dispatch.rules.into_iter().map(|(hooks, _)| hooks).collect()
 }
 

@@ -18,7 +18,7 @@ use crate::discover::is_test_file;
 use crate::fix::text::torch_name;
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
 use crate::model::reach::describe;
 use crate::rules::check::{Checker, Hooks};
@@ -60,7 +60,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     let region: &[usize] = if eager_tests { &[] } else { model.region_functions() };
     for &function in region {
         let mut finder = CompiledFinder { model, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         for (call, site) in finder.found {
             if !seen.insert(call.range()) {
                 continue;

@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled, visit_function};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::Imports;
 use crate::model::module::{init_method, is_self, method_body, self_assignments};
@@ -187,7 +187,7 @@ fn growths<'b>(model: &FileModel, function: usize, buffers: &'b [EmptyBuffer]) -
         }
     }
     let mut finder = Finder { buffers, found: Vec::new() };
-    visit_compiled(model.function(function).node.body(), &mut finder);
+    visit_function(model, function, &mut finder);
     finder.found
 }
 
@@ -347,7 +347,7 @@ fn keeps_dtype(model: &FileModel, grow: usize, buffer: &str) -> bool {
         }
     }
     let mut finder = Finder { buffer, found: false };
-    visit_compiled(model.function(grow).node.body(), &mut finder);
+    visit_function(model, grow, &mut finder);
     finder.found
 }
 

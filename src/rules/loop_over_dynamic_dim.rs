@@ -14,6 +14,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::Site;
 use crate::model::module::is_self;
 use crate::model::shapes::{InputSizes, only_for_single_step};
+use crate::model::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -56,18 +57,22 @@ fn names_fixed_dimension(size: &Expr) -> bool {
 }
 
 /// Whether the loop body indexes one of the module's own containers with the loop variable
-/// (`self.embed_tokens[codebook]`, `self.heads[i]`): an input size that must match the number of
-/// submodules or rows the model holds is fixed by the model.
-fn indexes_own_container(target: &Expr, body: &[&Expr], stmts: &[Stmt]) -> bool {
-    struct Finder<'t> {
+/// (`self.embed_tokens[codebook]`, `self.heads[i]`, `self.temporal[frame]` of an `nn.ParameterList`):
+/// an input size that must match the number of entries the model holds is fixed by the model. Not
+/// a parameter or buffer (`self.pos[t]` of a `max_len`-row position table): its rows only cap the
+/// size, which still varies below the cap.
+fn indexes_own_container(tensors: &Tensors, target: &Expr, body: &[&Expr], stmts: &[Stmt]) -> bool {
+    struct Finder<'t, 'x> {
+        tensors: &'x Tensors<'x, 'x>,
         target: &'t str,
         found: bool,
     }
-    impl<'a> Visitor<'a> for Finder<'_> {
+    impl<'a> Visitor<'a> for Finder<'_, '_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Subscript(subscript) = expr {
                 let own = matches!(subscript.value.as_ref(), Expr::Attribute(attr) if is_self(&attr.value));
-                if own && matches!(subscript.slice.as_ref(), Expr::Name(n) if n.id.as_str() == self.target) {
+                let container = own && !self.tensors.is_tensor(&subscript.value);
+                if container && matches!(subscript.slice.as_ref(), Expr::Name(n) if n.id.as_str() == self.target) {
                     self.found = true;
                 }
             }
@@ -75,7 +80,7 @@ fn indexes_own_container(target: &Expr, body: &[&Expr], stmts: &[Stmt]) -> bool 
         }
     }
     let Expr::Name(target) = target else { return false };
-    let mut finder = Finder { target: target.id.as_str(), found: false };
+    let mut finder = Finder { tensors, target: target.id.as_str(), found: false };
     body.iter().for_each(|expr| finder.visit_expr(expr));
     finder.visit_body(stmts);
     finder.found
@@ -92,7 +97,7 @@ impl LoopFinder<'_, '_> {
     /// A loop over `iter` binding `target`, whose body is `body` (the element expressions of a
     /// comprehension) and `stmts` (a `for` statement's body).
     fn iterable(&mut self, target: &Expr, iter: &Expr, body: &[&Expr], stmts: &[Stmt]) {
-        if names_fixed_dimension(target) || indexes_own_container(target, body, stmts) {
+        if names_fixed_dimension(target) || indexes_own_container(self.function.tensors(), target, body, stmts) {
             return;
         }
         let Expr::Call(call) = iter else { return };

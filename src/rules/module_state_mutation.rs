@@ -13,7 +13,7 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{stands_alone, torch_name};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
 use crate::model::module::{is_self, method_body, self_assignments};
 use crate::model::reach::describe;
@@ -156,7 +156,7 @@ fn mutations<'a>(model: &FileModel<'a>, functions: &[usize], name: &str) -> Vec<
     let mut found = Vec::new();
     for &function in functions {
         let mut finder = Finder { name, function, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         found.extend(finder.found);
     }
     found
@@ -205,7 +205,7 @@ fn read_in(model: &FileModel, functions: &[usize], name: &str) -> bool {
     }
     functions.iter().any(|&function| {
         let mut finder = Finder { name, found: false };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         finder.found
     })
 }
@@ -357,7 +357,7 @@ fn control_flow_read(model: &FileModel, functions: &[usize], name: &str) -> Opti
     let text = model.source.text.as_str();
     functions.iter().find_map(|&function| {
         let mut finder = Finder { name, text, derived: HashSet::new(), found: None };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         finder.found
     })
 }

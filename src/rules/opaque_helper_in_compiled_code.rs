@@ -14,7 +14,7 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
 use crate::model::reach::describe;
@@ -45,7 +45,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         let helpers: Vec<&String> =
             checker.settings.opaque_helpers.iter().filter(|helper| !holds_module(model, class, helper)).collect();
         let mut finder = LookupFinder { helpers: &helpers, found: Vec::new() };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         for lookup in finder.found {
             let text = &model.source.text[lookup.expr.range()];
             let message = format!(

@@ -8,7 +8,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
 use crate::model::module::{init_method, is_self, self_assignments};
 use crate::model::reach::describe;
@@ -91,7 +91,7 @@ fn with_fix(model: &FileModel, diagnostic: Diagnostic, script: &ast::ExprCall) -
 fn first_compiled_call(model: &FileModel, class: usize, attr: &str) -> Option<usize> {
     model.region_functions_of(class).iter().find_map(|&function| {
         let mut finder = CallFinder { attr, found: None };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         finder.found.map(|_| function)
     })
 }

@@ -117,7 +117,7 @@ fn names_position(name: &str) -> bool {
 /// with neither; not a tensor, a list or a float.
 fn may_be_int(parameter: &ast::ParameterWithDefault) -> bool {
     if let Some(annotation) = parameter.parameter.annotation.as_deref() {
-        return mentions_name(annotation, "int") && !mentions_name(annotation, "Tensor");
+        return mentions_type(annotation, "int") && !mentions_type(annotation, "Tensor");
     }
     match parameter.default.as_deref() {
         None => true,
@@ -126,15 +126,24 @@ fn may_be_int(parameter: &ast::ParameterWithDefault) -> bool {
     }
 }
 
-fn mentions_name(expr: &Expr, wanted: &str) -> bool {
-    let mut finder = NameRead { wanted, found: false };
+/// Whether an annotation names a type (`int` in `Optional[int]`, `Tensor` in `torch.Tensor`).
+fn mentions_type(annotation: &Expr, wanted: &str) -> bool {
+    let mut finder = NameRead { wanted, attributes: true, found: false };
+    finder.visit_expr(annotation);
+    finder.found
+}
+
+/// Whether code reads a local name (`start_pos` in `start_pos + 1`; not `self.start_pos`).
+fn reads_name(expr: &Expr, wanted: &str) -> bool {
+    let mut finder = NameRead { wanted, attributes: false, found: false };
     finder.visit_expr(expr);
     finder.found
 }
 
-/// Whether an expression reads a name (`int` in `Optional[int]`, `start_pos` in `start_pos + 1`).
+/// Whether an expression reads a name, or also an attribute of that name (in annotations).
 struct NameRead<'w> {
     wanted: &'w str,
+    attributes: bool,
     found: bool,
 }
 
@@ -142,7 +151,7 @@ impl<'a> Visitor<'a> for NameRead<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Name(name) if name.id.as_str() == self.wanted => self.found = true,
-            Expr::Attribute(attr) if attr.attr.id.as_str() == self.wanted => self.found = true,
+            Expr::Attribute(attr) if self.attributes && attr.attr.id.as_str() == self.wanted => self.found = true,
             _ => walk_expr(self, expr),
         }
     }
@@ -230,7 +239,7 @@ impl<'c, 'a> Finder<'c, 'a> {
     }
 
     fn offset_read(&mut self, expr: &'a Expr) {
-        let offset = self.offsets.iter().find(|name| mentions_name(expr, name) && !self.reported.contains(*name));
+        let offset = self.offsets.iter().find(|name| reads_name(expr, name) && !self.reported.contains(*name));
         let Some(name) = offset.cloned() else { return };
         let in_fallback = self.fallbacks.iter().any(|body| body.contains_range(expr.range()));
         if in_fallback || self.function.tensors().is_tensor(expr) {

@@ -17,7 +17,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{insert_decorator, torch_name};
 use crate::fix::torch_api::{TorchVersion, disable};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode, Hook};
 use crate::model::reach::{Target, describe, targets};
 use crate::rules::check::{Checker, Hooks};
@@ -139,7 +139,7 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option
     while let Some((function, bound_args)) = pending.pop() {
         let scope = Scope::of(model, function, bound_args);
         let mut finder = StateReadFinder { model, scope: &scope, function, found: None };
-        visit_compiled(model.function(function).node.body(), &mut finder);
+        visit_function(model, function, &mut finder);
         if finder.found.is_some() {
             return finder.found;
         }
