@@ -76,8 +76,10 @@ enum Binding<'a> {
     Value(&'a Expr),
     /// One element of a tuple unpacked from this value (`q, k = x.chunk(2)`).
     Element(&'a Expr),
-    /// A parameter annotated as a tensor, or a name used as one (`x.view(...)`, `x @ w`).
+    /// A name used as a tensor (`x.view(...)`, `x @ w`), or passed tensors by every caller.
     UsedAsTensor,
+    /// A parameter annotated as a tensor: a tensor of any rank.
+    AnnotatedTensor,
     /// An input of a compiled entry point presumed a tensor (see `inputs`).
     Presumed,
     /// Bound to something that is certainly not a tensor: a `for` target, a parameter typed `int`...
@@ -374,8 +376,12 @@ impl<'m, 'a> Tensors<'m, 'a> {
         self.zero_dim = bindings
             .iter()
             .filter(|(name, bindings)| {
+                // A use as a tensor (`torch.ones_like(m)`) says nothing of the rank; a parameter's
+                // binding, annotated or not, leaves it unknown.
+                let mut values = bindings.iter().filter(|b| !matches!(b, Binding::UsedAsTensor)).peekable();
                 self.names.contains(name.as_str())
-                    && bindings.iter().all(|b| matches!(b, Binding::Value(value) if !is_python_value(value)))
+                    && values.peek().is_some()
+                    && values.all(|b| matches!(b, Binding::Value(value) if !is_python_value(value)))
             })
             .map(|(name, _)| name.clone())
             .collect();
@@ -418,8 +424,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // A mask is a mask only while every binding is one (`mask = mask.long()` ends that).
             (Binding::Value(value), Kind::Mask) => Some(self.is_mask(value)),
             (Binding::Element(_), Kind::Mask) => None,
-            (Binding::UsedAsTensor | Binding::Presumed, Kind::Tensor) => Some(true),
-            (Binding::UsedAsTensor | Binding::Presumed, Kind::Mask) => None,
+            (Binding::UsedAsTensor | Binding::AnnotatedTensor | Binding::Presumed, Kind::Tensor) => Some(true),
+            (Binding::UsedAsTensor | Binding::AnnotatedTensor | Binding::Presumed, Kind::Mask) => None,
             (Binding::NotTensor, _) => Some(false),
             (Binding::Unknown, _) => None,
         }
@@ -887,7 +893,7 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
             });
             let binding = match parameter.parameter.annotation.as_deref() {
                 _ if python_default => Binding::NotTensor,
-                Some(annotation) if is_tensor_annotation(annotation) => Binding::UsedAsTensor,
+                Some(annotation) if is_tensor_annotation(annotation) => Binding::AnnotatedTensor,
                 Some(_) => Binding::NotTensor,
                 None if presumed.contains(&name) => Binding::Presumed,
                 None => Binding::Unknown,

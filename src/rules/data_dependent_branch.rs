@@ -337,7 +337,8 @@ fn elementwise_base<'e>(tensors: &Tensors, expr: &'e Expr) -> Option<&'e str> {
     match expr {
         Expr::Name(name) => tensors.is_tensor(expr).then_some(name.id.as_str()),
         Expr::UnaryOp(op) if op.op == UnaryOp::USub => elementwise_base(tensors, &op.operand),
-        Expr::BinOp(op) if matches!(op.op, Operator::Add | Operator::Sub | Operator::Mult) => {
+        // With a number literal: an attribute could be a tensor parameter whose shape broadcasts.
+        Expr::BinOp(op) if matches!(op.op, Operator::Add | Operator::Sub | Operator::Mult | Operator::Div) => {
             match (is_number(&op.left), is_number(&op.right)) {
                 (false, true) => elementwise_base(tensors, &op.left),
                 (true, false) => elementwise_base(tensors, &op.right),
