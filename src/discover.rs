@@ -12,7 +12,7 @@
 //! found in the generated files, which are what runs; checking both reports each one twice. A
 //! generator source named on the command line is checked.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -88,12 +88,26 @@ fn read_head(path: &Path) -> Option<String> {
 /// `files`) says it was generated from, in a comment near its top.
 pub fn generator_sources(files: &[PathBuf], head: impl Fn(&Path) -> Option<String>) -> HashSet<PathBuf> {
     let mut sources = HashSet::new();
+    let is_source = |name: &str| name.starts_with("modular_") && name.ends_with(".py");
+    let names = |file: &PathBuf| file.file_name().and_then(|n| n.to_str()).map(str::to_string);
+    // The files of each directory that holds a generator source, gathered once.
+    let mut directories: HashMap<Option<&Path>, Vec<&PathBuf>> = HashMap::new();
+    for file in files {
+        if names(file).is_some_and(|name| is_source(&name)) {
+            directories.entry(file.parent()).or_default();
+        }
+    }
+    for file in files {
+        if let Some(siblings) = directories.get_mut(&file.parent()) {
+            siblings.push(file);
+        }
+    }
     for source in files {
         let Some(name) = source.file_name().and_then(|n| n.to_str()) else { continue };
-        if !(name.starts_with("modular_") && name.ends_with(".py")) {
+        if !is_source(name) {
             continue;
         }
-        let siblings = files.iter().filter(|file| *file != source && file.parent() == source.parent());
+        let siblings = directories[&source.parent()].iter().filter(|file| **file != source);
         let says_generated = |text: String| {
             text.lines().take(20).any(|line| {
                 line.trim_start().starts_with('#') && line.contains("generated from") && line.contains(name)
