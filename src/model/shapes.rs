@@ -250,7 +250,8 @@ fn is_sequence_length(size: &Expr) -> bool {
             name.split('_').any(|word| SEQUENCE_LENGTH_WORDS.contains(&word))
         }
         Expr::Subscript(subscript) => {
-            let of_shape = matches!(subscript.value.as_ref(), Expr::Attribute(attr) if attr.attr.id.as_str() == "shape");
+            let of_shape =
+                matches!(subscript.value.as_ref(), Expr::Attribute(attr) if attr.attr.id.as_str() == "shape");
             of_shape && not_first(Some(&subscript.slice))
         }
         Expr::Call(call) => {

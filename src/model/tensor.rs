@@ -146,8 +146,13 @@ const FULL_REDUCTIONS: &[&str] = &[
     "count_nonzero",
 ];
 
-/// Elementwise functions and conversions: the result has the rank of the (first) tensor operand.
-const RANK_KEEPING: &[&str] = &[
+/// Elementwise functions of one tensor (numbers as the other arguments): the result has the
+/// shape, and the rank, of that tensor.
+pub const ELEMENTWISE: &[&str] = &[
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "clip",
     "abs",
     "neg",
     "exp",
@@ -159,17 +164,27 @@ const RANK_KEEPING: &[&str] = &[
     "sigmoid",
     "tanh",
     "relu",
-    "clamp",
-    "clamp_min",
-    "clamp_max",
-    "clip",
+    "gelu",
+    "silu",
+    "softplus",
+    "elu",
+    "leaky_relu",
+    "hardtanh",
+    "nan_to_num",
+    "sign",
     "floor",
     "ceil",
     "round",
     "trunc",
-    "sign",
     "reciprocal",
     "square",
+    "clone",
+    "contiguous",
+    "detach",
+];
+
+/// Conversions and comparisons, which keep the rank of the (first) tensor operand too.
+const RANK_KEEPING_ALSO: &[&str] = &[
     "pow",
     "float",
     "half",
@@ -179,9 +194,6 @@ const RANK_KEEPING: &[&str] = &[
     "bool",
     "to",
     "type_as",
-    "detach",
-    "clone",
-    "contiguous",
     "logical_not",
     "eq",
     "ne",
@@ -195,6 +207,10 @@ const RANK_KEEPING: &[&str] = &[
     "isinf",
     "isfinite",
 ];
+
+fn keeps_rank(name: &str) -> bool {
+    ELEMENTWISE.contains(&name) || RANK_KEEPING_ALSO.contains(&name)
+}
 
 /// Attributes of a tensor that are tensors (all others — `.shape`, `.dtype`, `.device` — are not).
 const TENSOR_ATTRIBUTES: &[&str] = &["T", "mT", "H", "mH", "data", "grad", "real", "imag"];
@@ -526,15 +542,13 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // `x.max()`, `m.float()`, `m.clamp(min=0)`
             Expr::Attribute(method) if self.is_tensor(&method.value) => {
                 reduces_all(&arguments.args)
-                    || (RANK_KEEPING.contains(&name)
-                        && self.is_zero_dim(&method.value)
-                        && scalar_arguments(&arguments.args))
+                    || (keeps_rank(name) && self.is_zero_dim(&method.value) && scalar_arguments(&arguments.args))
             }
             // `torch.sum(x)`, `torch.abs(m)`
             _ if self.is_tensor_call(call) => {
                 let Some((first, rest)) = arguments.args.split_first() else { return false };
                 (self.is_tensor(first) && reduces_all(rest))
-                    || (RANK_KEEPING.contains(&name) && self.is_zero_dim(first) && scalar_arguments(rest))
+                    || (keeps_rank(name) && self.is_zero_dim(first) && scalar_arguments(rest))
             }
             _ => false,
         }
@@ -733,7 +747,9 @@ fn told(model: &FileModel, function: usize, summaries: &HashMap<usize, Summary>)
     }
     let slots = parameter_slots(model, function);
     for (slot, &(_, name)) in slots.iter().enumerate() {
-        let passed = graph.call_sites(function).filter_map(|(id, site)| Some(summaries.get(&site.caller)?.passes.get(&id)?[slot]));
+        let passed = graph
+            .call_sites(function)
+            .filter_map(|(id, site)| Some(summaries.get(&site.caller)?.passes.get(&id)?[slot]));
         let (mut some_tensor, mut some_python) = (false, false);
         for passed in passed {
             some_tensor |= passed == Passed::Tensor;

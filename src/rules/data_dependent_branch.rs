@@ -17,7 +17,7 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
-use crate::model::tensor::Tensors;
+use crate::model::tensor::{ELEMENTWISE, Tensors};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -35,42 +35,6 @@ pub static RULE: Rule = Rule {
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);
-
-/// Elementwise functions and methods: their result has the shape of their first tensor operand.
-const ELEMENTWISE: &[&str] = &[
-    "clamp",
-    "clamp_min",
-    "clamp_max",
-    "clip",
-    "abs",
-    "neg",
-    "exp",
-    "log",
-    "log1p",
-    "expm1",
-    "sqrt",
-    "rsqrt",
-    "sigmoid",
-    "tanh",
-    "relu",
-    "gelu",
-    "silu",
-    "softplus",
-    "elu",
-    "leaky_relu",
-    "hardtanh",
-    "nan_to_num",
-    "sign",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "reciprocal",
-    "square",
-    "clone",
-    "contiguous",
-    "detach",
-];
 
 /// The `if`, `elif`, `while`, ternary and `and`/`or` tests on tensor data in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
