@@ -80,6 +80,9 @@ enum Binding<'a> {
     UsedAsTensor,
     /// A parameter annotated as a tensor: a tensor of any rank.
     AnnotatedTensor,
+    /// A `for` target walking the value (`for row in x`, `for a, b in zip(x, y)`): a tensor's
+    /// rows are tensors; a range's or a list's items are not known to be.
+    Row(&'a Expr),
     /// An input of a compiled entry point presumed a tensor (see `inputs`).
     Presumed,
     /// Bound to something that is certainly not a tensor: a `for` target, a parameter typed `int`...
@@ -433,6 +436,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
         match (binding, kind) {
             (Binding::Value(value), _) if is_python_value(value) => Some(false),
             (Binding::Value(value), Kind::Tensor) => self.is_tensor(value).then_some(true),
+            (Binding::Row(iterated), Kind::Tensor) => Some(self.is_tensor(iterated)),
+            (Binding::Row(iterated), Kind::Mask) => Some(self.is_mask(iterated)),
             // `q, k = x.chunk(2)` holds tensors; `out, n = self.embed(x)` may hold anything.
             (Binding::Element(value), Kind::Tensor) => {
                 (self.is_tensor(value) && !self.is_module_call(value)).then_some(true)
@@ -973,6 +978,36 @@ impl<'a> BindingCollector<'_, 'a> {
         }
     }
 
+    /// `for row in x`, `for a, b in zip(x, y)`, `for i, row in enumerate(x)`: each name walks one
+    /// value; anything else binds names that are not tensors.
+    fn bind_rows(&mut self, target: &'a Expr, iterated: &'a Expr) {
+        let walked: Vec<Option<&'a Expr>> = match iterated {
+            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "zip") => {
+                call.arguments.args.iter().map(Some).collect()
+            }
+            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "enumerate") => {
+                vec![None, call.arguments.args.first()]
+            }
+            _ => vec![Some(iterated)],
+        };
+        match (target, walked.as_slice()) {
+            (Expr::Name(name), [Some(value)]) => {
+                self.bindings.entry(name.id.to_string()).or_default().push(Binding::Row(value));
+            }
+            (Expr::Tuple(ast::ExprTuple { elts, .. }), _) if elts.len() == walked.len() && walked.len() > 1 => {
+                for (element, value) in elts.iter().zip(&walked) {
+                    match (element, value) {
+                        (Expr::Name(name), Some(value)) => {
+                            self.bindings.entry(name.id.to_string()).or_default().push(Binding::Row(value));
+                        }
+                        _ => self.not_tensor(element),
+                    }
+                }
+            }
+            _ => self.not_tensor(target),
+        }
+    }
+
     fn not_tensor(&mut self, target: &'a Expr) {
         let mut names = Vec::new();
         collect_names(target, &mut names);
@@ -1006,7 +1041,7 @@ impl<'a> Visitor<'a> for BindingCollector<'_, 'a> {
             }
             Stmt::Assign(assign) => assign.targets.iter().for_each(|target| self.bind(target, Some(&assign.value))),
             Stmt::AnnAssign(assign) => self.bind(&assign.target, assign.value.as_deref()),
-            Stmt::For(for_stmt) => self.not_tensor(&for_stmt.target),
+            Stmt::For(for_stmt) => self.bind_rows(&for_stmt.target, &for_stmt.iter),
             Stmt::With(with) => {
                 for item in &with.items {
                     if let Some(target) = &item.optional_vars {

@@ -167,7 +167,7 @@ fn where_fix(model: &FileModel, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Res
     const NOT_A_SELECTION: &str = "the branches do more than pick a value for the same names: express the branch \
                                    with `torch.cond`, or make it branchless";
     let (condition, negated) =
-        zero_dim_condition(tensors, &if_stmt.test).ok_or("the test is not a 0-d boolean tensor (`.any()`, `.all()`, `x.max() > 0`): use `torch.cond`, or make the code branchless")?;
+        zero_dim_condition(tensors, &if_stmt.test).ok_or("tcfix cannot tell that the test is a 0-d boolean tensor (`.any()`, `.all()`, `x.max() > 0`): use `torch.cond`, or make the code branchless")?;
     let else_body: &[Stmt] = match if_stmt.elif_else_clauses.as_slice() {
         [] => &[],
         [clause] if clause.test.is_none() => &clause.body,
