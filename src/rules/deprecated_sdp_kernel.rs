@@ -18,6 +18,7 @@ use crate::discover::is_test_file;
 use crate::fix::text::torch_name;
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Edit, Fix, Safety};
+use crate::model::compile_calls::compiles_anything;
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
 use crate::model::reach::describe;
@@ -92,36 +93,6 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         diagnostics.push(with_fix(checker, diagnostic, call));
     }
     diagnostics
-}
-
-/// Whether the file compiles anything: `torch.compile` called, used as a decorator or passed on,
-/// `torch._dynamo.optimize`, or a `.compile()` method (`model.compile()`, not `re.compile`).
-fn compiles_anything(model: &FileModel) -> bool {
-    struct Finder<'m, 'a> {
-        model: &'m FileModel<'a>,
-        found: bool,
-    }
-    impl<'a> Visitor<'a> for Finder<'_, 'a> {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            let imports = &self.model.imports;
-            let compiler =
-                imports.refers_to(expr, "torch.compile") || imports.refers_to(expr, "torch._dynamo.optimize");
-            let compile_method = matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(method)
-                if method.attr.id.as_str() == "compile"
-                    && !matches!(imports.qualified_name(&method.value).as_deref(), Some("re" | "regex"))));
-            if compiler || compile_method {
-                self.found = true;
-            } else if !self.found {
-                walk_expr(self, expr);
-            }
-        }
-    }
-    if !model.source.text.contains("compile") && !model.source.text.contains("optimize") {
-        return false;
-    }
-    let mut finder = Finder { model, found: false };
-    finder.visit_body(model.source.parsed.suite());
-    finder.found
 }
 
 fn shown(model: &FileModel, call: &ast::ExprCall) -> String {
