@@ -185,7 +185,7 @@ fn configuration_selects_rules_per_file_and_targets_older_torch() {
     fs::write(dir.path().join("tcfix.toml"), "[per-file-ignores]\n\"models/*\" = [\"TCF1\"]\n").unwrap();
     assert_eq!(tcfix(dir.path(), &["models"]).status.code(), Some(0));
     fs::write(dir.path().join("tcfix.toml"), "exclude = [\"models/\"]\n").unwrap();
-    assert_eq!(tcfix(dir.path(), &["."]).status.code(), Some(0));
+    assert_eq!(tcfix(dir.path(), &["."]).status.code(), Some(2), "every Python file is excluded: nothing to check");
     assert_eq!(tcfix(dir.path(), &["models/vlm.py"]).status.code(), Some(1), "a named file is always checked");
 
     fs::write(dir.path().join("tcfix.toml"), "unsafe_fixes = true\n").unwrap();
@@ -276,4 +276,331 @@ fn exit_zero_and_output_file() {
     assert_eq!(output.status.code(), Some(0));
     assert!(text(&output.stdout).is_empty());
     assert!(read(dir.path(), "report.txt").contains("Found 2 hazards"));
+}
+
+// --- Pull-request review: --diff-base, --baseline, the markdown review, patch identity ---------
+
+/// `a.py`'s forward calls `late.helper`: on its own `late.py` has no compiled code, so a finding
+/// there needs the whole project analysed.
+const CALLER: &str = "from torch import nn
+from late import helper
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return helper(x)
+";
+const HELPER: &str = "import torch
+
+
+def helper(x):
+    return x
+";
+const HELPER_WITH_PRINT: &str = "import torch
+
+
+def helper(x):
+    print(x)
+    return x
+";
+
+/// A repository like a pull request's: `main` with `a.py`, `late.py` and `models/vlm.py` (two
+/// hazards), and a branch `feature` that adds a print to `late.helper`.
+fn pull_request() -> tempfile::TempDir {
+    let dir = repo();
+    fs::write(dir.path().join("a.py"), CALLER).unwrap();
+    fs::write(dir.path().join("late.py"), HELPER).unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qm", "caller and helper"]);
+    git(dir.path(), &["checkout", "-qb", "feature"]);
+    fs::write(dir.path().join("late.py"), HELPER_WITH_PRINT).unwrap();
+    git(dir.path(), &["commit", "-qam", "debug print in the helper"]);
+    dir
+}
+
+fn finding_lines(output: &Output) -> Vec<String> {
+    text(&output.stdout).lines().filter(|line| line.contains(": TCF")).map(str::to_string).collect()
+}
+
+#[test]
+fn diff_base_reports_only_the_lines_the_branch_changed() {
+    let dir = pull_request();
+    let output = tcfix(dir.path(), &["--diff-base", "main", "."]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    // Found through a.py's forward, in a file the change touched; vlm.py's two are old.
+    assert_eq!(
+        finding_lines(&output),
+        ["late.py:5:5: TCF101 high `print()` in `helper` (called from `Model.forward`) breaks the graph [*]"]
+    );
+    let out = text(&output.stdout);
+    assert!(out.contains("Only lines changed since `main` (merge base "), "{out}");
+    assert!(out.contains("2 findings elsewhere are not shown."), "{out}");
+    assert_eq!(tcfix(dir.path(), &["."]).status.code(), Some(1), "without --diff-base all three are reported");
+
+    // Work not committed yet counts only when asked.
+    let vlm = read(dir.path(), "models/vlm.py")
+        .replace("        return self.proj", "        print(\"wip\")\n        return self.proj");
+    fs::write(dir.path().join("models/vlm.py"), &vlm).unwrap();
+    assert_eq!(finding_lines(&tcfix(dir.path(), &["--diff-base", "main", "."])).len(), 1);
+    let with_work = finding_lines(&tcfix(dir.path(), &["--diff-base", "main", "--include-uncommitted", "."]));
+    assert_eq!(with_work.len(), 2, "{with_work:?}");
+    assert!(with_work[1].starts_with("models/vlm.py:13:9: TCF101"), "{with_work:?}");
+    git(dir.path(), &["checkout", "-q", "models/vlm.py"]);
+
+    // Nothing the change touched: exit 0, and the summary says what was left out.
+    git(dir.path(), &["checkout", "-q", "main"]);
+    let clean = tcfix(dir.path(), &["--diff-base", "main", "."]);
+    assert_eq!(clean.status.code(), Some(0));
+    assert!(
+        text(&clean.stdout).starts_with("All checks passed!\nOnly lines changed since `main`"),
+        "{}",
+        text(&clean.stdout)
+    );
+}
+
+#[test]
+fn diff_base_fixes_and_diffs_only_the_changed_lines() {
+    let dir = pull_request();
+    let diff = tcfix(dir.path(), &["--diff-base", "main", "--diff", "."]);
+    assert_eq!(diff.status.code(), Some(1));
+    let patch = text(&diff.stdout);
+    assert!(patch.contains("--- a/late.py") && !patch.contains("models/vlm.py"), "{patch}");
+    fs::write(dir.path().join("review.patch"), &patch).unwrap();
+    git(dir.path(), &["apply", "--check", "review.patch"]);
+    fs::remove_file(dir.path().join("review.patch")).unwrap();
+
+    let apply = tcfix(dir.path(), &["--diff-base", "main", "--apply", "."]);
+    assert_eq!(apply.status.code(), Some(0), "{}", text(&apply.stderr));
+    assert!(read(dir.path(), "late.py").contains("    if not torch.compiler.is_compiling():\n        print(x)"));
+    assert_eq!(read(dir.path(), "models/vlm.py"), MODEL, "lines the change did not touch are not fixed");
+}
+
+#[test]
+fn diff_base_says_what_is_wrong_with_the_revision() {
+    let dir = pull_request();
+    let unknown = tcfix(dir.path(), &["--diff-base", "origin/main", "."]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let err = text(&unknown.stderr);
+    assert!(err.contains("`origin/main` is not a commit of this repository; fetch it first"), "{err}");
+    assert!(text(&unknown.stdout).is_empty(), "no report on an error");
+
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("vlm.py"), MODEL).unwrap();
+    let no_repo = tcfix(outside.path(), &["--diff-base", "main", "."]);
+    assert_eq!(no_repo.status.code(), Some(2));
+    assert!(text(&no_repo.stderr).contains("--diff-base needs a git repository"), "{}", text(&no_repo.stderr));
+
+    // A shallow clone of the branch, as CI makes by default: the base branch's tip is there, but
+    // not the history that joins it to HEAD.
+    let clones = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().display());
+    git(clones.path(), &["clone", "-q", "--depth", "1", "--no-single-branch", "--branch", "feature", &url, "clone"]);
+    let clone = clones.path().join("clone");
+    let shallow = tcfix(&clone, &["--diff-base", "origin/main", "."]);
+    assert_eq!(shallow.status.code(), Some(2), "{}", text(&shallow.stdout));
+    let err = text(&shallow.stderr);
+    assert!(err.contains("no common commit in this shallow clone") && err.contains("fetch-depth: 0"), "{err}");
+    git(&clone, &["fetch", "-q", "--unshallow"]);
+    let fetched = tcfix(&clone, &["--diff-base", "origin/main", "."]);
+    assert_eq!(fetched.status.code(), Some(1), "{}", text(&fetched.stderr));
+    assert_eq!(finding_lines(&fetched).len(), 1);
+}
+
+#[test]
+fn a_baseline_hides_old_findings_even_after_lines_move() {
+    let dir = repo();
+    let written = tcfix(dir.path(), &["--write-baseline", "tcfix-baseline.json", "models"]);
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    assert!(text(&written.stderr).contains("Wrote 2 findings to tcfix-baseline.json"), "{}", text(&written.stderr));
+    let recorded: serde_json::Value = serde_json::from_str(&read(dir.path(), "tcfix-baseline.json")).unwrap();
+    let fingerprints: Vec<&str> =
+        recorded["findings"].as_array().unwrap().iter().map(|f| f["fingerprint"].as_str().unwrap()).collect();
+    assert_eq!(fingerprints.len(), 2);
+    assert_eq!(tcfix(dir.path(), &["--baseline", "tcfix-baseline.json", "models"]).status.code(), Some(0));
+
+    // Lines added above and a comment reflowed: the same findings, at new lines.
+    let moved = MODEL.replace("import torch\n", "import torch\nimport math\n\nSCALE = math.sqrt(2)\n");
+    fs::write(dir.path().join("models/vlm.py"), &moved).unwrap();
+    git(dir.path(), &["commit", "-qam", "move things"]);
+    let still = tcfix(dir.path(), &["--baseline", "tcfix-baseline.json", "models"]);
+    assert_eq!(still.status.code(), Some(0), "{}", text(&still.stdout));
+    assert!(text(&still.stdout).contains("2 findings recorded in the baseline tcfix-baseline.json are not shown."));
+    // SARIF's partialFingerprints are the baseline's.
+    let sarif = tcfix(dir.path(), &["--output-format", "sarif", "models"]);
+    let log: serde_json::Value = serde_json::from_str(&text(&sarif.stdout)).unwrap();
+    let carried: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| result["partialFingerprints"]["tcfix/v1"].as_str().unwrap())
+        .collect();
+    assert_eq!(carried, fingerprints);
+
+    // A new hazard is reported, alone; the configuration can name the baseline.
+    let added = moved.replace("        return self.proj", "        print(\"new\")\n        return self.proj");
+    fs::write(dir.path().join("models/vlm.py"), &added).unwrap();
+    git(dir.path(), &["commit", "-qam", "a new print"]);
+    fs::write(dir.path().join("tcfix.toml"), "baseline = \"tcfix-baseline.json\"\n").unwrap();
+    let new = tcfix(dir.path(), &["models"]);
+    assert_eq!(new.status.code(), Some(1));
+    assert_eq!(
+        finding_lines(&new),
+        ["models/vlm.py:16:9: TCF101 high `print()` in `VLM.forward` breaks the graph [*]"]
+    );
+
+    // --apply fixes the new one only.
+    let apply = tcfix(dir.path(), &["--apply", "models"]);
+    assert_eq!(apply.status.code(), Some(0), "{}", text(&apply.stderr));
+    let fixed = read(dir.path(), "models/vlm.py");
+    assert!(fixed.contains("        print(ids.shape)\n") && fixed.contains("            print(\"new\")\n"), "{fixed}");
+
+    let missing = tcfix(dir.path(), &["--baseline", "nowhere.json", "models"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("nowhere.json: cannot read the baseline"), "{}", text(&missing.stderr));
+}
+
+#[test]
+fn the_markdown_review_fits_one_comment_and_counts_what_it_left_out() {
+    let dir = repo();
+    for n in 0..150 {
+        fs::write(dir.path().join(format!("models/vlm_{n:03}.py")), MODEL.replace("VLM", &format!("VLM{n}"))).unwrap();
+    }
+    let capped = tcfix(dir.path(), &["--output-format", "markdown", "models"]);
+    assert_eq!(capped.status.code(), Some(1));
+    let report = text(&capped.stdout);
+    assert!(report.chars().count() <= 65_536, "{}", report.chars().count());
+    assert!(report.contains("| **total** | 0 | 302 | 0 | 0 | 302 |"), "the table counts everything");
+    let last = report.lines().last().unwrap();
+    assert!(last.contains("more findings are not shown") && last.contains("65,536 characters"), "{last}");
+    let all = tcfix(dir.path(), &["--output-format", "markdown", "--markdown-max-chars", "0", "models"]);
+    assert_eq!(text(&all.stdout).matches("\n#### ").count(), 302);
+}
+
+#[test]
+fn the_markdown_review_of_a_pull_request_suggests_its_safe_fixes() {
+    let dir = pull_request();
+    let review = tcfix(dir.path(), &["--diff-base", "main", "--output-format", "markdown", "-o", "review.md", "."]);
+    assert_eq!(review.status.code(), Some(1));
+    let report = read(dir.path(), "review.md");
+    assert!(report.starts_with("## tcfix: torch.compile hazards\n\nOnly lines changed since `main` (merge base "));
+    assert!(report.contains("#### `late.py:5:5` TCF101 print-in-compiled-code"), "{report}");
+    assert!(
+        report.contains(
+            "Replaces line 5:\n\n```suggestion\n    if not torch.compiler.is_compiling():\n        print(x)\n```\n"
+        ),
+        "{report}"
+    );
+    assert!(!report.contains("models/vlm.py"), "{report}");
+}
+
+/// Git as a user with an identity in the repository's configuration, nothing from the environment.
+fn git_as_user(dir: &Path, args: &[&str]) -> Output {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_AUTHOR_NAME")
+        .env_remove("GIT_AUTHOR_EMAIL")
+        .env_remove("GIT_COMMITTER_NAME")
+        .env_remove("GIT_COMMITTER_EMAIL")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {}", text(&output.stderr));
+    output
+}
+
+#[test]
+fn patches_and_worktree_commits_carry_the_users_identity() {
+    let dir = repo();
+    git(dir.path(), &["config", "user.name", "Zoë Lovelace"]);
+    git(dir.path(), &["config", "user.email", "zoe@example.com"]);
+    let tcfix_as_user = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tcfix"))
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("GIT_AUTHOR_NAME")
+            .env_remove("GIT_AUTHOR_EMAIL")
+            .output()
+            .unwrap()
+    };
+    let output = tcfix_as_user(&["--patch-dir", "patches", "models"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let first = read(dir.path(), "patches/0001-TCF101-guard-print-and-logging-calls-in-compiled-code.patch");
+    assert!(first.contains("\nFrom: =?UTF-8?q?Zo=C3=AB=20Lovelace?= <zoe@example.com>\n"), "{first}");
+    assert!(!first.contains("tcfix@localhost"), "{first}");
+    assert!(first.contains(&format!("\nGenerated-by: tcfix {}\n---\n", env!("CARGO_PKG_VERSION"))), "{first}");
+
+    let mut names: Vec<String> = fs::read_dir(dir.path().join("patches"))
+        .unwrap()
+        .map(|e| format!("patches/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    names.sort();
+    let mut am = vec!["am", "-q"];
+    am.extend(names.iter().map(String::as_str));
+    git_as_user(dir.path(), &am);
+    let authors = text(
+        &git_as_user(dir.path(), &["log", "-2", "--format=%an <%ae>|%(trailers:key=Generated-by,valueonly)"]).stdout,
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(
+        authors.split('\n').filter(|line| !line.is_empty()).collect::<Vec<_>>(),
+        [
+            format!("Zoë Lovelace <zoe@example.com>|tcfix {version}"),
+            format!("Zoë Lovelace <zoe@example.com>|tcfix {version}")
+        ]
+    );
+
+    // The worktree's commit too.
+    git(dir.path(), &["reset", "-q", "--hard", "HEAD~2"]);
+    let worktree = dir.path().join("../").join(format!("wt-identity-{}", std::process::id()));
+    let made = tcfix_as_user(&["--apply", "--worktree", &worktree.to_string_lossy(), "--branch", "tcfix/me", "models"]);
+    assert_eq!(made.status.code(), Some(0), "{}", text(&made.stderr));
+    let commit = text(
+        &git_as_user(
+            dir.path(),
+            &["log", "-1", "--format=%an <%ae>|%(trailers:key=Generated-by,valueonly)", "tcfix/me"],
+        )
+        .stdout,
+    );
+    assert_eq!(commit.trim_end(), format!("Zoë Lovelace <zoe@example.com>|tcfix {version}"));
+    let _ = fs::remove_dir_all(&worktree);
+}
+
+#[test]
+fn add_noqa_with_refused_files_prints_one_consistent_summary() {
+    let dir = repo();
+    fs::write(dir.path().join("models/vlm.py"), MODEL.replace("class VLM", "# wip\nclass VLM")).unwrap();
+    fs::write(dir.path().join("models/other.py"), MODEL.replace("VLM", "Other")).unwrap();
+    git(dir.path(), &["add", "models/other.py"]);
+    git(dir.path(), &["commit", "-qm", "other", "--", "models/other.py"]);
+    let output = tcfix(dir.path(), &["--add-noqa", "models"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(err.contains("error: not writing 1 file with uncommitted changes"), "{err}");
+    assert!(err.ends_with("Added 2 noqa comments in 1 file. 1 file not written (above).\n"), "{err}");
+    assert!(read(dir.path(), "models/other.py").contains("# noqa: TCF101"));
+    assert!(!read(dir.path(), "models/vlm.py").contains("noqa"));
+}
+
+#[test]
+fn tcfix_keys_outside_tool_tcfix_in_pyproject_are_warned_about() {
+    let dir = repo();
+    fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"m\"\n\n[tool.tcfix]\nselect = [\"TCF1\"]\n\n[per-file-ignores]\n\"models/*\" = [\"TCF101\"]\n",
+    )
+    .unwrap();
+    let output = tcfix(dir.path(), &["models"]);
+    assert_eq!(output.status.code(), Some(1), "the misplaced table is not read: the finding stays");
+    let err = text(&output.stderr);
+    assert!(err.contains("warning: ") && err.contains("[per-file-ignores] is at the top level"), "{err}");
+    assert!(err.contains("[tool.tcfix.per-file-ignores]"), "{err}");
+
+    fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"m\"\n\n[tool.tcfix]\nselect = [\"TCF1\"]\n\n[tool.tcfix.per-file-ignores]\n\"models/*\" = [\"TCF1\"]\n",
+    )
+    .unwrap();
+    let fixed = tcfix(dir.path(), &["models"]);
+    assert_eq!(fixed.status.code(), Some(0));
+    assert!(text(&fixed.stderr).is_empty(), "{}", text(&fixed.stderr));
 }
