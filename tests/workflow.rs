@@ -305,7 +305,7 @@ def helper(x):
 ";
 
 /// A repository like a pull request's: `main` with `a.py`, `late.py` and `models/vlm.py` (two
-/// hazards), and a branch `feature` that adds a print to `late.helper`.
+/// hazards), a branch `feature` that adds a print to `late.helper`, and a later commit on `main`.
 fn pull_request() -> tempfile::TempDir {
     let dir = repo();
     fs::write(dir.path().join("a.py"), CALLER).unwrap();
@@ -315,6 +315,12 @@ fn pull_request() -> tempfile::TempDir {
     git(dir.path(), &["checkout", "-qb", "feature"]);
     fs::write(dir.path().join("late.py"), HELPER_WITH_PRINT).unwrap();
     git(dir.path(), &["commit", "-qam", "debug print in the helper"]);
+    // `main` moves on after the branch: a line the branch does not have. Compared with `main`'s
+    // tip rather than the merge base, the branch would seem to change it back.
+    git(dir.path(), &["checkout", "-q", "main"]);
+    fs::write(dir.path().join("models/vlm.py"), MODEL.replace("print(ids.shape)", "print(ids.size())")).unwrap();
+    git(dir.path(), &["commit", "-qam", "main moves on"]);
+    git(dir.path(), &["checkout", "-q", "feature"]);
     dir
 }
 
@@ -603,4 +609,128 @@ fn tcfix_keys_outside_tool_tcfix_in_pyproject_are_warned_about() {
     let fixed = tcfix(dir.path(), &["models"]);
     assert_eq!(fixed.status.code(), Some(0));
     assert!(text(&fixed.stderr).is_empty(), "{}", text(&fixed.stderr));
+}
+
+// --- The GitHub Action's script, run as CI would, against throwaway repositories ---------------
+
+/// A stand-in for the GitHub CLI: it logs its arguments, keeps the comment body it was given, and
+/// answers the comment listing with the id in `$GH_EXISTING` (none when empty).
+const FAKE_GH: &str = r#"#!/usr/bin/env bash
+echo "$*" >>"$GH_LOG"
+for arg in "$@"; do
+    case "$arg" in body=@*) cp "${arg#body=@}" "$GH_BODY" ;; esac
+done
+case "$*" in *--jq*) [[ -n "${GH_EXISTING:-}" ]] && echo "$GH_EXISTING" ;; esac
+exit 0
+"#;
+
+fn pr_review(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pr-review");
+    let mut command = Command::new("bash");
+    command.arg(script).arg("--tcfix").arg(env!("CARGO_BIN_EXE_tcfix")).args(args).current_dir(dir);
+    for variable in ["GITHUB_ACTIONS", "GITHUB_BASE_REF", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "PRE_COMMIT"] {
+        command.env_remove(variable);
+    }
+    command.envs(env.iter().copied()).output().unwrap()
+}
+
+#[test]
+fn the_action_script_reviews_a_branch_locally() {
+    let dir = pull_request();
+    let out = tempfile::tempdir().unwrap();
+    let output = pr_review(dir.path(), &["--base", "main", "--out", &out.path().to_string_lossy()], &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).starts_with("late.py:5:5: TCF101"), "{}", text(&output.stdout));
+    let review = fs::read_to_string(out.path().join("tcfix-review.md")).unwrap();
+    assert!(review.contains("Only lines changed since `main`") && review.contains("`late.py:5:5` TCF101"), "{review}");
+    assert!(!review.contains("models/vlm.py"), "main's later commit is no part of the change: {review}");
+    // The SARIF log is the whole project's.
+    let log: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.path().join("tcfix.sarif")).unwrap()).unwrap();
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 3);
+
+    let missing = pr_review(dir.path(), &["--out", &out.path().to_string_lossy()], &[]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("no base: pass --base REV"), "{}", text(&missing.stderr));
+    assert_eq!(
+        pr_review(dir.path(), &["--base", "main", "--no-fail", "--out", &out.path().to_string_lossy()], &[])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
+    let origin = pull_request();
+    let work = tempfile::tempdir().unwrap();
+    // actions/checkout's default: the pull request's head alone, one commit deep.
+    let url = format!("file://{}", origin.path().display());
+    git(work.path(), &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "clone"]);
+    let clone = work.path().join("clone");
+    let bin = work.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    fs::write(bin.join("gh"), FAKE_GH).unwrap();
+    let mut permissions = fs::metadata(bin.join("gh")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(bin.join("gh"), permissions).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
+    let (log, body, outputs, summary) = (file("gh.log"), file("body.md"), file("outputs"), file("summary.md"));
+    let out = file("out");
+    let actions = |existing: &str| {
+        pr_review(
+            &clone,
+            &["--comment", "--out", &out],
+            &[
+                ("PATH", &path),
+                ("GITHUB_ACTIONS", "true"),
+                ("GITHUB_BASE_REF", "main"),
+                ("GITHUB_REPOSITORY", "octo/models"),
+                ("GITHUB_OUTPUT", &outputs),
+                ("GITHUB_STEP_SUMMARY", &summary),
+                ("TCFIX_PR_NUMBER", "7"),
+                ("GH_LOG", &log),
+                ("GH_BODY", &body),
+                ("GH_EXISTING", existing),
+            ],
+        )
+    };
+
+    let first = actions("");
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
+    let err = text(&first.stderr);
+    assert!(err.contains("fetching main from origin") && err.contains("fetching 50 more commits"), "{err}");
+    // Annotations on the pull request's diff.
+    let annotations = text(&first.stdout);
+    assert!(annotations.starts_with("::error file=late.py,line=5,col=5,"), "{annotations}");
+    assert_eq!(annotations.lines().count(), 1, "{annotations}");
+    let posted = fs::read_to_string(&body).unwrap();
+    assert!(posted.starts_with("<!-- tcfix-review -->\n## tcfix: torch.compile hazards\n"), "{posted}");
+    assert!(
+        posted.contains("```suggestion\n    if not torch.compiler.is_compiling():\n        print(x)\n```"),
+        "{posted}"
+    );
+    let calls = fs::read_to_string(&log).unwrap();
+    assert!(calls.contains("api --paginate repos/octo/models/issues/7/comments --jq"), "{calls}");
+    assert!(calls.contains("api --silent --method POST repos/octo/models/issues/7/comments -F body=@"), "{calls}");
+    let written = fs::read_to_string(&outputs).unwrap();
+    assert!(
+        written.contains("exit-code=1\n") && written.contains("sarif=") && written.contains("review="),
+        "{written}"
+    );
+    assert!(fs::read_to_string(&summary).unwrap().contains("`late.py:5:5` TCF101"));
+
+    // The next push updates the same comment.
+    let second = actions("4242");
+    assert_eq!(second.status.code(), Some(1), "{}", text(&second.stderr));
+    let calls = fs::read_to_string(&log).unwrap();
+    assert!(calls.contains("api --silent --method PATCH repos/octo/models/issues/comments/4242 -F body=@"), "{calls}");
+
+    // A push that fixes the hazard: the comment says so, and the job passes.
+    fs::write(clone.join("late.py"), HELPER).unwrap();
+    git(&clone, &["commit", "-qam", "no print"]);
+    let fixed = actions("4242");
+    assert_eq!(fixed.status.code(), Some(0), "{}", text(&fixed.stderr));
+    assert!(fs::read_to_string(&body).unwrap().contains("No hazards found."));
 }
