@@ -79,33 +79,38 @@ pub fn review(files: &[FileFindings], unsafe_fixes: bool, shape: &Review) -> Str
     let limit = if shape.max_chars == 0 { usize::MAX } else { shape.max_chars };
     let mut used = out.chars().count();
     let mut locators: HashMap<&str, Locator> = HashMap::new();
-    let mut shown = 0;
-    // In full while they fit, leaving room for the line that counts the rest.
-    let mut severity = None;
-    while let Some((file, diagnostic)) = found.get(shown) {
+    let mut blocks = Vec::with_capacity(found.len());
+    for (position, (file, diagnostic)) in found.iter().enumerate() {
         let locator = locators.entry(file.path).or_insert_with(|| Locator::new(file.text));
         let mut block = String::new();
-        if severity != Some(diagnostic.severity) {
+        if position == 0 || found[position - 1].1.severity != diagnostic.severity {
             let count = found.iter().filter(|(_, d)| d.severity == diagnostic.severity).count();
             let name = diagnostic.severity.to_string();
             let _ = writeln!(block, "### {}{} ({count})\n", name[..1].to_uppercase(), &name[1..]);
         }
         finding(&mut block, file, locator, diagnostic, unsafe_fixes);
-        if !fits(used, &block, &found[shown + 1..], limit) {
+        blocks.push(block);
+    }
+    // In full while they fit; when not all do, in three quarters of the room, so that the rest
+    // can be listed one line each (more places to look at than full sections would name).
+    let everything: usize = blocks.iter().map(|block| block.chars().count()).sum();
+    let in_full =
+        if used.saturating_add(everything) <= limit { limit } else { used + (limit - used.min(limit)) / 4 * 3 };
+    let mut shown = 0;
+    for block in &blocks {
+        if !fits(used, block, &found[shown + 1..], in_full) {
             break;
         }
         used += block.chars().count();
-        out.push_str(&block);
-        severity = Some(diagnostic.severity);
+        out.push_str(block);
         shown += 1;
     }
-    // Then one line each.
+    // Then one line each (and the blank line that ends the list).
     if shown < found.len() {
         let mut heading = "### More findings, one line each\n\n".to_string();
         while let Some((file, diagnostic)) = found.get(shown) {
-            let locator = locators.entry(file.path).or_insert_with(|| Locator::new(file.text));
-            let line = format!("{heading}{}", one_line(file, locator, diagnostic));
-            if !fits(used, &line, &found[shown + 1..], limit) {
+            let line = format!("{heading}{}", one_line(file, &locators[file.path], diagnostic));
+            if !fits(used + 1, &line, &found[shown + 1..], limit) {
                 break;
             }
             used += line.chars().count();
