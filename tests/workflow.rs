@@ -613,14 +613,21 @@ fn tcfix_keys_outside_tool_tcfix_in_pyproject_are_warned_about() {
 
 // --- The GitHub Action's script, run as CI would, against throwaway repositories ---------------
 
-/// A stand-in for the GitHub CLI: it logs its arguments, keeps the comment body it was given, and
-/// answers the comment listing with the id in `$GH_EXISTING` (none when empty).
+/// A stand-in for the GitHub CLI: it logs its arguments, keeps the comment body and the review
+/// it was given, answers the listing of the pull request's comments with the id in `$GH_EXISTING`
+/// (none when empty) and that of its review comments with the bodies in `$GH_POSTED`.
 const FAKE_GH: &str = r#"#!/usr/bin/env bash
 echo "$*" >>"$GH_LOG"
+previous=""
 for arg in "$@"; do
     case "$arg" in body=@*) cp "${arg#body=@}" "$GH_BODY" ;; esac
+    [[ "$previous" == --input ]] && cp "$arg" "$GH_REVIEW"
+    previous="$arg"
 done
-case "$*" in *--jq*) [[ -n "${GH_EXISTING:-}" ]] && echo "$GH_EXISTING" ;; esac
+case "$*" in
+    *pulls/*--jq*) [[ -f "${GH_POSTED:-}" ]] && cat "$GH_POSTED" ;;
+    *--jq*) [[ -n "${GH_EXISTING:-}" ]] && echo "$GH_EXISTING" ;;
+esac
 exit 0
 "#;
 
@@ -677,11 +684,13 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
     let (log, body, outputs, summary) = (file("gh.log"), file("body.md"), file("outputs"), file("summary.md"));
+    let (review, on_the_pull_request) = (file("review.json"), file("posted.txt"));
     let out = file("out");
-    let actions = |existing: &str| {
+    let head = text(&git(&clone, &["rev-parse", "HEAD"]).stdout).trim().to_string();
+    let actions_at = |existing: &str, head: &str| {
         pr_review(
             &clone,
-            &["--comment", "--out", &out],
+            &["--comment", "--suggest", "--out", &out],
             &[
                 ("PATH", &path),
                 ("GITHUB_ACTIONS", "true"),
@@ -693,9 +702,13 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
                 ("GH_LOG", &log),
                 ("GH_BODY", &body),
                 ("GH_EXISTING", existing),
+                ("GH_REVIEW", &review),
+                ("GH_POSTED", &on_the_pull_request),
+                ("TCFIX_HEAD_SHA", head),
             ],
         )
     };
+    let actions = |existing: &str| actions_at(existing, &head);
 
     let first = actions("");
     assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
@@ -720,12 +733,38 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
         "{written}"
     );
     assert!(fs::read_to_string(&summary).unwrap().contains("`late.py:5:5` TCF101"));
+    // The safe fix as a suggested change on its line, in a review on the pull request's head.
+    assert!(calls.contains("api --silent --method POST repos/octo/models/pulls/7/reviews --input "), "{calls}");
+    let suggested: serde_json::Value = serde_json::from_str(&fs::read_to_string(&review).unwrap()).unwrap();
+    assert_eq!(suggested["commit_id"], head.as_str());
+    assert_eq!(suggested["event"], "COMMENT");
+    let comments = suggested["comments"].as_array().unwrap();
+    assert_eq!(comments.len(), 1, "{suggested}");
+    assert_eq!((comments[0]["path"].as_str(), comments[0]["line"].as_u64()), (Some("late.py"), Some(5)));
+    assert!(comments[0].get("start_line").is_none(), "one line: {suggested}");
+    let suggestion = comments[0]["body"].as_str().unwrap();
+    assert!(
+        suggestion.contains("```suggestion\n    if not torch.compiler.is_compiling():\n        print(x)\n```\n<!-- tcfix-suggestion TCF101 late.py "),
+        "{suggestion}"
+    );
+    fs::write(&on_the_pull_request, suggestion).unwrap();
+    fs::remove_file(&review).unwrap();
 
     // The next push updates the same comment.
     let second = actions("4242");
     assert_eq!(second.status.code(), Some(1), "{}", text(&second.stderr));
     let calls = fs::read_to_string(&log).unwrap();
     assert!(calls.contains("api --silent --method PATCH repos/octo/models/issues/comments/4242 -F body=@"), "{calls}");
+    assert!(!Path::new(&review).exists(), "a suggestion already on the pull request is not posted again");
+    assert!(text(&second.stderr).contains("no new suggested change to post"), "{}", text(&second.stderr));
+
+    // A merge commit checked out (actions/checkout's default ref): its lines may not be the pull
+    // request's, so no suggestion is made.
+    fs::write(&on_the_pull_request, "").unwrap();
+    let merged = actions_at("4242", "0123456789abcdef0123456789abcdef01234567");
+    assert_eq!(merged.status.code(), Some(1));
+    assert!(text(&merged.stderr).contains("no suggestions: HEAD is not the pull request's head commit"));
+    assert!(!Path::new(&review).exists());
 
     // A push that fixes the hazard: the comment says so, and the job passes.
     fs::write(clone.join("late.py"), HELPER).unwrap();
