@@ -67,6 +67,31 @@ pub struct Cli {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
+    /// Report (and fix, and diff) only the findings on lines changed since the merge base of REV
+    /// and HEAD, as a pull request shows them (`--diff-base origin/main`). The whole project is
+    /// still analysed.
+    #[arg(long, value_name = "REV")]
+    pub diff_base: Option<String>,
+
+    /// With --diff-base: count the working tree's staged, unstaged and untracked changes as
+    /// changed lines too (by default only the commits are).
+    #[arg(long, requires = "diff_base")]
+    pub include_uncommitted: bool,
+
+    /// Leave out the findings recorded in this baseline file (see --write-baseline; also
+    /// `baseline` in the configuration).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record every current finding in FILE and exit 0: later runs with `--baseline FILE` report
+    /// only new ones (to adopt tcfix on a large codebase without a comment on every old finding).
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["baseline", "diff_base", "apply", "diff", "patch", "patch_dir", "add_noqa", "statistics"]
+    )]
+    pub write_baseline: Option<PathBuf>,
+
     /// Report and fix only findings at least this severe.
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub min_severity: Option<Severity>,
@@ -78,6 +103,11 @@ pub struct Cli {
     /// How to print the findings.
     #[arg(long, value_enum, default_value_t = Format::Full)]
     pub output_format: Format,
+
+    /// The markdown report's cap, in characters: past it, the findings left out are counted in a
+    /// last line (the default fits one GitHub pull-request comment); 0 for no cap.
+    #[arg(long, value_name = "CHARS", default_value_t = tcfix::output::markdown::COMMENT_CHARS)]
+    pub markdown_max_chars: usize,
 
     /// Print one line per rule with its count instead of the findings.
     #[arg(long)]
@@ -120,7 +150,7 @@ pub enum Command {
 }
 
 const EXIT_CODES: &str = "Exit codes:
-  0  nothing left to report
+  0  nothing left to report (with --diff-base: on the changed lines; with --baseline: outside it)
   1  hazards remain (with --diff or --patch: fixes were printed or written)
-  2  an error: a file that does not parse or cannot be read or written, a refused dirty file,
-     bad arguments or configuration";
+  2  an error: no Python file to check, a file that does not parse or cannot be read or written,
+     a refused dirty file, a --diff-base revision git cannot find, bad arguments or configuration";

@@ -29,7 +29,22 @@ pub struct Options {
     pub opaque_helpers: Option<Vec<String>>,
     /// Files and directories not to check (globs).
     pub exclude: Option<Vec<String>>,
+    /// A baseline file (`--write-baseline` writes one): findings recorded there are not reported.
+    pub baseline: Option<PathBuf>,
 }
+
+/// The keys of [`Options`], as written in a configuration file.
+const KEYS: [&str; 9] = [
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "unsafe-fixes",
+    "target-torch",
+    "min-severity",
+    "opaque-helpers",
+    "exclude",
+    "baseline",
+];
 
 /// A configuration read from a file, with its patterns compiled.
 #[derive(Debug, Default)]
@@ -41,6 +56,9 @@ pub struct Config {
     root: PathBuf,
     exclude: Option<GlobSet>,
     per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    /// Things in the files read that are probably meant for tcfix but that it does not read (a
+    /// `[per-file-ignores]` table outside `[tool.tcfix]`), for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 const FILE_NAMES: [&str; 3] = ["tcfix.toml", ".tcfix.toml", "pyproject.toml"];
@@ -74,17 +92,21 @@ impl Config {
                 None => bail!("{}: no [tool.tcfix] table in this file", path.display()),
             };
         }
+        let mut warnings = Vec::new();
         for directory in cwd.ancestors() {
             for name in FILE_NAMES {
                 let candidate = directory.join(name);
                 if candidate.is_file() {
-                    if let Some(config) = Self::read(&candidate, names_a_rule)? {
+                    if let Some(mut config) = Self::read(&candidate, names_a_rule)? {
+                        warnings.append(&mut config.warnings);
+                        config.warnings = warnings;
                         return Ok(config);
                     }
+                    warnings.extend(stray_keys(&candidate));
                 }
             }
         }
-        Ok(Config { root: cwd.to_path_buf(), ..Config::default() })
+        Ok(Config { root: cwd.to_path_buf(), warnings, ..Config::default() })
     }
 
     /// The configuration in `path`; `None` for a `pyproject.toml` without `[tool.tcfix]`.
@@ -101,7 +123,14 @@ impl Config {
             toml::from_str(&text).with_context(|| shown.to_string())?
         };
         let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Self::compile(path, root, options, names_a_rule).map(Some)
+        let mut config = Self::compile(path, root, options, names_a_rule)?;
+        config.warnings = stray_keys(path);
+        Ok(Some(config))
+    }
+
+    /// The baseline file the configuration names, relative to the configuration's directory.
+    pub fn baseline(&self) -> Option<PathBuf> {
+        self.options.baseline.as_ref().map(|path| self.root.join(path))
     }
 
     fn compile(path: &Path, root: PathBuf, options: Options, names_a_rule: fn(&str) -> bool) -> Result<Self> {
@@ -127,7 +156,15 @@ impl Config {
         for (pattern, rules) in options.per_file_ignores.iter().flatten() {
             per_file_ignores.push((glob_set(path, "per-file-ignores", std::slice::from_ref(pattern))?, rules.clone()));
         }
-        Ok(Config { source: Some(path.to_path_buf()), options, target_torch, root, exclude, per_file_ignores })
+        Ok(Config {
+            source: Some(path.to_path_buf()),
+            options,
+            target_torch,
+            root,
+            exclude,
+            per_file_ignores,
+            warnings: Vec::new(),
+        })
     }
 
     /// Whether `path` is excluded (matched as written, relative to the config's directory, or by
@@ -156,6 +193,30 @@ impl Config {
         };
         absolute.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or(absolute)
     }
+}
+
+/// Keys of tcfix's options at the top level of a `pyproject.toml`, where tcfix does not read
+/// them: in TOML, a `[per-file-ignores]` header after `[tool.tcfix]` starts a new top-level table
+/// (the tcfix.toml form pasted into pyproject.toml), not a sub-table of tcfix's. Only the top level
+/// is looked at: `[tool.ruff]` has keys of the same names.
+fn stray_keys(path: &Path) -> Vec<String> {
+    if path.file_name().is_none_or(|name| name != "pyproject.toml") {
+        return Vec::new();
+    }
+    let Ok(document) = std::fs::read_to_string(path).map(|text| text.parse::<toml::Table>()) else { return Vec::new() };
+    let Ok(document) = document else { return Vec::new() };
+    document
+        .keys()
+        .filter(|key| KEYS.contains(&key.as_str()))
+        .map(|key| {
+            let form = if document[key].is_table() { format!("[{key}]") } else { format!("`{key}`") };
+            format!(
+                "{}: {form} is at the top level, where tcfix does not read it: in pyproject.toml tcfix's \
+                 options go under [tool.tcfix] (write [tool.tcfix.{key}] for a table)",
+                path.display()
+            )
+        })
+        .collect()
 }
 
 /// Patterns as gitignore-style globs: `generated/` or `*_pb2.py` match at any depth.
@@ -240,5 +301,32 @@ mod tests {
         assert!(!config.excludes(&dir.path().join("src/model.py")));
         assert_eq!(config.ignored_for(&dir.path().join("tests/test_model.py")), vec!["TCF101"]);
         assert!(config.ignored_for(&dir.path().join("src/model.py")).is_empty());
+    }
+
+    #[test]
+    fn tcfix_keys_outside_the_tool_table_of_pyproject_are_warned_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let pasted = "[project]\nname = \"m\"\n\n[tool.tcfix]\nselect = [\"TCF1\"]\n\n[per-file-ignores]\n\"tests/*\" = [\"TCF101\"]\n\n[tool.ruff.lint.per-file-ignores]\n\"x\" = [\"E1\"]\n";
+        write(dir.path(), "pyproject.toml", pasted);
+        let config = Config::discover(dir.path(), None, false, names_a_rule).unwrap();
+        assert_eq!(config.warnings.len(), 1, "{:?}", config.warnings);
+        assert!(config.warnings[0].contains("[per-file-ignores] is at the top level"), "{:?}", config.warnings);
+        assert!(config.warnings[0].contains("[tool.tcfix.per-file-ignores]"), "{:?}", config.warnings);
+
+        // With no [tool.tcfix] table at all, the file is no configuration, and still warned about.
+        write(dir.path(), "pyproject.toml", "[per-file-ignores]\n\"tests/*\" = [\"TCF101\"]\nbaseline = \"b.json\"\n");
+        let config = Config::discover(dir.path(), None, false, names_a_rule).unwrap();
+        assert!(config.source.is_none());
+        assert_eq!(config.warnings.len(), 1, "baseline belongs to the table: {:?}", config.warnings);
+
+        write(
+            dir.path(),
+            "pyproject.toml",
+            "[tool.tcfix]\nbaseline = \"tcfix-baseline.json\"\n[tool.tcfix.per-file-ignores]\n\"t/*\" = [\"TCF1\"]\n",
+        );
+        let config = Config::discover(dir.path(), None, false, names_a_rule).unwrap();
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+        assert_eq!(config.baseline(), Some(dir.path().join("tcfix-baseline.json")));
+        assert_eq!(config.ignored_for(&dir.path().join("t/a.py")), vec!["TCF1"]);
     }
 }

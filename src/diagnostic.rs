@@ -39,11 +39,22 @@ pub struct Diagnostic {
     pub fix: Option<Fix>,
     /// Why a fixable-looking hazard has no fix ("the buffer has no known maximum length").
     pub no_fix_reason: Option<String>,
+    /// Identifies the finding across edits that move it (see `baseline::fingerprint`); set once
+    /// the file's findings are known, empty before.
+    pub fingerprint: String,
 }
 
 impl Diagnostic {
     pub fn new(rule: &'static Rule, range: TextRange, message: impl Into<String>) -> Self {
-        Self { rule, range, message: message.into(), severity: Severity::High, fix: None, no_fix_reason: None }
+        Self {
+            rule,
+            range,
+            message: message.into(),
+            severity: Severity::High,
+            fix: None,
+            no_fix_reason: None,
+            fingerprint: String::new(),
+        }
     }
 
     pub fn with_severity(mut self, severity: Severity) -> Self {

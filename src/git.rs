@@ -48,6 +48,26 @@ fn changed_files(file: &Path) -> Result<Option<(PathBuf, HashSet<PathBuf>)>> {
     Ok(Some((workdir, changed)))
 }
 
+/// The user's git identity, as `git commit` and `git format-patch` take it:
+/// `GIT_AUTHOR_NAME` / `GIT_AUTHOR_EMAIL`, else `user.name` / `user.email` from the configuration
+/// of the repository holding `dir` (which includes the global and system ones), else from the
+/// global configuration alone. `None` when git would ask "Please tell me who you are".
+pub fn identity(dir: &Path) -> Option<(String, String)> {
+    let config = Repository::discover(dir)
+        .and_then(|repo| repo.config())
+        .or_else(|_| git2::Config::open_default())
+        .and_then(|mut config| config.snapshot())
+        .ok();
+    let get = |variable: &str, key: &str| {
+        std::env::var(variable)
+            .ok()
+            .or_else(|| config.as_ref()?.get_string(key).ok())
+            .map(|value| value.trim().to_string())
+            .filter(|value| !value.is_empty())
+    };
+    Some((get("GIT_AUTHOR_NAME", "user.name")?, get("GIT_AUTHOR_EMAIL", "user.email")?))
+}
+
 /// A linked worktree on a new branch, made from the current HEAD.
 pub struct Worktree {
     pub dir: PathBuf,
@@ -100,7 +120,10 @@ impl Worktree {
             }
             index.write()?;
             let tree = repo.find_tree(index.write_tree()?)?;
-            let signature = repo.signature().or_else(|_| Signature::now("tcfix", "tcfix@localhost"))?;
+            let signature = match identity(&self.dir) {
+                Some((name, email)) => Signature::now(&name, &email)?,
+                None => Signature::now("tcfix", "tcfix@localhost")?,
+            };
             let parent = repo.head()?.peel_to_commit()?;
             let id = repo.commit(Some("HEAD"), &signature, &signature, message, &tree, &[&parent])?;
             Ok(id.to_string())

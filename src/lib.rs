@@ -3,6 +3,8 @@
 //! The pipeline: paths -> discover -> SourceFile -> FileModel (what runs under compile) ->
 //! rules -> Diagnostics with Fixes -> fixer -> new text -> report, diff or apply.
 
+pub mod baseline;
+pub mod changed_lines;
 pub mod config;
 pub mod diagnostic;
 pub mod diff;
@@ -15,6 +17,7 @@ pub mod output;
 pub mod patch;
 pub mod project;
 pub mod rules;
+pub mod scope;
 pub mod source;
 pub mod suppress;
 pub mod write;
@@ -44,7 +47,8 @@ pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> R
     Ok(check_model(&model, settings))
 }
 
-/// The enabled rules' findings that no suppression comment silences.
+/// The enabled rules' findings that no suppression comment silences, fingerprinted, less those
+/// outside the run's scope (`--diff-base`, `--baseline`).
 pub(crate) fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
     if model.region.is_empty() && !crate::model::compile_calls::mentions_setup_code(&model.source.text) {
         return Vec::new();
@@ -52,6 +56,10 @@ pub(crate) fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnos
     let suppressions = Suppressions::of(model.source);
     let mut diagnostics = rules::check(model, settings);
     diagnostics.retain(|diagnostic| !suppressions.silences(diagnostic, model.source));
+    baseline::fingerprint(&model.source.text, &mut diagnostics);
+    if let Some(scope) = &settings.scope {
+        scope.retain(&model.source.path, &model.source.text, &mut diagnostics);
+    }
     diagnostics
 }
 

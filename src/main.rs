@@ -6,15 +6,18 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
 
+use tcfix::baseline::{Baseline, Recorded};
+use tcfix::changed_lines::ChangedLines;
 use tcfix::config::Config;
 use tcfix::diff::unified_diff;
 use tcfix::discover::discover;
 use tcfix::fix::Safety;
-use tcfix::git::{Worktree, uncommitted};
-use tcfix::output::{FileFindings, Format, display_path, render, text};
+use tcfix::git::{Worktree, identity, uncommitted};
+use tcfix::output::{FileFindings, Format, display_path, markdown, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
 use tcfix::rules::{RULES, Rule, Selection, Settings, names_a_rule};
+use tcfix::scope::{Scope, canonical};
 use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
@@ -54,6 +57,8 @@ struct Run<'c> {
     settings: Settings,
     unsafe_fixes: bool,
     config: Arc<Config>,
+    /// Only the findings on changed lines and not in the baseline, when asked.
+    scope: Option<Arc<Scope>>,
     /// A path could not be walked: the summary must not say everything passed.
     walk_failed: std::cell::Cell<bool>,
 }
@@ -66,18 +71,37 @@ fn run_cli(cli: &Cli) -> Result<Status> {
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = Arc::new(Config::discover(&cwd, cli.config.as_deref(), cli.isolated, names_a_rule)?);
+    for warning in &config.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let scope = scope(cli, &config, &cwd)?;
+    let mut settings = settings(cli, &config)?;
+    settings.scope = scope.clone();
     let run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
-        settings: settings(cli, &config)?,
+        settings,
         config,
+        scope,
         walk_failed: Default::default(),
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
         return run.stdin();
     }
     let (files, mut status) = run.files();
-    let outcome = if let Some(dir) = &cli.worktree {
+    if files.is_empty() && status == Status::Clean {
+        // A mistyped path in CI must not pass as "All checks passed!".
+        let paths: Vec<String> = cli.paths.iter().map(|path| display_path(path)).collect();
+        eprintln!(
+            "error: no Python files to check in {}: only `.py` and `.pyi` files are read, and files that \
+             .gitignore or the configuration's `exclude` skip are left out",
+            paths.join(", ")
+        );
+        return Ok(Status::Error);
+    }
+    let outcome = if let Some(path) = &cli.write_baseline {
+        run.write_baseline(&files, path)?
+    } else if let Some(dir) = &cli.worktree {
         run.apply_in_worktree(&cwd, dir)?
     } else if cli.diff || cli.patch.is_some() {
         run.diff(&files)?
@@ -94,11 +118,16 @@ fn run_cli(cli: &Cli) -> Result<Status> {
     Ok(status)
 }
 
-/// `tcfix rules`: one line per rule.
+/// `tcfix rules`: one line per rule, in aligned columns.
 fn print_rules() -> Result<Status> {
-    let mut out = format!("{:<7} {:<38} {:<14} {}\n", "CODE", "NAME", "CATEGORY", "FIX");
+    let name = RULES.iter().map(|rule| rule.name.len()).chain(["NAME".len()]).max().unwrap_or_default();
+    let category =
+        RULES.iter().map(|rule| rule.category.to_string().len()).chain(["CATEGORY".len()]).max().unwrap_or_default();
+    let mut out = format!("{:<6}  {:<name$}  {:<category$}  {}\n", "CODE", "NAME", "CATEGORY", "FIX");
     for rule in RULES {
-        out.push_str(&format!("{:<7} {:<38} {:<14} {}\n", rule.code, rule.name, rule.category, fixes(rule)));
+        let line = format!("{:<6}  {:<name$}  {:<category$}  {}", rule.code, rule.name, rule.category, fixes(rule));
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     write(&mut std::io::stdout().lock(), &out)?;
     Ok(Status::Clean)
@@ -126,6 +155,31 @@ fn explain(wanted: &str) -> Result<Status> {
         .ok_or_else(|| anyhow!("no rule is called {wanted:?}: `tcfix rules` lists them"))?;
     write(&mut std::io::stdout().lock(), rule.explanation)?;
     Ok(Status::Clean)
+}
+
+/// `--diff-base` and `--baseline` (or the configuration's `baseline`); none when writing one.
+fn scope(cli: &Cli, config: &Config, cwd: &Path) -> Result<Option<Arc<Scope>>> {
+    if cli.write_baseline.is_some() {
+        return Ok(None);
+    }
+    let changed = match &cli.diff_base {
+        Some(rev) => Some(ChangedLines::since(cwd, rev, cli.include_uncommitted)?),
+        None => None,
+    };
+    let baseline = match cli.baseline.clone().or_else(|| config.baseline()) {
+        Some(path) => Some(Baseline::read(&path)?),
+        None => None,
+    };
+    Ok((changed.is_some() || baseline.is_some()).then(|| Arc::new(Scope::new(changed, baseline))))
+}
+
+/// What the summary says applies the fixes: under pre-commit, the hook that does.
+fn apply_hint() -> &'static str {
+    if std::env::var_os("PRE_COMMIT").is_some_and(|value| value == "1") {
+        "the `tcfix-fix` pre-commit hook"
+    } else {
+        "`--apply`"
+    }
 }
 
 /// The settings from the command line over those of the configuration file.
@@ -166,7 +220,13 @@ impl Run<'_> {
             self.walk_failed.set(true);
         }
         let named = |file: &PathBuf| self.cli.paths.contains(file);
-        let files = discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
+        let files: Vec<PathBuf> =
+            discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
+        let failed: Vec<&PathBuf> = discovered.errors.iter().map(|(path, _)| path).collect();
+        let empty = self.cli.paths.iter().filter(|path| !failed.contains(path) && path.is_dir());
+        for path in empty.filter(|path| !files.is_empty() && !files.iter().any(|file| lies_under(file, path))) {
+            eprintln!("warning: no Python files to check in {}", display_path(path));
+        }
         let sources = discovered.generator_sources.len();
         if sources > 0 && matches!(self.cli.output_format, Format::Full | Format::Concise) && !self.cli.quiet {
             eprintln!(
@@ -214,18 +274,29 @@ impl Run<'_> {
         files.iter().for_each(|file| tally.add(file.diagnostics));
         let format = self.cli.output_format;
         let mut out = self.output()?;
+        let scope = self.scope.as_ref().map(|scope| scope.describe());
         if self.cli.statistics {
             write(&mut out, &tcfix::output::statistics(&files, self.unsafe_fixes))?;
+        } else if format == Format::Markdown {
+            let shape = markdown::Review {
+                max_chars: self.cli.markdown_max_chars,
+                scope: scope.as_deref(),
+                apply: apply_hint(),
+            };
+            write(&mut out, &markdown::review(&files, self.unsafe_fixes, &shape))?;
         } else {
             write(&mut out, &render(format, &files, self.cli.sort, self.unsafe_fixes))?;
         }
         if matches!(format, Format::Full | Format::Concise) && !self.cli.quiet {
             let failed = self.walk_failed.get() || worst(reports) == Status::Error;
-            let summary = match text::summary(tally, self.unsafe_fixes) {
+            let summary = match text::summary(tally, self.unsafe_fixes, apply_hint()) {
                 _ if failed && tally.found == 0 => "No hazards found in the files that could be checked.".to_string(),
                 summary => summary,
             };
             write(&mut out, &format!("{summary}\n"))?;
+            if let Some(scope) = &scope {
+                write(&mut out, &format!("{scope}\n"))?;
+            }
         }
         Ok(worst(reports).max(if tally.found > 0 { Status::Findings } else { Status::Clean }))
     }
@@ -237,6 +308,26 @@ impl Run<'_> {
                 .with_context(|| format!("{}: cannot write the report", path.display())),
             None => Ok(Box::new(std::io::stdout().lock())),
         }
+    }
+
+    /// `--write-baseline FILE`: record every current finding.
+    fn write_baseline(&self, files: &[PathBuf], path: &Path) -> Result<Status> {
+        let reports = self.reports(files, FixMode::Report);
+        let recorded: Vec<Recorded> = reports
+            .iter()
+            .filter_map(|report| {
+                let checked = report.outcome.as_ref().ok().filter(|checked| !checked.diagnostics.is_empty())?;
+                Some(Recorded { file: canonical(&report.path), text: &checked.text, diagnostics: &checked.diagnostics })
+            })
+            .collect();
+        let count = tcfix::baseline::write(path, &recorded)?;
+        let shown = display_path(path);
+        eprintln!(
+            "Wrote {count} {} to {shown}: `tcfix --baseline {shown}` (or `baseline = \"{shown}\"` in the \
+             configuration) reports only the findings not in it.",
+            plural(count, "finding")
+        );
+        Ok(worst(&reports))
     }
 
     /// `--diff` prints the fixes; `--patch FILE` writes them.
@@ -422,8 +513,9 @@ impl Run<'_> {
         }
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         let date = utc_timestamp();
+        let author = author();
         for (number, patch) in patches.iter().enumerate() {
-            let (name, text) = format_patch(number + 1, patches.len(), patch, &date);
+            let (name, text) = format_patch(number + 1, patches.len(), patch, &author, &date);
             let path = dir.join(&name);
             std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
             eprintln!("{}", display_path(&path));
@@ -435,7 +527,7 @@ impl Run<'_> {
     fn add_noqa(&self, files: &[PathBuf]) -> Status {
         let reports = self.reports(files, FixMode::Report);
         let mut with_comments = Vec::new();
-        let mut added = 0;
+        let mut comments = std::collections::HashMap::new();
         for report in &reports {
             let Ok(checked) = &report.outcome else { continue };
             if checked.diagnostics.is_empty() {
@@ -449,7 +541,7 @@ impl Run<'_> {
                     display_path(&report.path)
                 );
             }
-            added += edits.len();
+            comments.insert(report.path.clone(), edits.len());
             let text = tcfix::fix::edit::apply_edits(&checked.text, &edits.iter().collect::<Vec<_>>());
             if SourceFile::parse(&report.path, text.clone()).is_err() {
                 let shown = display_path(&report.path);
@@ -470,8 +562,15 @@ impl Run<'_> {
                 return Status::Error;
             }
         };
+        // Count only what was written: a refused file keeps none of its comments.
+        let added: usize = written.iter().map(|(report, _)| comments[&report.path]).sum();
+        let refused = with_comments.len() - written.len();
+        let not_written = match refused {
+            0 => String::new(),
+            _ => format!(" {refused} {} not written (above).", plural(refused, "file")),
+        };
         eprintln!(
-            "Added {added} noqa {} in {} {}.",
+            "Added {added} noqa {} in {} {}.{not_written}",
             plural(added, "comment"),
             written.len(),
             plural(written.len(), "file")
@@ -525,6 +624,14 @@ fn progress_bar(files: usize, quiet: bool) -> Option<indicatif::ProgressBar> {
     })
 }
 
+/// Whether a walked file lies under a directory named on the command line (`.` and `./x` as
+/// the walk writes them, or not).
+fn lies_under(file: &Path, dir: &Path) -> bool {
+    let plain =
+        |path: &Path| -> PathBuf { path.components().filter(|part| *part != std::path::Component::CurDir).collect() };
+    plain(file).starts_with(plain(dir))
+}
+
 fn changed(reports: &[FileReport]) -> Vec<(&FileReport, &Checked)> {
     reports
         .iter()
@@ -537,6 +644,22 @@ fn changed(reports: &[FileReport]) -> Vec<(&FileReport, &Checked)> {
 /// `Status::Error` if any file could not be read or parsed.
 fn worst(reports: &[FileReport]) -> Status {
     if reports.iter().any(|report| report.outcome.is_err()) { Status::Error } else { Status::Clean }
+}
+
+/// `Name <email>` for the patches' `From:`: the user's git identity, as `git format-patch` writes
+/// it; tcfix only when git has none.
+fn author() -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match identity(&cwd) {
+        Some((name, email)) => tcfix::patch::mail_address(&name, &email),
+        None => {
+            eprintln!(
+                "warning: git has no user.name and user.email: the patches name `tcfix <tcfix@localhost>` as \
+                 their author (set yours with `git config --global user.name ...` and `user.email ...`)"
+            );
+            "tcfix <tcfix@localhost>".to_string()
+        }
+    }
 }
 
 fn commit_message(worktree: &Worktree, written: &[(PathBuf, Vec<tcfix::fix::apply::AppliedFix>)]) -> String {
@@ -556,7 +679,7 @@ fn commit_message(worktree: &Worktree, written: &[(PathBuf, Vec<tcfix::fix::appl
             message.push_str(&format!("{} {} ({}):\n{}\n\n", rule.code, rule.name, rule.summary, sites.join("\n")));
         }
     }
-    message.trim_end().to_string() + "\n"
+    message.trim_end().to_string() + &format!("\n\n{}\n", tcfix::patch::trailer())
 }
 
 fn print_error(path: &Path, error: &SourceError) {

@@ -237,6 +237,10 @@ fn bad_arguments_exit_two() {
 #[test]
 fn gitignored_files_are_skipped_but_named_files_are_not() {
     let dir = project(&[(".gitignore", "generated/\n"), ("generated/model.py", PRINT_IN_FORWARD)]);
+    let nothing = tcfix(dir.path(), &["."]);
+    assert_eq!(nothing.status.code(), Some(2), "every Python file is ignored: nothing to check");
+    assert!(stderr(&nothing).contains("no Python files to check in ."), "{}", stderr(&nothing));
+    fs::write(dir.path().join("clean.py"), CLEAN).unwrap();
     assert_eq!(tcfix(dir.path(), &["."]).status.code(), Some(0));
     assert_eq!(tcfix(dir.path(), &["generated/model.py"]).status.code(), Some(1));
 }
@@ -303,9 +307,73 @@ fn rules_lists_every_rule_with_category_and_fix_safety() {
     assert_eq!(output.status.code(), Some(0));
     let listed = stdout(&output);
     assert!(listed.starts_with("CODE"), "{listed}");
-    assert!(listed.contains("TCF101  print-in-compiled-code") && listed.contains("graph break safe fix"), "{listed}");
+    assert!(listed.contains("TCF101  print-in-compiled-code") && listed.contains("graph-break  safe fix"), "{listed}");
     assert!(listed.contains("TCF201  lazily-grown-buffer") && listed.contains("safe or unsafe fix"), "{listed}");
     assert_eq!(listed.lines().count(), tcfix::rules::RULES.len() + 1, "{listed}");
+    // The columns line up: every line's category and fix start where the header's do.
+    let header = listed.lines().next().unwrap();
+    let (category, fix) = (header.find("CATEGORY").unwrap(), header.find("FIX").unwrap());
+    for line in listed.lines().skip(1) {
+        assert!(line[..category].ends_with("  ") && !line[category..].starts_with(' '), "{line}");
+        assert!(line[..fix].ends_with("  ") && !line[fix..].starts_with(' '), "{line}");
+    }
+}
+
+#[test]
+fn the_category_users_see_is_the_one_select_takes() {
+    let dir = project(&[("models/clean.py", CLEAN)]);
+    let listed = stdout(&tcfix(dir.path(), &["rules"]));
+    for rule in tcfix::rules::RULES {
+        let category = rule.category.to_string();
+        assert!(!category.contains(' '), "{category}");
+        let selected = tcfix(dir.path(), &["--select", &category, "models"]);
+        assert_eq!(selected.status.code(), Some(0), "`--select {category}` is accepted: {}", stderr(&selected));
+        assert!(listed.contains(&format!("{}  ", category)), "{listed}");
+    }
+    assert!(listed.contains("  setup  ") && !listed.contains("compile setup"), "{listed}");
+}
+
+#[test]
+fn a_directory_without_python_files_is_an_error_not_a_pass() {
+    let dir = project(&[("docs/index.md", "# docs\n"), ("models/clean.py", CLEAN)]);
+    let output = tcfix(dir.path(), &["docs"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(!stdout(&output).contains("All checks passed"), "{}", stdout(&output));
+    assert!(stderr(&output).contains("error: no Python files to check in docs"), "{}", stderr(&output));
+
+    // Next to a path that has some, it is a warning.
+    let both = tcfix(dir.path(), &["docs", "models"]);
+    assert_eq!(both.status.code(), Some(0));
+    assert!(stderr(&both).contains("warning: no Python files to check in docs"), "{}", stderr(&both));
+    assert_eq!(stdout(&both), "All checks passed!\n");
+
+    // Everything excluded by the configuration is nothing to check too.
+    fs::write(dir.path().join("tcfix.toml"), "exclude = [\"models/\"]\n").unwrap();
+    assert_eq!(tcfix(dir.path(), &["."]).status.code(), Some(2));
+}
+
+#[test]
+fn under_pre_commit_the_summary_points_at_the_fixing_hook() {
+    let dir = project(&[("models/model.py", PRINT_IN_FORWARD)]);
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .arg("models")
+        .env("PRE_COMMIT", "1")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).ends_with("Found 1 hazard (1 fixable with the `tcfix-fix` pre-commit hook).\n"),
+        "{}",
+        stdout(&output)
+    );
+    let plain = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .arg("models")
+        .env_remove("PRE_COMMIT")
+        .current_dir(dir.path())
+        .output();
+    let plain = plain.unwrap();
+    assert!(stdout(&plain).ends_with("(1 fixable with `--apply`).\n"), "{}", stdout(&plain));
 }
 
 #[test]

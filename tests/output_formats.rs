@@ -398,19 +398,35 @@ fn sarif_describes_every_rule_and_every_finding() {
     }
 }
 
+/// Every finding in the markdown report's order: worst first, then by path and position.
+fn by_severity(checked: &[Checked]) -> Vec<(&Checked, &Diagnostic)> {
+    let mut found = in_order(checked);
+    found.sort_by_key(|(_, diagnostic)| std::cmp::Reverse(diagnostic.severity));
+    found
+}
+
+/// The text of a fenced block that starts with `opening` in `body`.
+fn fenced<'a>(body: &'a str, opening: &str) -> Option<&'a str> {
+    let start = body.find(opening)? + opening.len();
+    let end = start + body[start..].find("\n```").unwrap() + 1;
+    Some(&body[start..end])
+}
+
 #[test]
-fn markdown_report_has_the_table_and_a_section_per_finding() {
+fn markdown_report_has_the_table_and_a_section_per_finding_worst_first() {
     let checked = fixtures();
     let files = findings(&checked);
     let out = render(Format::Markdown, &files, Order::Path, false);
-    let expected = in_order(&checked);
+    let expected = by_severity(&checked);
     assert!(out.starts_with("## tcfix"), "{out}");
+    assert!(out.chars().count() <= tcfix::output::markdown::COMMENT_CHARS);
 
     // The table: a row per category found, a column per severity, and the counts.
     assert!(out.contains("| category | critical | high | medium | low | total |\n|---|---:|---:|---:|---:|---:|\n"));
     let all: Vec<&Diagnostic> = expected.iter().map(|(_, d)| *d).collect();
     let count = |pick: &dyn Fn(&Diagnostic) -> bool| all.iter().filter(|d| pick(d)).count();
     let mut categories: Vec<String> = all.iter().map(|d| d.rule.category.to_string()).collect();
+    categories.sort();
     categories.dedup();
     for category in categories.iter().map(String::as_str).chain(["**total**"]) {
         let in_row = |d: &Diagnostic| category == "**total**" || d.rule.category.to_string() == category;
@@ -422,29 +438,49 @@ fn markdown_report_has_the_table_and_a_section_per_finding() {
         let row = format!("| {category} | {} |\n", cells.join(" | "));
         assert!(out.contains(&row), "no row {row:?} in\n{out}");
     }
+    // The table comes before the first finding, and a heading per severity found.
+    assert!(out.find("| **total** |").unwrap() < out.find("\n#### ").unwrap());
+    assert!(out.contains("\n### Critical (") && out.contains("\n### High (") && out.contains("\n### Medium ("));
 
-    // One section per finding, in order, each with its rule, severity, why, and fix or reason.
-    let sections: Vec<&str> = out.split("\n### ").skip(1).collect();
+    // One section per finding, worst first, each with its rule, severity, why, and fix or reason.
+    let sections: Vec<&str> = out.split("\n#### ").skip(1).collect();
     assert_eq!(sections.len(), expected.len());
+    let mut suggestions = 0;
     for (section, (file, diagnostic)) in sections.iter().zip(&expected) {
         let (heading, body) = section.split_once('\n').unwrap();
         assert!(heading.contains(&file.path.to_string()), "{heading}");
         assert!(heading.ends_with(&format!("{} {}", diagnostic.rule.code, diagnostic.rule.name)), "{heading}");
         assert!(body.contains(&format!("**{}** · {}", diagnostic.severity, diagnostic.rule.category)));
         assert!(body.contains("**Why it hurts:** "));
+        let body = body.split("\n### ").next().unwrap();
         match &diagnostic.fix {
             Some(fix) => {
                 assert!(body.contains("**Fix** ("), "{body}");
-                // The diff is the file with this one fix applied.
-                let fence_start = body.find("```diff\n").expect("a diff block") + "```diff\n".len();
-                let fence_end = fence_start + body[fence_start..].find("\n```").unwrap() + 1;
-                let diff = &body[fence_start..fence_end];
                 let fixed = apply_edits(&file.text, &fix.edits.iter().collect::<Vec<_>>());
-                assert_eq!(diff, tcfix::diff::unified_diff(&file.path, &file.text, &fixed));
-                assert!(diff.contains(&format!("--- a/{}", file.path)) && diff.contains("\n+"));
+                if let Some(suggestion) = fenced(body, "```suggestion\n") {
+                    // A suggestion is the new text of the lines it says it replaces.
+                    suggestions += 1;
+                    assert_eq!(fix.safety, Safety::Safe);
+                    let lines = body.split("Replaces line").nth(1).unwrap().split(':').next().unwrap();
+                    let lines: Vec<usize> =
+                        lines.trim_start_matches('s').trim().split('–').map(|n| n.parse().unwrap()).collect();
+                    let (first, last) = (lines[0], *lines.last().unwrap());
+                    let original: Vec<&str> = file.text.split_inclusive('\n').collect();
+                    let ending = if file.text.contains("\r\n") { "\r\n" } else { "\n" };
+                    let replaced: String = original[..first - 1].concat()
+                        + &suggestion.trim_end_matches('\n').replace('\n', ending)
+                        + ending
+                        + &original[last..].concat();
+                    assert_eq!(replaced, fixed, "{body}");
+                } else {
+                    // The diff is the file with this one fix applied.
+                    let diff = fenced(body, "```diff\n").expect("a diff or a suggestion");
+                    assert_eq!(diff, tcfix::diff::unified_diff(&file.path, &file.text, &fixed));
+                    assert!(diff.contains(&format!("--- a/{}", file.path)) && diff.contains("\n+"));
+                }
             }
             None => {
-                assert!(!body.contains("```diff"));
+                assert!(!body.contains("```diff") && !body.contains("```suggestion"));
                 if let Some(reason) = &diagnostic.no_fix_reason {
                     assert!(body.contains("**No fix:** "), "{body}");
                     let words = reason.split(' ').next().unwrap().trim_matches('`');
@@ -453,10 +489,65 @@ fn markdown_report_has_the_table_and_a_section_per_finding() {
             }
         }
     }
+    assert!(suggestions > 0, "some safe fix is a suggestion");
     let fixes = all.iter().filter(|d| d.fix.is_some()).count();
-    assert_eq!(out.matches("```diff\n").count(), fixes);
+    assert_eq!(out.matches("```diff\n").count() + out.matches("```suggestion\n").count(), fixes);
+    assert!(!out.contains("not shown"), "everything fits");
 
     assert!(render(Format::Markdown, &[], Order::Path, false).contains("No hazards found."));
+}
+
+#[test]
+fn markdown_report_is_capped_and_says_how_many_were_left_out() {
+    use tcfix::output::markdown::{Review, review};
+    let checked = fixtures();
+    let files = findings(&checked);
+    let total = in_order(&checked).len();
+    let full = review(&files, false, &Review { max_chars: 0, ..Review::default() });
+    let mut counted = 0;
+    for cap in [2_500, 3_000, 5_000, 9_000] {
+        assert!(full.chars().count() > cap, "the cap must bite");
+        let out = review(&files, false, &Review { max_chars: cap, ..Review::default() });
+        assert!(out.chars().count() <= cap, "{} > {cap}", out.chars().count());
+        assert!(out.contains("| **total** |"), "the table always comes first");
+        let in_full = out.matches("\n#### ").count();
+        let one_line = out.lines().filter(|line| line.starts_with("- `")).count();
+        assert!(in_full > 0 && one_line > 0, "some in full, the next one line each: {out}");
+        // The first findings are the worst.
+        assert!(out.contains("\n### Critical (") && by_severity(&checked)[0].1.severity == Severity::Critical);
+        // The last line counts what was left out, if anything was.
+        let last = out.lines().last().unwrap();
+        let left: usize = match last.strip_prefix("**") {
+            Some(count) => count.split(' ').next().unwrap().parse().unwrap(),
+            None => 0,
+        };
+        assert_eq!(in_full + one_line + left, total, "{out}");
+        if left > 0 {
+            counted += 1;
+            assert!(last.contains("not shown") && last.contains("`--markdown-max-chars 0`"), "{last}");
+            assert!(last.contains(&format!("{},{:03} characters", cap / 1000, cap % 1000)), "{last}");
+        }
+    }
+    assert!(counted > 0, "some cap leaves findings out");
+    let scoped = review(
+        &files,
+        false,
+        &Review { scope: Some("Only lines changed since `main` are reported."), ..Review::default() },
+    );
+    assert!(scoped.starts_with("## tcfix: torch.compile hazards\n\nOnly lines changed since `main` are reported.\n\n"));
+}
+
+#[test]
+fn sarif_carries_the_baseline_fingerprint() {
+    let checked = fixtures();
+    let log: Value = serde_json::from_str(&render(Format::Sarif, &findings(&checked), Order::Path, false)).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for (result, (file, diagnostic)) in results.iter().zip(in_order(&checked)) {
+        let fingerprint = result["partialFingerprints"]["tcfix/v1"].as_str().unwrap();
+        assert_eq!(fingerprint, diagnostic.fingerprint);
+        assert!(seen.insert((file.path.clone(), diagnostic.rule.code, fingerprint.to_string())), "{fingerprint}");
+    }
 }
 
 #[test]

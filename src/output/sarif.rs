@@ -2,7 +2,8 @@
 //! SARIF viewers. The driver lists every rule (with its codemod README as help), each finding is
 //! a result, and a finding's fix is a SARIF fix: its edits as replacements of regions of the
 //! original file (an insertion is an empty region). Columns count characters, which the run
-//! declares with `columnKind: unicodeCodePoints`.
+//! declares with `columnKind: unicodeCodePoints`. `partialFingerprints` carries the baseline's
+//! fingerprint under `tcfix/v1`.
 
 use serde::Serialize;
 
@@ -93,7 +94,17 @@ struct SarifResult<'a> {
     locations: [Location<'a>; 1],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fixes: Vec<SarifFix<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partial_fingerprints: Option<Fingerprints<'a>>,
     properties: ResultProperties<'a>,
+}
+
+/// The finding's baseline fingerprint (see `baseline`), so that code scanning follows a finding
+/// across commits that move it, as `--baseline` does.
+#[derive(Serialize)]
+struct Fingerprints<'a> {
+    #[serde(rename = "tcfix/v1")]
+    tcfix: &'a str,
 }
 
 #[derive(Serialize)]
@@ -230,6 +241,8 @@ fn result<'a>(artifact: &'a ArtifactLocation, locator: &Locator, diagnostic: &'a
             .filter(|fix| !fix.edits.is_empty())
             .map(|fix| sarif_fix(artifact, locator, fix))
             .collect(),
+        partial_fingerprints: (!diagnostic.fingerprint.is_empty())
+            .then_some(Fingerprints { tcfix: &diagnostic.fingerprint }),
         properties: ResultProperties {
             severity: diagnostic.severity.to_string(),
             category: diagnostic.rule.category.to_string(),

@@ -85,8 +85,9 @@ impl Tally {
     }
 }
 
-/// "Found 3 hazards (2 fixable with `--apply`, 1 more with `--unsafe-fixes`)."
-pub fn summary(tally: Tally, unsafe_fixes: bool) -> String {
+/// "Found 3 hazards (2 fixable with `--apply`, 1 more with `--unsafe-fixes`)." `apply` names what
+/// applies the fixes: `` `--apply` ``, or under pre-commit the hook that does.
+pub fn summary(tally: Tally, unsafe_fixes: bool, apply: &str) -> String {
     if tally.found == 0 {
         return "All checks passed!".to_string();
     }
@@ -94,7 +95,7 @@ pub fn summary(tally: Tally, unsafe_fixes: bool) -> String {
     let mut parts = Vec::new();
     let safe = if unsafe_fixes { tally.safe + tally.unsafe_only } else { tally.safe };
     if safe > 0 {
-        parts.push(format!("{safe} fixable with `--apply`"));
+        parts.push(format!("{safe} fixable with {apply}"));
     }
     if !unsafe_fixes && tally.unsafe_only > 0 {
         let more = if safe > 0 { " more" } else { "" };

@@ -27,14 +27,10 @@ impl Category {
     }
 }
 
+/// Users see a category by the name `--select` takes (`graph-break`, `setup`): one name each.
 impl fmt::Display for Category {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Category::GraphBreak => "graph break",
-            Category::Recompile => "recompile",
-            Category::Setup => "compile setup",
-            Category::Error => "error",
-        })
+        f.pad(self.selector())
     }
 }
 

@@ -21,6 +21,8 @@ pub struct Settings {
     pub min_severity: Severity,
     /// The configuration file's per-file ignores, if any.
     pub config: Option<Arc<Config>>,
+    /// Only the findings on changed lines and not in the baseline (`--diff-base`, `--baseline`).
+    pub scope: Option<Arc<crate::scope::Scope>>,
 }
 
 impl Settings {
@@ -46,6 +48,7 @@ impl Default for Settings {
             target_torch: TorchVersion::DEFAULT,
             min_severity: Severity::Low,
             config: None,
+            scope: None,
         }
     }
 }
