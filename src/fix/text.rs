@@ -82,7 +82,9 @@ pub fn wrap_in_if(source: &SourceFile, range: TextRange, condition: &str, unit: 
     Some(edits)
 }
 
-fn inside_string(source: &SourceFile, offset: TextSize) -> bool {
+/// Whether `offset` falls inside a string token (a line of a multi-line string), whose text must
+/// not change.
+pub fn inside_string(source: &SourceFile, offset: TextSize) -> bool {
     let tokens = source.parsed.tokens();
     let after = tokens.partition_point(|token| token.end() <= offset);
     tokens.get(after).is_some_and(|token| {

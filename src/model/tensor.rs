@@ -328,6 +328,8 @@ const MASK_METHODS: &[&str] = &[
     "logical_xor",
     "isin",
     "signbit",
+    "any",
+    "all",
 ];
 
 impl<'m, 'a> Tensors<'m, 'a> {

@@ -1,30 +1,36 @@
 //! TCF104 data-dependent-branch: an `if`, `elif`, `while`, ternary, or `and`/`or` operand whose
 //! truth is tensor data (`if mask.any():`, `if x.max() > k:`). Dynamo cannot know which way the
-//! branch goes without running the tensors, so the graph breaks (GB0170). For an `if`/`else`
-//! that only picks between elementwise results of one tensor, the fix computes both sides and
-//! selects with `torch.where`.
+//! branch goes without running the tensors, so the graph breaks (GB0170). The fixes, each for
+//! one shape of `if`:
+//! - `if t: raise E("message")` -> `torch._assert_async(torch.logical_not(t), "message")` (assertion);
+//! - `if m.any(): x[m] = <number>` -> the write alone, a no-op on an all-False mask (masked_write);
+//! - an `if`/`else` that only picks between elementwise results of one tensor: compute both sides
+//!   and select with `torch.where` (selection).
+//!
+//! A Python part of the test (`labels is not None and <tensor test>`) stays an `if` around them.
 
-use std::collections::HashSet;
+mod assertion;
+mod masked_write;
+mod rewrite;
+mod selection;
 
-use ruff_python_ast::token::TokenKind;
-use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::text::{indentation, line_ending, stands_alone, torch_name};
-use crate::fix::{Edit, Fix, Safety};
+use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
-use crate::model::file::FileModel;
+use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::last_segment;
-use crate::model::tensor::{ELEMENTWISE, Tensors};
+use crate::model::module::is_self;
+use crate::model::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
     code: "TCF104",
     name: "data-dependent-branch",
-    summary: "replace branches on tensor values with torch.where or torch.cond",
+    summary: "replace branches on tensor values with torch.where or torch._assert_async",
     explanation: include_str!("../../codemods/data-dependent-branch/README.md"),
     hazard: "An `if`, `while`, ternary or `and`/`or` that tests tensor data in compiled code breaks the graph.",
     why: "Dynamo cannot tell which way the branch goes without running the tensors, so it ends the graph, \
@@ -148,200 +154,110 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
             let message = format!("{construct} in {} branches on tensor data: the graph breaks", function.describe());
             let diagnostic = Diagnostic::new(&RULE, branch.test.range(), message);
             let diagnostic = function.graph_break(diagnostic, branch.site);
-            let fix = branch.statement.map(|statement| where_fix(model, self.tensors, statement));
+            let fix = branch.statement.map(|statement| if_fix(function, self.tensors, statement));
             diagnostics.push(match fix {
                 Some(Ok(fix)) => diagnostic.with_fix(fix),
                 Some(Err(reason)) => diagnostic.without_fix(reason),
-                None => diagnostic.without_fix(
-                    "make the code branchless (`torch.where`, `torch.clamp`), or express the branch with `torch.cond`",
-                ),
+                None => diagnostic.without_fix(NO_FIX),
             });
         }
     }
 }
 
-/// `if c: x = a else: x = b` -> `x = torch.where(c, a, b)`, for an `if` (with or without `else`)
-/// whose branches only assign names, each from elementwise results of one tensor, and whose test
-/// is a 0-d boolean tensor. Then the result has the shape of that tensor whichever way `c` goes.
-fn where_fix(model: &FileModel, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Result<Fix, &'static str> {
-    const NOT_A_SELECTION: &str = "the branches do more than pick a value for the same names: express the branch \
-                                   with `torch.cond`, or make it branchless";
-    let (condition, negated) =
-        zero_dim_condition(tensors, &if_stmt.test).ok_or("tcfix cannot tell that the test is a 0-d boolean tensor (`.any()`, `.all()`, `x.max() > 0`): use `torch.cond`, or make the code branchless")?;
-    let else_body: &[Stmt] = match if_stmt.elif_else_clauses.as_slice() {
-        [] => &[],
-        [clause] if clause.test.is_none() => &clause.body,
-        _ => return Err("the `if` has `elif` branches: express it with `torch.cond`, or make it branchless"),
+/// The fix for an `if` on tensor data, or why there is none: the first shape that fits, then what
+/// in the body keeps it a branch.
+fn if_fix(function: &Function, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Result<Fix, String> {
+    let model = function.model();
+    if is_layerdrop(&if_stmt.test) {
+        return Err(LAYERDROP.into());
+    }
+    if let [Stmt::Raise(raise)] = if_stmt.body.as_slice() {
+        return assertion::assert_fix(model, tensors, function.checker.settings.target_torch, if_stmt, raise);
+    }
+    if let Some(fix) = masked_write::unguarded_write_fix(model, tensors, if_stmt) {
+        return fix;
+    }
+    if if_stmt.elif_else_clauses.iter().any(|clause| clause.test.is_some()) {
+        return Err("the `if` has `elif` branches: express it with `torch.cond`, or make it branchless".into());
+    }
+    let bodies = std::iter::once(&if_stmt.body).chain(if_stmt.elif_else_clauses.iter().map(|clause| &clause.body));
+    if let Some(reason) = bodies.flat_map(|body| body.iter()).find_map(|stmt| keeps_a_branch(model, stmt)) {
+        return Err(reason);
+    }
+    // An `if` statement is in a def, never in a lambda.
+    let FunctionNode::Def(def) = model.function(function.id).node else { return Err(NO_FIX.into()) };
+    selection::where_fix(model, tensors, &def.body, if_stmt)
+}
+
+const NO_FIX: &str =
+    "make the code branchless (`torch.where`, `torch.clamp`), or express the branch with `torch.cond`";
+
+const LAYERDROP: &str = "LayerDrop skips a layer on a random draw, and no branchless form keeps that (`torch.where` \
+                         would run every layer, with its dropout draws and cache writes): Dynamo runs this loop \
+                         eagerly and compiles the layers one by one. Set `layerdrop` to 0 under compile for one \
+                         graph, or compile the layers (`layer.compile()`) instead of the loop to keep LayerDrop";
+
+/// `dropout_probability < self.layerdrop`: transformers' LayerDrop (arXiv 1909.11556).
+fn is_layerdrop(test: &Expr) -> bool {
+    let Expr::Compare(compare) = test else { return false };
+    std::iter::once(compare.left.as_ref()).chain(&compare.comparators).any(|operand| {
+        matches!(operand, Expr::Name(_) | Expr::Attribute(_))
+            && last_segment(operand).is_some_and(|name| name.to_ascii_lowercase().replace('_', "").contains("layerdrop"))
+    })
+}
+
+/// What in a branch's statement `torch.where` cannot express: leaving early, raising, writing in
+/// place, calling for an effect, running a submodule.
+fn keeps_a_branch(model: &FileModel, stmt: &Stmt) -> Option<String> {
+    let quote = |range: TextRange| snippet(&model.source.text[range]);
+    let reason = match stmt {
+        Stmt::Continue(_) | Stmt::Break(_) => {
+            let keyword = if matches!(stmt, Stmt::Continue(_)) { "continue" } else { "break" };
+            format!(
+                "the branch cuts the loop short (`{keyword}`): a graph cannot skip work on a tensor value; compute \
+                 every iteration and mask its result, or move the loop out of the compiled region"
+            )
+        }
+        Stmt::Return(_) => "the branch returns early: both outcomes must become one value (`torch.where` on the \
+                            results, or `torch.cond`), which tcfix does not write"
+            .into(),
+        Stmt::Raise(_) => "the branch raises after other work: keep only the raise in the `if` (tcfix then turns it \
+                           into `torch._assert_async`), or rewrite by hand"
+            .into(),
+        Stmt::AugAssign(aug) => format!(
+            "the branch updates `{}` in place (`{}=`): write the new value unconditionally with `torch.where` by hand",
+            quote(aug.target.range()),
+            aug.op.as_str()
+        ),
+        Stmt::Assign(assign) if assign.targets.iter().any(|t| matches!(t, Expr::Subscript(_) | Expr::Attribute(_))) => {
+            "the branch writes into a tensor or an attribute (`x[...] = ...`, `self.x = ...`): compute the new \
+             value with `torch.where(cond, new, old)` and write it unconditionally, by hand"
+                .into()
+        }
+        Stmt::Expr(expr) => match expr.value.as_ref() {
+            Expr::Call(call) if last_segment(&call.func).is_some_and(|name| name.ends_with('_') && !name.ends_with("__")) => {
+                format!(
+                    "the branch changes a tensor in place (`{}`): use the out-of-place form under `torch.where`, by hand",
+                    quote(call.func.range())
+                )
+            }
+            _ => format!(
+                "the branch calls `{}` for its effect, which cannot depend on a tensor value inside one graph: move \
+                 it out of the compiled region or drop it",
+                quote(expr.range())
+            ),
+        },
+        Stmt::Assign(assign) if calls_self(&assign.value) => format!(
+            "the branch calls `{}` only when the test holds: `torch.where` would call it every time (its cost, and \
+             any state it changes); use `torch.cond`, or call it unconditionally by hand",
+            quote(assign.value.range())
+        ),
+        _ => return None,
     };
-    let taken = assignments(&if_stmt.body).ok_or(NOT_A_SELECTION)?;
-    let other = assignments(else_body).ok_or(NOT_A_SELECTION)?;
-    let assigned: HashSet<&str> = taken.iter().chain(&other).map(|(name, _)| *name).collect();
-    let mut selections = Vec::new();
-    for (name, value) in &taken {
-        let else_value = other.iter().find(|(other_name, _)| other_name == name).map(|(_, value)| *value);
-        if else_value.is_none() && !other.is_empty() {
-            return Err(NOT_A_SELECTION);
-        }
-        // Without an `else` the name keeps its value: `x = x.clamp(...)` selects between `x` and that.
-        let base = elementwise_base(tensors, value).ok_or(NOT_A_SELECTION)?;
-        let kept = match else_value {
-            Some(else_value) => elementwise_base(tensors, else_value).filter(|b| *b == base).ok_or(NOT_A_SELECTION)?,
-            None if base == *name => base,
-            None => return Err(NOT_A_SELECTION),
-        };
-        // Reading a name the branches assign would see its new value after the rewrite.
-        let reads_assigned = [Some(*value), else_value]
-            .into_iter()
-            .flatten()
-            .any(|v| names_read(v).iter().any(|read| assigned.contains(read.as_str()) && read != name));
-        if reads_assigned {
-            return Err(NOT_A_SELECTION);
-        }
-        let text = |expr: &Expr| model.source.text[expr.range()].to_string();
-        let (when_true, when_false) = (text(value), else_value.map_or_else(|| kept.to_string(), text));
-        let (when_true, when_false) = if negated { (when_false, when_true) } else { (when_true, when_false) };
-        selections.push((name.to_string(), when_true, when_false));
-    }
-    if taken.len() != other.len() && !other.is_empty() {
-        return Err(NOT_A_SELECTION);
-    }
-    // One `torch.where` per name re-evaluates the test each time: it must not read a name that an
-    // earlier line has just reassigned.
-    if selections.len() > 1 && names_read(condition).iter().any(|read| assigned.contains(read.as_str())) {
-        return Err("the test reads a name the branches assign: rewrite by hand, computing the test once");
-    }
-    let source = &model.source;
-    if !stands_alone(&source.text, if_stmt.range()) {
-        return Err("the `if` shares its line with other code");
-    }
-    let has_comments = source.parsed.tokens().in_range(if_stmt.range()).iter().any(|t| t.kind() == TokenKind::Comment);
-    if has_comments {
-        return Err("the `if` holds comments the rewrite would drop: rewrite it by hand with `torch.where`");
-    }
-    let (torch, import) = torch_name(model);
-    let indent = indentation(&source.text, if_stmt.start());
-    let newline = line_ending(&source.text, if_stmt.start());
-    let lines: Vec<String> = selections
-        .iter()
-        .map(|(name, a, b)| format!("{name} = {torch}.where({}, {a}, {b})", &source.text[condition.range()]))
-        .collect();
-    let mut edits = vec![Edit::replace(if_stmt.range(), lines.join(&format!("{newline}{indent}")))];
-    edits.extend(import);
-    let title = "Compute both branches and pick with `torch.where` (unsafe: both sides now always run, and NaN or \
-                 inf in the side not taken can poison the gradients)";
-    Ok(Fix::new(title, Safety::Unsafe, edits))
+    Some(reason)
 }
 
-/// The test as a condition for `torch.where`, and whether it was negated (`not c`).
-fn zero_dim_condition<'e>(tensors: &Tensors, test: &'e Expr) -> Option<(&'e Expr, bool)> {
-    if let Expr::UnaryOp(op) = test {
-        if op.op == UnaryOp::Not {
-            let (condition, negated) = zero_dim_condition(tensors, &op.operand)?;
-            return Some((condition, !negated));
-        }
-    }
-    match test {
-        Expr::Call(call) if is_any_or_all(tensors, call) => Some((test, false)),
-        // `x.max() > k`, `m > self.limit` with `m = x.max() + 1`: the model knows the rank.
-        Expr::Compare(compare) if compare.ops.len() == 1 && is_ordering(compare.ops[0]) => {
-            tensors.is_zero_dim(test).then_some((test, false))
-        }
-        // `found = m > k` then `if found:`
-        Expr::Name(_) => (tensors.is_mask(test) && tensors.is_zero_dim(test)).then_some((test, false)),
-        _ => None,
-    }
-}
-
-fn is_ordering(op: CmpOp) -> bool {
-    matches!(op, CmpOp::Lt | CmpOp::LtE | CmpOp::Gt | CmpOp::GtE | CmpOp::Eq | CmpOp::NotEq)
-}
-
-/// `mask.any()`, `torch.isinf(x).all()`, `torch.any(mask)`: a 0-d boolean tensor.
-fn is_any_or_all(tensors: &Tensors, call: &ast::ExprCall) -> bool {
-    let name = last_segment(&call.func);
-    let is_any_or_all = matches!(name, Some("any" | "all"));
-    match call.func.as_ref() {
-        Expr::Attribute(method) if call.arguments.is_empty() && tensors.is_tensor(&method.value) => is_any_or_all,
-        _ => {
-            let one_argument = call.arguments.keywords.is_empty() && call.arguments.args.len() == 1;
-            is_any_or_all && one_argument && tensors.is_tensor_call(call)
-        }
-    }
-}
-
-fn is_number(expr: &Expr) -> bool {
-    match expr {
-        Expr::NumberLiteral(_) => true,
-        Expr::UnaryOp(op) => op.op == UnaryOp::USub && matches!(op.operand.as_ref(), Expr::NumberLiteral(_)),
-        _ => false,
-    }
-}
-
-/// `name = value` statements, one per name: what a branch that only selects values looks like.
-fn assignments(body: &[Stmt]) -> Option<Vec<(&str, &Expr)>> {
-    let mut found: Vec<(&str, &Expr)> = Vec::new();
-    for stmt in body {
-        let Stmt::Assign(assign) = stmt else { return None };
-        let [Expr::Name(name)] = assign.targets.as_slice() else { return None };
-        if found.iter().any(|(seen, _)| *seen == name.id.as_str()) {
-            return None;
-        }
-        found.push((name.id.as_str(), &assign.value));
-    }
-    Some(found)
-}
-
-/// The tensor name an elementwise expression is computed from (`x`, `x.clamp(-m, m)`,
-/// `torch.nan_to_num(x)`, `x * 0.5`), when its other operands are not tensors: its result then has
-/// the shape of that tensor.
-fn elementwise_base<'e>(tensors: &Tensors, expr: &'e Expr) -> Option<&'e str> {
-    let no_tensor = |args: &[Expr], keywords: &[ast::Keyword]| {
-        args.iter().chain(keywords.iter().map(|k| &k.value)).all(|arg| !tensors.is_tensor(arg))
-    };
-    match expr {
-        Expr::Name(name) => tensors.is_tensor(expr).then_some(name.id.as_str()),
-        Expr::UnaryOp(op) if op.op == UnaryOp::USub => elementwise_base(tensors, &op.operand),
-        // With a number literal: an attribute could be a tensor parameter whose shape broadcasts.
-        Expr::BinOp(op) if matches!(op.op, Operator::Add | Operator::Sub | Operator::Mult | Operator::Div) => {
-            match (is_number(&op.left), is_number(&op.right)) {
-                (false, true) => elementwise_base(tensors, &op.left),
-                (true, false) => elementwise_base(tensors, &op.right),
-                _ => None,
-            }
-        }
-        Expr::Call(call) => {
-            let name = last_segment(&call.func)?;
-            if !ELEMENTWISE.contains(&name) {
-                return None;
-            }
-            let args = &call.arguments;
-            match call.func.as_ref() {
-                Expr::Attribute(method) if tensors.is_tensor(&method.value) => {
-                    no_tensor(&args.args, &args.keywords).then(|| elementwise_base(tensors, &method.value)).flatten()
-                }
-                _ if tensors.is_tensor(expr) => {
-                    let (first, rest) = args.args.split_first()?;
-                    no_tensor(rest, &args.keywords).then(|| elementwise_base(tensors, first)).flatten()
-                }
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-/// The names an expression reads.
-fn names_read(expr: &Expr) -> Vec<String> {
-    struct Reads(Vec<String>);
-    impl<'a> Visitor<'a> for Reads {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Name(name) = expr {
-                self.0.push(name.id.to_string());
-            }
-            walk_expr(self, expr);
-        }
-    }
-    let mut reads = Reads(Vec::new());
-    reads.visit_expr(expr);
-    reads.0
+/// `self.image_embed(...)`, `self._merge(...)`: a submodule or a method, which may do anything.
+fn calls_self(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(attr) if is_self(&attr.value)))
 }
