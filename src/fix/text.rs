@@ -142,9 +142,9 @@ pub const NEW_MODULE_IMPORT: &str =
     "unsafe: adds a module-level `import torch` to a module that does not import torch when it is imported";
 
 /// `torch_name` for new code at `at`, for a fix that may be Safe: a Safe fix never changes what
-/// importing the module imports. Where the module binds `torch`, that name; where it imports the
-/// torch package under other names (`from torch import nn`), a module-level `import torch`, which
-/// loads nothing new; otherwise (a torch-free module, or one that imports torch only inside
+/// importing the module imports. Where the module binds `torch`, that name; where importing it
+/// loads torch anyway (`from torch import nn`, an `nn.Module` subclass defined at module level), a
+/// module-level `import torch`, which loads nothing new; otherwise (a torch-free module, or one that imports torch only inside
 /// functions) the `import torch` of a def around `at`, or a new one as the first statement of the
 /// innermost def whose body holds `at` — Dynamo traces a local import without a graph break
 /// (measured with torch 2.15). Only where there is no such def (module-level code, a body on the
@@ -154,7 +154,7 @@ pub fn torch_name_at(model: &FileModel, at: TextSize) -> TorchName {
         let (name, import) = torch_name(model);
         TorchName { name, import, new_module_import }
     };
-    if model.imports.torch_alias().is_some() || model.imports.imports_package("torch") {
+    if model.imports.torch_alias().is_some() || importing_loads_torch(model) {
         return module_import(false);
     }
     let bodies = def_bodies_around(model, at);
@@ -166,6 +166,14 @@ pub fn torch_name_at(model: &FileModel, at: TextSize) -> TorchName {
         Some(import) => TorchName { name: "torch".to_string(), import: Some(import), new_module_import: false },
         None => module_import(true),
     }
+}
+
+/// Whether importing the module loads torch: it imports the torch package (under any name), or
+/// defines an `nn.Module` subclass when it runs (`class Decoder(Block)`, `Block` a project module
+/// class from another file: its base's module imports torch).
+fn importing_loads_torch(model: &FileModel) -> bool {
+    model.imports.imports_package("torch")
+        || model.classes.iter().any(|class| class.is_module && !class.qualname.contains("<locals>"))
 }
 
 /// The bodies of the file's defs that hold `at`, innermost first.
