@@ -576,7 +576,37 @@ fn statistics_count_per_rule_most_frequent_first() {
             _ if fixable == count => "[*] ",
             _ => "[-] ",
         };
-        assert_eq!(fields[2], format!("{marker}{}", of_rule[0].rule.name), "{line}");
+        assert_eq!(fields[2].trim_end(), format!("{marker}{}", of_rule[0].rule.name), "{line}");
+        // Then what the findings carry, whatever the flags: the four counts add up to the total.
+        let with =
+            |safety: Option<Safety>| of_rule.iter().filter(|d| d.fix.as_ref().map(|f| f.safety) == safety).count();
+        let carried: Vec<String> = fields[3..].iter().map(|field| field.trim().to_string()).collect();
+        assert_eq!(
+            carried,
+            [
+                format!("{} safe", with(Some(Safety::Safe))),
+                format!("{} unsafe", with(Some(Safety::Unsafe))),
+                format!("{} display-only", with(Some(Safety::DisplayOnly))),
+                format!("{} no fix", with(None)),
+            ],
+            "{line}"
+        );
     }
     assert_eq!(statistics(&[], false), "");
+}
+
+#[test]
+fn statistics_columns_line_up() {
+    let checked = fixtures();
+    let files = findings(&checked);
+    let out = statistics(&files, true);
+    // Every line has the same fields, each (but the last) padded to one width across the lines, so
+    // the table reads as columns wherever the tab stops are.
+    let rows: Vec<Vec<&str>> = out.lines().map(|line| line.split('\t').collect()).collect();
+    assert!(rows.len() > 3);
+    assert!(rows.iter().all(|row| row.len() == 7), "{out}");
+    for column in 0..6 {
+        let widths: Vec<usize> = rows.iter().map(|row| row[column].chars().count()).collect();
+        assert!(widths.windows(2).all(|w| w[0] == w[1]), "column {column} of\n{out}");
+    }
 }

@@ -64,6 +64,7 @@ impl Fix {
     pub fn new(title: impl Into<String>, safety: Safety, mut edits: Vec<Edit>) -> Self {
         edits.sort_by_key(|edit| (edit.range.start(), edit.range.end()));
         edits.dedup();
+        let edits = merge_insertions(edits);
         debug_assert!(
             edits.windows(2).all(|pair| pair[0].range.end() <= pair[1].range.start()),
             "the edits of one fix overlap: {edits:?}"
@@ -78,6 +79,24 @@ impl Fix {
             Safety::DisplayOnly => false,
         }
     }
+}
+
+/// Insertions at one point, in the order given, become one edit (`import torch` then the
+/// decorator above a def that opens its scope): two edits at one point would be ambiguous to
+/// every reader of the fix but this one (other fixes' conflicts, the corpus containment check).
+fn merge_insertions(edits: Vec<Edit>) -> Vec<Edit> {
+    let mut merged: Vec<Edit> = Vec::with_capacity(edits.len());
+    for edit in edits {
+        match merged.last_mut() {
+            Some(last)
+                if last.range.is_empty() && edit.range.is_empty() && last.range.start() == edit.range.start() =>
+            {
+                last.content.push_str(&edit.content);
+            }
+            _ => merged.push(edit),
+        }
+    }
+    merged
 }
 
 /// Apply non-conflicting, sorted edits to `text`.
@@ -113,6 +132,13 @@ mod tests {
         assert!(!edit(3, 3, "a").conflicts_with(&edit(3, 3, "a")), "identical edits are shared");
         assert!(edit(4, 4, "a").conflicts_with(&edit(2, 6, "b")), "an insertion inside a replacement");
         assert!(!edit(2, 2, "a").conflicts_with(&edit(2, 6, "b")), "an insertion before a replacement");
+    }
+
+    #[test]
+    fn a_fixs_insertions_at_one_point_become_one_edit_in_their_order() {
+        let edits = vec![edit(3, 3, "import torch\n"), edit(0, 1, "x"), edit(3, 3, "@disable\n"), edit(3, 5, "y")];
+        let fix = Fix::new("t", Safety::Safe, edits);
+        assert_eq!(fix.edits, [edit(0, 1, "x"), edit(3, 3, "import torch\n@disable\n"), edit(3, 5, "y")]);
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub struct Imports {
     /// Local names bound by imports that run whenever the module is imported: at module level,
     /// not inside a function or under `if TYPE_CHECKING:`. Only these can be used in new code.
     module_level: HashSet<String>,
+    /// The top-level packages those imports load (`from torch import nn` loads `torch`).
+    module_level_packages: HashSet<String>,
 }
 
 impl Imports {
@@ -61,6 +63,13 @@ impl Imports {
     /// Local names bound to imported names, with what they are bound to.
     pub fn bindings(&self) -> impl Iterator<Item = (&str, &str)> {
         self.bound.iter().map(|(local, full)| (local.as_str(), full.as_str()))
+    }
+
+    /// Whether importing the module imports `package` (a top-level package: `torch`), under any
+    /// name: `import torch.nn as nn` and `from torch import nn` do, an import inside a function or
+    /// under `if TYPE_CHECKING:` does not.
+    pub fn imports_package(&self, package: &str) -> bool {
+        self.module_level_packages.contains(package)
     }
 
     /// The module-level name under which the `torch` package itself is bound, if any.
@@ -199,6 +208,8 @@ impl ImportCollector<'_> {
     fn bind(&mut self, local: &str, full: String) {
         if self.depth == 0 && !self.type_checking {
             self.imports.module_level.insert(local.to_string());
+            let package = full.split('.').next().unwrap_or_default();
+            self.imports.module_level_packages.insert(package.to_string());
         }
         self.imports.bound.insert(local.to_string(), full);
     }

@@ -15,7 +15,7 @@ use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::is_test_file;
-use crate::fix::text::torch_name;
+use crate::fix::text::{NEW_MODULE_IMPORT, torch_name_at};
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compile_calls::compiles_anything;
@@ -34,7 +34,7 @@ pub static RULE: Rule = Rule {
     why: "Dynamo cannot trace the old context manager (GB0208), so the attention it wraps runs between two graphs, \
               and everywhere it warns that it will be removed.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Safe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &["sdp_kernel"],
 };
 
@@ -151,17 +151,22 @@ fn with_fix(checker: &Checker, diagnostic: Diagnostic, call: &ast::ExprCall) -> 
         return diagnostic.without_fix("the call holds comments that the rewrite would drop: rewrite it by hand");
     }
     let names = AttentionNames::of(model);
-    let (torch, import) = torch_name(model);
+    let torch_at_call = torch_name_at(model, call.start());
+    let torch = &torch_at_call.name;
     let needs_torch = names.sdpa_kernel.is_none() || names.sdp_backend.is_none();
     let sdpa_kernel = names.sdpa_kernel.clone().unwrap_or_else(|| format!("{torch}.nn.attention.sdpa_kernel"));
     let backend = names.sdp_backend.clone().unwrap_or_else(|| format!("{torch}.nn.attention.SDPBackend"));
     let list: Vec<String> = backends.iter().map(|b| format!("{backend}.{b}")).collect();
     let replacement = format!("{sdpa_kernel}([{}])", list.join(", "));
     let mut edits = vec![Edit::replace(call.range(), replacement)];
-    if needs_torch {
-        edits.extend(import);
-    }
     let title = format!("Use `{sdpa_kernel}` with the backends `sdp_kernel` enabled");
+    if needs_torch && torch_at_call.new_module_import {
+        edits.extend(torch_at_call.import);
+        return diagnostic.with_fix(Fix::new(format!("{title} ({NEW_MODULE_IMPORT})"), Safety::Unsafe, edits));
+    }
+    if needs_torch {
+        edits.extend(torch_at_call.import);
+    }
     diagnostic.with_fix(Fix::new(title, Safety::Safe, edits))
 }
 

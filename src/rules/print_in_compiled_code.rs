@@ -6,7 +6,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::text::{block_indent_unit, indent_unit, torch_name, wrap_in_if};
+use crate::fix::text::{NEW_MODULE_IMPORT, block_indent_unit, indent_unit, torch_name_at, wrap_in_if};
 use crate::fix::torch_api::is_compiling_call;
 use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
@@ -24,7 +24,7 @@ pub static RULE: Rule = Rule {
     why: "Every call splits the compiled code into separate graphs with a Python round trip between them, and \
               inside a loop Dynamo gives up on the whole frame and runs it eagerly.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Safe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
 };
 
@@ -109,17 +109,21 @@ impl<'a> FunctionHooks<'a> for OutputFinder<'_, 'a> {
 
 fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
     let model = checker.model;
-    let (torch, import) = torch_name(model);
-    let condition = format!("not {}", is_compiling_call(&torch, checker.settings.target_torch));
+    let torch = torch_name_at(model, statement.start());
+    let condition = format!("not {}", is_compiling_call(&torch.name, checker.settings.target_torch));
     let unit = match model.function(function).node {
         FunctionNode::Def(def) => block_indent_unit(model.source, def.start(), def.body[0].start()),
         FunctionNode::Lambda(_) => indent_unit(model.source),
     };
     match wrap_in_if(model.source, statement, &condition, &unit) {
         Some(mut edits) => {
-            edits.extend(import);
+            edits.extend(torch.import);
             let title = format!("Guard with `if {condition}:`");
-            diagnostic.with_fix(Fix::new(title, Safety::Safe, edits))
+            let fix = match torch.new_module_import {
+                false => Fix::new(title, Safety::Safe, edits),
+                true => Fix::new(format!("{title} ({NEW_MODULE_IMPORT})"), Safety::Unsafe, edits),
+            };
+            diagnostic.with_fix(fix)
         }
         None => diagnostic.without_fix("the statement shares its line with other code: put it on a line of its own"),
     }

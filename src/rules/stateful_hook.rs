@@ -14,11 +14,12 @@ use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fix::text::{insert_decorator, torch_name};
+use crate::fix::text::{NEW_MODULE_IMPORT, insert_decorator, torch_name_at};
 use crate::fix::torch_api::{TorchVersion, disable};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode, Hook};
+use crate::model::hooks::on_repeated_modules;
 use crate::model::reach::{Target, describe, targets};
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -41,9 +42,9 @@ pub const HOOKS: Hooks = Hooks::File(check);
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut hooks: Vec<&Hook> = model.hooks.iter().filter(|hook| model.in_region(hook.function)).collect();
-    // One finding per hook function; if any of its registrations is in a loop, that one is kept
-    // (sorted first), since it decides the fix's safety.
-    hooks.sort_by_key(|hook| (hook.function, !hook.in_loop));
+    // One finding per hook function; if any of its registrations puts it on repeated blocks, that
+    // one is kept (sorted first), since it decides the fix's safety.
+    hooks.sort_by_key(|hook| (hook.function, on_repeated_modules(model, hook).is_none()));
     hooks.dedup_by_key(|hook| hook.function);
     let mut diagnostics = Vec::new();
     for hook in hooks {
@@ -80,17 +81,21 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     diagnostics
 }
 
-/// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook registered
-/// in a loop usually sits on blocks that forward calls in a loop, where its graph break makes
-/// Dynamo run the whole forward eagerly: slower than the recompiles it saves, so not automatic.
+/// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook on many
+/// modules (registered in a loop, on an element of a module list, through `Module.apply`, or
+/// globally) sits on blocks that forward calls in a loop, where its graph break makes Dynamo run
+/// the whole forward eagerly: slower than the recompiles it saves, so never automatic. Nor is a fix
+/// that would add `import torch` to the import of a module that does not import torch.
 fn disable_fix(model: &FileModel, hook: &Hook, target: TorchVersion) -> Fix {
-    let (torch, import) = torch_name(model);
-    let disable = disable(&torch, target);
+    let node = model.function(hook.function).node;
+    // The decorator runs where the def (or lambda) is: a local import goes in the def around it.
+    let torch = torch_name_at(model, node.range().start());
+    let disable = disable(&torch.name, target);
     let text = &model.source.text;
     // The import first: when both land at the same point (a hook def opening a file without
     // `import torch`), the import must come before the decorator.
-    let mut edits: Vec<Edit> = import.into_iter().collect();
-    match model.function(hook.function).node {
+    let mut edits: Vec<Edit> = torch.import.into_iter().collect();
+    match node {
         // Right above `def`, below `@staticmethod` and the like: disable must wrap the function.
         FunctionNode::Def(def) => edits.push(insert_decorator(text, def.name.start(), &disable)),
         FunctionNode::Lambda(lambda) => {
@@ -99,11 +104,19 @@ fn disable_fix(model: &FileModel, hook: &Hook, target: TorchVersion) -> Fix {
         }
     }
     let title = format!("Run the hook eagerly with `{disable}` (a graph break at each call instead of guards)");
-    if hook.in_loop {
-        let why = "unsafe for speed: registered in a loop, the hook likely sits on blocks that forward calls in a loop, where a graph break makes Dynamo run the whole forward eagerly";
-        Fix::new(format!("{title} ({why})"), Safety::Unsafe, edits)
-    } else {
-        Fix::new(title, Safety::Safe, edits)
+    let mut unsafe_because: Vec<String> = Vec::new();
+    if let Some(repeated) = on_repeated_modules(model, hook) {
+        unsafe_because.push(format!(
+            "unsafe for speed: {}, where a graph break makes Dynamo run the whole forward eagerly",
+            repeated.describe()
+        ));
+    }
+    if torch.new_module_import {
+        unsafe_because.push(NEW_MODULE_IMPORT.to_string());
+    }
+    match unsafe_because.is_empty() {
+        true => Fix::new(title, Safety::Safe, edits),
+        false => Fix::new(format!("{title} ({})", unsafe_because.join("; ")), Safety::Unsafe, edits),
     }
 }
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The tcfix oracle: runs every fixture's model under real torch.compile (CPU) before and after tcfix's
-# fix, and checks that graph breaks / recompiles go away and outputs stay equal.
+# fix, and checks that graph breaks / recompiles go away and outputs stay equal. The fixtures are the
+# codemods/*/ files that define oracle_cases(), and the whole models in tests/oracle/models/ (run with
+# --apply and --apply --unsafe-fixes, checked against issue #13's whole-model targets; a target
+# today's fixes miss shows as GAP with its reason, and does not fail the run).
 #
 # Usage: tests/oracle/run.sh [run.py options...]    e.g. tests/oracle/run.sh --filter stateful-hook -v
 # Env:   TCFIX_ORACLE_VENV  venv to create or reuse (default ~/.cache/tcfix-oracle/venv)
