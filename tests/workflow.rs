@@ -365,6 +365,24 @@ fn diff_base_reports_only_the_lines_the_branch_changed() {
 }
 
 #[test]
+fn diff_base_counts_the_changed_lines_of_a_crlf_checkout() {
+    // Git for Windows' default, `core.autocrlf`: the working tree has CRLF, the commits LF.
+    let dir = pull_request();
+    git(dir.path(), &["config", "core.autocrlf", "true"]);
+    for file in ["a.py", "late.py", "models/vlm.py"] {
+        fs::remove_file(dir.path().join(file)).unwrap();
+    }
+    git(dir.path(), &["checkout", "--", "."]);
+    assert!(read(dir.path(), "late.py").contains("print(x)\r\n"), "a CRLF checkout");
+    let output = tcfix(dir.path(), &["--diff-base", "main", "."]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    assert_eq!(
+        finding_lines(&output),
+        ["late.py:5:5: TCF101 high `print()` in `helper` (called from `Model.forward`) breaks the graph [*]"]
+    );
+}
+
+#[test]
 fn diff_base_fixes_and_diffs_only_the_changed_lines() {
     let dir = pull_request();
     let diff = tcfix(dir.path(), &["--diff-base", "main", "--diff", "."]);
