@@ -41,7 +41,11 @@ fn code_hash(text: &str, diagnostic: &Diagnostic) -> u64 {
 }
 
 /// `VLM.forward`: the `class` and `def` names around `offset`, outermost first, read from the
-/// indentation of the lines above it (no parse needed; a stable answer is all that matters).
+/// indentation of the lines above it (no parse needed; a stable answer is all that matters). An
+/// `if`, `for`, `with`... line less indented than the finding is a block around it too, unnamed:
+/// past it the scan looks only for blocks around that line, so a finding under a module-level
+/// `if __name__ == "__main__":` is not taken to be in the last function above it (a function
+/// added in between would change its fingerprint).
 fn enclosing_blocks(text: &str, offset: usize) -> String {
     let line_start = text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
     let line = &text[line_start..];
@@ -59,6 +63,8 @@ fn enclosing_blocks(text: &str, offset: usize) -> String {
         if let Some(name) = block_name(trimmed) {
             names.push(name);
             indent = width;
+        } else if opens_unnamed_block(trimmed) {
+            indent = width;
         }
     }
     names.reverse();
@@ -71,6 +77,14 @@ fn block_name(line: &str) -> Option<&str> {
     let rest = rest.strip_prefix("def ").or_else(|| rest.strip_prefix("class "))?.trim_start();
     let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
     (end > 0).then(|| &rest[..end])
+}
+
+/// Whether a line opens a compound statement other than `def` and `class`.
+fn opens_unnamed_block(line: &str) -> bool {
+    const KEYWORDS: [&str; 12] =
+        ["if", "elif", "else", "for", "while", "with", "try", "except", "finally", "match", "case", "async"];
+    let word = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default();
+    KEYWORDS.contains(&word)
 }
 
 /// FNV-1a, 64 bits: fixed by its definition, so fingerprints stay the same across tcfix builds
@@ -233,6 +247,10 @@ mod tests {
         assert_eq!(enclosing_blocks(text, text.find("x = 1").unwrap()), "A");
         assert_eq!(enclosing_blocks(text, text.find("y = 2").unwrap()), "g.h");
         assert_eq!(enclosing_blocks(text, text.find("class A").unwrap()), "");
+        let main = "def helper():\n    pass\n\n\nif __name__ == \"__main__\":\n    for i in range(2):\n        run()\n";
+        assert_eq!(enclosing_blocks(main, main.find("run()").unwrap()), "", "not in `helper`");
+        let nested = "class A:\n    def f(self):\n        with x:\n            if y:\n                z()\n";
+        assert_eq!(enclosing_blocks(nested, nested.find("z()").unwrap()), "A.f");
         assert_eq!(fnv1a(&["a"]), fnv1a(&["a"]));
         assert_ne!(fnv1a(&["ab", "c"]), fnv1a(&["a", "bc"]));
     }
