@@ -633,7 +633,8 @@ fn tcfix_keys_outside_tool_tcfix_in_pyproject_are_warned_about() {
 
 /// A stand-in for the GitHub CLI: it logs its arguments, keeps the comment body and the review
 /// it was given, answers the listing of the pull request's comments with the id in `$GH_EXISTING`
-/// (none when empty) and that of its review comments with the bodies in `$GH_POSTED`.
+/// (none when empty) and that of its review comments with the bodies in `$GH_POSTED`. With
+/// `$GH_READ_ONLY` set, it refuses to write, as GitHub does with a fork's pull request.
 const FAKE_GH: &str = r#"#!/usr/bin/env bash
 echo "$*" >>"$GH_LOG"
 previous=""
@@ -642,12 +643,27 @@ for arg in "$@"; do
     [[ "$previous" == --input ]] && cp "$arg" "$GH_REVIEW"
     previous="$arg"
 done
+if [[ -n "${GH_READ_ONLY:-}" && "$*" == *--method* ]]; then
+    echo "gh: Resource not accessible by integration (HTTP 403)" >&2
+    exit 1
+fi
 case "$*" in
     *pulls/*--jq*) [[ -f "${GH_POSTED:-}" ]] && cat "$GH_POSTED" ;;
     *--jq*) [[ -n "${GH_EXISTING:-}" ]] && echo "$GH_EXISTING" ;;
 esac
 exit 0
 "#;
+
+/// A `PATH` that finds the stand-in `gh` (written into `dir/bin`) first.
+fn fake_gh_on_path(dir: &Path) -> String {
+    let bin = dir.join("bin");
+    fs::create_dir(&bin).unwrap();
+    fs::write(bin.join("gh"), FAKE_GH).unwrap();
+    let mut permissions = fs::metadata(bin.join("gh")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(bin.join("gh"), permissions).unwrap();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap())
+}
 
 fn pr_review(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pr-review");
@@ -693,13 +709,7 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
     let url = format!("file://{}", origin.path().display());
     git(work.path(), &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "clone"]);
     let clone = work.path().join("clone");
-    let bin = work.path().join("bin");
-    fs::create_dir(&bin).unwrap();
-    fs::write(bin.join("gh"), FAKE_GH).unwrap();
-    let mut permissions = fs::metadata(bin.join("gh")).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(bin.join("gh"), permissions).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let path = fake_gh_on_path(work.path());
     let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
     let (log, body, outputs, summary) = (file("gh.log"), file("body.md"), file("outputs"), file("summary.md"));
     let (review, on_the_pull_request) = (file("review.json"), file("posted.txt"));
@@ -790,4 +800,44 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
     let fixed = actions("4242");
     assert_eq!(fixed.status.code(), Some(0), "{}", text(&fixed.stderr));
     assert!(fs::read_to_string(&body).unwrap().contains("No hazards found."));
+}
+
+#[test]
+fn the_action_script_warns_when_it_cannot_post_and_keeps_its_verdict() {
+    // A pull request from a fork: the token can read but not comment. The verdict is tcfix's
+    // (1: hazards), not an error, and a warning says why nothing was posted.
+    let dir = pull_request();
+    let work = tempfile::tempdir().unwrap();
+    let path = fake_gh_on_path(work.path());
+    let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
+    let (log, body, review, out) = (file("gh.log"), file("body.md"), file("review.json"), file("out"));
+    let env = [
+        ("PATH", path.as_str()),
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_REPOSITORY", "octo/models"),
+        ("TCFIX_PR_NUMBER", "7"),
+        ("GH_LOG", &log),
+        ("GH_BODY", &body),
+        ("GH_REVIEW", &review),
+        ("GH_READ_ONLY", "1"),
+    ];
+    let fork = pr_review(dir.path(), &["--base", "main", "--comment", "--suggest", "--out", &out], &env);
+    assert_eq!(fork.status.code(), Some(1), "{}", text(&fork.stderr));
+    let annotations = text(&fork.stdout);
+    assert!(
+        annotations.contains("::warning title=tcfix::cannot comment on pull request #7 (a pull request from a fork")
+    );
+    let calls = fs::read_to_string(&log).unwrap();
+    assert!(!calls.contains("pulls/7/reviews"), "no suggestions after the comment was refused: {calls}");
+    assert!(fs::read_to_string(Path::new(&out).join("tcfix-review.md")).unwrap().contains("`late.py:5:5` TCF101"));
+
+    // What the script is asked wrongly is an error (2), never a verdict.
+    let unnamed = pr_review(dir.path(), &["--base", "main", "--comment", "--out", &out], &env[..3]);
+    assert_eq!(unnamed.status.code(), Some(2));
+    assert!(text(&unnamed.stderr).contains("--comment needs TCFIX_PR_NUMBER"), "{}", text(&unnamed.stderr));
+    let no_value = pr_review(dir.path(), &["--out", &out, "--base"], &[]);
+    assert_eq!(no_value.status.code(), Some(2));
+    assert!(text(&no_value.stderr).contains("--base needs a value"), "{}", text(&no_value.stderr));
+    let unwritable = pr_review(dir.path(), &["--base", "main", "--out", "/proc/tcfix-review"], &[]);
+    assert_eq!(unwritable.status.code(), Some(2), "{}", text(&unwritable.stderr));
 }
