@@ -841,3 +841,58 @@ fn the_action_script_warns_when_it_cannot_post_and_keeps_its_verdict() {
     let unwritable = pr_review(dir.path(), &["--base", "main", "--out", "/proc/tcfix-review"], &[]);
     assert_eq!(unwritable.status.code(), Some(2), "{}", text(&unwritable.stderr));
 }
+
+#[test]
+fn suggested_changes_are_ones_github_takes_and_can_apply() {
+    // GitHub shows a renamed file's edits only, with 3 lines around them, and refuses a whole
+    // review when one comment lies outside: the print spans lines 7-11, the edit is on line 7.
+    let block = "import torch\nfrom torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        print(\n            \"block\",\n            x.shape,\n            x.dtype,\n        )\n        return x\n";
+    let dir = repo();
+    fs::write(dir.path().join("models/block.py"), block).unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qm", "block"]);
+    git(dir.path(), &["checkout", "-qb", "feature"]);
+    git(dir.path(), &["mv", "models/block.py", "models/blocks.py"]);
+    fs::write(dir.path().join("models/blocks.py"), block.replace("print(\n", "print(  # shapes\n")).unwrap();
+    fs::write(
+        dir.path().join("models/vlm.py"),
+        MODEL.replace("        return self", "        print(ids)\n        return self"),
+    )
+    .unwrap();
+    // A new file: the print's suggestion (line 12) and the image token's (lines 8-13) overlap,
+    // and once one is committed the other cannot be applied.
+    fs::write(dir.path().join("models/new.py"), MODEL).unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qam", "rename, two debug prints, a new model"]);
+
+    let work = tempfile::tempdir().unwrap();
+    let path = fake_gh_on_path(work.path());
+    let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
+    let (log, body, review, out) = (file("gh.log"), file("body.md"), file("review.json"), file("out"));
+    let output = pr_review(
+        dir.path(),
+        &["--base", "main", "--comment", "--suggest", "--out", &out],
+        &[
+            ("PATH", &path),
+            ("GITHUB_REPOSITORY", "octo/models"),
+            ("TCFIX_PR_NUMBER", "7"),
+            ("GH_LOG", &log),
+            ("GH_BODY", &body),
+            ("GH_REVIEW", &review),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("models/blocks.py:7:9: TCF101"), "{}", text(&output.stdout));
+    let suggested: serde_json::Value = serde_json::from_str(&fs::read_to_string(&review).unwrap()).unwrap();
+    let places: Vec<(&str, u64)> = suggested["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|comment| (comment["path"].as_str().unwrap(), comment["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        places,
+        [("models/new.py", 12), ("models/vlm.py", 13)],
+        "not lines 7-11 of blocks.py, which GitHub shows to line 10 only, nor lines 8-13 of new.py"
+    );
+}
