@@ -11,7 +11,7 @@
 //! value, so code scanning tracks a finding across commits the same way.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -192,10 +192,17 @@ fn root_of(path: &Path) -> PathBuf {
     absolute.parent().map(crate::scope::canonical).unwrap_or(absolute)
 }
 
-/// `file` relative to `root`, `/`-separated, if it lies under it.
+/// `file` relative to `root`, `/`-separated: `models/vlm.py`, or `../models/vlm.py` for a baseline
+/// kept in `.github/`. `None` only when they share no ancestor (another drive on Windows).
 fn relative(root: &Path, file: &Path) -> Option<String> {
-    let relative = file.strip_prefix(root).ok()?;
-    Some(relative.to_string_lossy().replace('\\', "/"))
+    let (root, file): (Vec<Component>, Vec<Component>) = (root.components().collect(), file.components().collect());
+    let shared = root.iter().zip(&file).take_while(|(a, b)| a == b).count();
+    if shared == 0 {
+        return None;
+    }
+    let up = std::iter::repeat_n("..".to_string(), root.len() - shared);
+    let down = file[shared..].iter().map(|part| part.as_os_str().to_string_lossy().into_owned());
+    Some(up.chain(down).collect::<Vec<_>>().join("/"))
 }
 
 #[cfg(test)]
@@ -269,6 +276,14 @@ mod tests {
         let baseline = Baseline::read(&path).unwrap();
         assert!(baseline.holds(&file, &found[0]));
         assert!(!baseline.holds(&crate::scope::canonical(&dir.path().join("other.py")), &found[0]));
+
+        // Kept away from the code, in `.github/`: the paths climb out of its directory.
+        let kept = dir.path().join(".github/tcfix-baseline.json");
+        std::fs::create_dir(dir.path().join(".github")).unwrap();
+        write(&kept, &[Recorded { file: file.clone(), text: MODEL, diagnostics: &found }]).unwrap();
+        let text = std::fs::read_to_string(&kept).unwrap();
+        assert!(text.contains("\"path\": \"../models/net.py\""), "{text}");
+        assert!(Baseline::read(&kept).unwrap().holds(&file, &found[0]));
 
         std::fs::write(&path, "{\"tcfix-baseline\": 9, \"findings\": []}").unwrap();
         let err = format!("{:#}", Baseline::read(&path).err().unwrap());
