@@ -5,7 +5,9 @@ A suggestion block applies with one click only in a review comment on the lines 
 GitHub accepts such a comment only on lines of the pull request's diff. From the SARIF log of a
 `tcfix --diff-base` run, each safe fix whose edits lie on at most 8 consecutive lines, all inside
 one hunk of `git diff -U3 MERGE_BASE HEAD`, becomes a comment replacing those lines; a hidden
-marker with the finding's fingerprint keeps later runs from posting it again.
+marker with the finding's fingerprint keeps later runs from posting it again. One line GitHub does
+not count as part of the diff would make it refuse the whole review, so the hunks are GitHub's:
+renames detected.
 
 Usage: scripts/pr-suggestions.py SARIF MERGE_BASE HEAD_SHA POSTED_BODIES [PREFIX]
 Prints the JSON body for POST /repos/{owner}/{repo}/pulls/{number}/reviews, or nothing when
@@ -13,7 +15,9 @@ there is no new suggestion. POSTED_BODIES: a file with the bodies of the review 
 on the pull request (their markers are skipped). PREFIX: the current directory relative to the
 repository's root (`git rev-parse --show-prefix`), which the SARIF's paths are relative to.
 """
+import ast
 import json
+import posixpath
 import re
 import subprocess
 import sys
@@ -60,20 +64,58 @@ def suggestion(text, replacements):
     return first, last, chunk[:-1] if chunk.endswith("\n") else chunk
 
 
-def hunks(merge_base, path):
-    """The new-side line ranges of the pull request's diff of `path` (3 lines of context)."""
+def hunks(merge_base):
+    """The new-side line ranges of the pull request's diff (3 lines of context), by path from the
+    repository's root. Renames are detected, as GitHub shows them: a renamed file's lines are in
+    the diff only around its edits."""
     diff = subprocess.run(
-        ["git", "diff", "--no-color", "--no-ext-diff", "-U3", merge_base, "HEAD", "--", path],
+        ["git", "diff", "--no-color", "--no-ext-diff", "--no-relative", "--src-prefix=a/", "--dst-prefix=b/",
+         "-M", "-U3", merge_base, "HEAD"],
         capture_output=True,
         text=True,
+        encoding="utf-8",
+        errors="replace",
         check=True,
     ).stdout
-    ranges = []
-    for match in re.finditer(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", diff, re.M):
-        start, count = int(match[1]), int(match[2] or 1)
-        if count:
-            ranges.append((start, start + count - 1))
+    ranges = {}
+    path, in_header = None, False
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            path, in_header = None, True
+        elif in_header and line.startswith("+++ "):
+            path = diff_path(line[4:])
+        elif line.startswith("@@ "):
+            in_header = False
+            match = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+            start, count = int(match[1]), int(match[2] or 1)
+            if path is not None and count:
+                ranges.setdefault(path, []).append((start, start + count - 1))
     return ranges
+
+
+def diff_path(name):
+    """The path of a `+++ b/models/a.py` line: git quotes a name with unusual characters (C escapes,
+    octal bytes) and ends one with a space in a tab."""
+    name = name.rstrip("\t")
+    if name.startswith('"'):
+        name = ast.literal_eval("b" + name).decode("utf-8", "replace")
+    return name[2:] if name.startswith("b/") else None
+
+
+def apart(comments):
+    """The comments whose lines no other one's overlap, the shortest kept first. Once one of two
+    overlapping suggestions is committed the other is outdated and cannot be applied, and its
+    marker, already posted, would keep it from being posted again: one left out now is posted by
+    the next run, on the lines as they are then."""
+    kept = []
+    span = lambda comment: (comment.get("start_line", comment["line"]), comment["line"])
+    for comment in sorted(comments, key=lambda comment: span(comment)[1] - span(comment)[0]):
+        first, last = span(comment)
+        if not any(
+            other["path"] == comment["path"] and span(other)[0] <= last and first <= span(other)[1] for other in kept
+        ):
+            kept.append(comment)
+    return [comment for comment in comments if comment in kept]
 
 
 def main():
@@ -83,6 +125,7 @@ def main():
         posted = file.read()
     with open(sarif_path, encoding="utf-8") as file:
         run = json.load(file)["runs"][0]
+    changed = hunks(merge_base)
     comments = []
     for result in run["results"]:
         fingerprint = result.get("partialFingerprints", {}).get("tcfix/v1", "")
@@ -91,7 +134,8 @@ def main():
             continue
         change = safe[0]["artifactChanges"][0]
         path = urllib.parse.unquote(change["artifactLocation"]["uri"])
-        marker = MARKER.format(f"{result['ruleId']} {prefix}{path} {fingerprint}")
+        in_repo = posixpath.normpath(prefix + path)  # `models/../x.py` from a subdirectory is `x.py`
+        marker = MARKER.format(f"{result['ruleId']} {in_repo} {fingerprint}")
         if marker in posted:
             continue
         with open(path, encoding="utf-8", newline="") as file:
@@ -99,7 +143,7 @@ def main():
         if found is None:
             continue
         first, last, text = found
-        if not any(start <= first and last <= end for start, end in hunks(merge_base, path)):
+        if not any(start <= first and last <= end for start, end in changed.get(in_repo, [])):
             continue
         fence = "`" * max(3, 1 + max((len(ticks) for ticks in re.findall(r"`+", text)), default=0))
         body = (
@@ -107,10 +151,11 @@ def main():
             f"{safe[0]['description']['text']} (safe: `tcfix --apply` writes the same):\n\n"
             f"{fence}suggestion\n{text}\n{fence}\n{marker}"
         )
-        comment = {"path": prefix + path, "line": last, "side": "RIGHT", "body": body}
+        comment = {"path": in_repo, "line": last, "side": "RIGHT", "body": body}
         if first < last:
             comment.update(start_line=first, start_side="RIGHT")
         comments.append(comment)
+    comments = apart(comments)
     if comments:
         count = len(comments)
         review = {

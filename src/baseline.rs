@@ -11,7 +11,7 @@
 //! value, so code scanning tracks a finding across commits the same way.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -41,7 +41,11 @@ fn code_hash(text: &str, diagnostic: &Diagnostic) -> u64 {
 }
 
 /// `VLM.forward`: the `class` and `def` names around `offset`, outermost first, read from the
-/// indentation of the lines above it (no parse needed; a stable answer is all that matters).
+/// indentation of the lines above it (no parse needed; a stable answer is all that matters). An
+/// `if`, `for`, `with`... line less indented than the finding is a block around it too, unnamed:
+/// past it the scan looks only for blocks around that line, so a finding under a module-level
+/// `if __name__ == "__main__":` is not taken to be in the last function above it (a function
+/// added in between would change its fingerprint).
 fn enclosing_blocks(text: &str, offset: usize) -> String {
     let line_start = text[..offset].rfind('\n').map_or(0, |newline| newline + 1);
     let line = &text[line_start..];
@@ -59,6 +63,8 @@ fn enclosing_blocks(text: &str, offset: usize) -> String {
         if let Some(name) = block_name(trimmed) {
             names.push(name);
             indent = width;
+        } else if opens_unnamed_block(trimmed) {
+            indent = width;
         }
     }
     names.reverse();
@@ -71,6 +77,14 @@ fn block_name(line: &str) -> Option<&str> {
     let rest = rest.strip_prefix("def ").or_else(|| rest.strip_prefix("class "))?.trim_start();
     let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
     (end > 0).then(|| &rest[..end])
+}
+
+/// Whether a line opens a compound statement other than `def` and `class`.
+fn opens_unnamed_block(line: &str) -> bool {
+    const KEYWORDS: [&str; 12] =
+        ["if", "elif", "else", "for", "while", "with", "try", "except", "finally", "match", "case", "async"];
+    let word = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default();
+    KEYWORDS.contains(&word)
 }
 
 /// FNV-1a, 64 bits: fixed by its definition, so fingerprints stay the same across tcfix builds
@@ -178,10 +192,17 @@ fn root_of(path: &Path) -> PathBuf {
     absolute.parent().map(crate::scope::canonical).unwrap_or(absolute)
 }
 
-/// `file` relative to `root`, `/`-separated, if it lies under it.
+/// `file` relative to `root`, `/`-separated: `models/vlm.py`, or `../models/vlm.py` for a baseline
+/// kept in `.github/`. `None` only when they share no ancestor (another drive on Windows).
 fn relative(root: &Path, file: &Path) -> Option<String> {
-    let relative = file.strip_prefix(root).ok()?;
-    Some(relative.to_string_lossy().replace('\\', "/"))
+    let (root, file): (Vec<Component>, Vec<Component>) = (root.components().collect(), file.components().collect());
+    let shared = root.iter().zip(&file).take_while(|(a, b)| a == b).count();
+    if shared == 0 {
+        return None;
+    }
+    let up = std::iter::repeat_n("..".to_string(), root.len() - shared);
+    let down = file[shared..].iter().map(|part| part.as_os_str().to_string_lossy().into_owned());
+    Some(up.chain(down).collect::<Vec<_>>().join("/"))
 }
 
 #[cfg(test)]
@@ -233,6 +254,10 @@ mod tests {
         assert_eq!(enclosing_blocks(text, text.find("x = 1").unwrap()), "A");
         assert_eq!(enclosing_blocks(text, text.find("y = 2").unwrap()), "g.h");
         assert_eq!(enclosing_blocks(text, text.find("class A").unwrap()), "");
+        let main = "def helper():\n    pass\n\n\nif __name__ == \"__main__\":\n    for i in range(2):\n        run()\n";
+        assert_eq!(enclosing_blocks(main, main.find("run()").unwrap()), "", "not in `helper`");
+        let nested = "class A:\n    def f(self):\n        with x:\n            if y:\n                z()\n";
+        assert_eq!(enclosing_blocks(nested, nested.find("z()").unwrap()), "A.f");
         assert_eq!(fnv1a(&["a"]), fnv1a(&["a"]));
         assert_ne!(fnv1a(&["ab", "c"]), fnv1a(&["a", "bc"]));
     }
@@ -251,6 +276,14 @@ mod tests {
         let baseline = Baseline::read(&path).unwrap();
         assert!(baseline.holds(&file, &found[0]));
         assert!(!baseline.holds(&crate::scope::canonical(&dir.path().join("other.py")), &found[0]));
+
+        // Kept away from the code, in `.github/`: the paths climb out of its directory.
+        let kept = dir.path().join(".github/tcfix-baseline.json");
+        std::fs::create_dir(dir.path().join(".github")).unwrap();
+        write(&kept, &[Recorded { file: file.clone(), text: MODEL, diagnostics: &found }]).unwrap();
+        let text = std::fs::read_to_string(&kept).unwrap();
+        assert!(text.contains("\"path\": \"../models/net.py\""), "{text}");
+        assert!(Baseline::read(&kept).unwrap().holds(&file, &found[0]));
 
         std::fs::write(&path, "{\"tcfix-baseline\": 9, \"findings\": []}").unwrap();
         let err = format!("{:#}", Baseline::read(&path).err().unwrap());

@@ -164,9 +164,12 @@ fn blob_text(repo: &Repository, tree: &Tree, path: &Path) -> Option<String> {
 }
 
 /// For each line of `new`, the one-based line of `old` it is, unchanged; `None` for a line that
-/// is new or edited.
+/// is new or edited. Line endings are not compared: a checkout with `core.autocrlf` (Git for
+/// Windows' default) or an `eol=crlf` attribute has CRLF where the committed blob has LF, and
+/// every line would otherwise count as edited, leaving nothing changed to report.
 fn carried(old: &str, new: &str) -> Vec<Option<usize>> {
-    let diff = similar::TextDiff::from_lines(old, new);
+    let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
+    let diff = similar::TextDiff::from_lines(&old, &new);
     let mut lines = Vec::new();
     for op in diff.ops() {
         match *op {
@@ -190,5 +193,12 @@ mod tests {
         let new = "a\nnew\nb\nC\nd\n";
         assert_eq!(carried(old, new), [Some(1), None, Some(2), None, Some(4)]);
         assert_eq!(carried(old, old), [Some(1), Some(2), Some(3), Some(4)]);
+    }
+
+    #[test]
+    fn line_endings_do_not_make_a_line_edited() {
+        let committed = "a\nb\nc\n";
+        assert_eq!(carried(committed, "a\r\nb\r\nc\r\n"), [Some(1), Some(2), Some(3)]);
+        assert_eq!(carried(committed, "a\r\nB\r\nc\r\n"), [Some(1), None, Some(3)]);
     }
 }

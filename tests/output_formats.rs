@@ -526,6 +526,7 @@ fn markdown_report_is_capped_and_says_how_many_were_left_out() {
             counted += 1;
             assert!(last.contains("not shown") && last.contains("`--markdown-max-chars 0`"), "{last}");
             assert!(last.contains(&format!("{},{:03} characters", cap / 1000, cap % 1000)), "{last}");
+            assert!(!last.contains("pull-request comment"), "a cap of {cap} is no comment's size: {last}");
         }
     }
     assert!(counted > 0, "some cap leaves findings out");

@@ -365,6 +365,24 @@ fn diff_base_reports_only_the_lines_the_branch_changed() {
 }
 
 #[test]
+fn diff_base_counts_the_changed_lines_of_a_crlf_checkout() {
+    // Git for Windows' default, `core.autocrlf`: the working tree has CRLF, the commits LF.
+    let dir = pull_request();
+    git(dir.path(), &["config", "core.autocrlf", "true"]);
+    for file in ["a.py", "late.py", "models/vlm.py"] {
+        fs::remove_file(dir.path().join(file)).unwrap();
+    }
+    git(dir.path(), &["checkout", "--", "."]);
+    assert!(read(dir.path(), "late.py").contains("print(x)\r\n"), "a CRLF checkout");
+    let output = tcfix(dir.path(), &["--diff-base", "main", "."]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    assert_eq!(
+        finding_lines(&output),
+        ["late.py:5:5: TCF101 high `print()` in `helper` (called from `Model.forward`) breaks the graph [*]"]
+    );
+}
+
+#[test]
 fn diff_base_fixes_and_diffs_only_the_changed_lines() {
     let dir = pull_request();
     let diff = tcfix(dir.path(), &["--diff-base", "main", "--diff", "."]);
@@ -615,7 +633,8 @@ fn tcfix_keys_outside_tool_tcfix_in_pyproject_are_warned_about() {
 
 /// A stand-in for the GitHub CLI: it logs its arguments, keeps the comment body and the review
 /// it was given, answers the listing of the pull request's comments with the id in `$GH_EXISTING`
-/// (none when empty) and that of its review comments with the bodies in `$GH_POSTED`.
+/// (none when empty) and that of its review comments with the bodies in `$GH_POSTED`. With
+/// `$GH_READ_ONLY` set, it refuses to write, as GitHub does with a fork's pull request.
 const FAKE_GH: &str = r#"#!/usr/bin/env bash
 echo "$*" >>"$GH_LOG"
 previous=""
@@ -624,12 +643,27 @@ for arg in "$@"; do
     [[ "$previous" == --input ]] && cp "$arg" "$GH_REVIEW"
     previous="$arg"
 done
+if [[ -n "${GH_READ_ONLY:-}" && "$*" == *--method* ]]; then
+    echo "gh: Resource not accessible by integration (HTTP 403)" >&2
+    exit 1
+fi
 case "$*" in
     *pulls/*--jq*) [[ -f "${GH_POSTED:-}" ]] && cat "$GH_POSTED" ;;
     *--jq*) [[ -n "${GH_EXISTING:-}" ]] && echo "$GH_EXISTING" ;;
 esac
 exit 0
 "#;
+
+/// A `PATH` that finds the stand-in `gh` (written into `dir/bin`) first.
+fn fake_gh_on_path(dir: &Path) -> String {
+    let bin = dir.join("bin");
+    fs::create_dir(&bin).unwrap();
+    fs::write(bin.join("gh"), FAKE_GH).unwrap();
+    let mut permissions = fs::metadata(bin.join("gh")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(bin.join("gh"), permissions).unwrap();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap())
+}
 
 fn pr_review(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pr-review");
@@ -675,13 +709,7 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
     let url = format!("file://{}", origin.path().display());
     git(work.path(), &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "clone"]);
     let clone = work.path().join("clone");
-    let bin = work.path().join("bin");
-    fs::create_dir(&bin).unwrap();
-    fs::write(bin.join("gh"), FAKE_GH).unwrap();
-    let mut permissions = fs::metadata(bin.join("gh")).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    fs::set_permissions(bin.join("gh"), permissions).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let path = fake_gh_on_path(work.path());
     let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
     let (log, body, outputs, summary) = (file("gh.log"), file("body.md"), file("outputs"), file("summary.md"));
     let (review, on_the_pull_request) = (file("review.json"), file("posted.txt"));
@@ -772,4 +800,99 @@ fn the_action_script_fetches_the_base_and_keeps_one_comment_up_to_date() {
     let fixed = actions("4242");
     assert_eq!(fixed.status.code(), Some(0), "{}", text(&fixed.stderr));
     assert!(fs::read_to_string(&body).unwrap().contains("No hazards found."));
+}
+
+#[test]
+fn the_action_script_warns_when_it_cannot_post_and_keeps_its_verdict() {
+    // A pull request from a fork: the token can read but not comment. The verdict is tcfix's
+    // (1: hazards), not an error, and a warning says why nothing was posted.
+    let dir = pull_request();
+    let work = tempfile::tempdir().unwrap();
+    let path = fake_gh_on_path(work.path());
+    let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
+    let (log, body, review, out) = (file("gh.log"), file("body.md"), file("review.json"), file("out"));
+    let env = [
+        ("PATH", path.as_str()),
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_REPOSITORY", "octo/models"),
+        ("TCFIX_PR_NUMBER", "7"),
+        ("GH_LOG", &log),
+        ("GH_BODY", &body),
+        ("GH_REVIEW", &review),
+        ("GH_READ_ONLY", "1"),
+    ];
+    let fork = pr_review(dir.path(), &["--base", "main", "--comment", "--suggest", "--out", &out], &env);
+    assert_eq!(fork.status.code(), Some(1), "{}", text(&fork.stderr));
+    let annotations = text(&fork.stdout);
+    assert!(
+        annotations.contains("::warning title=tcfix::cannot comment on pull request #7 (a pull request from a fork")
+    );
+    let calls = fs::read_to_string(&log).unwrap();
+    assert!(!calls.contains("pulls/7/reviews"), "no suggestions after the comment was refused: {calls}");
+    assert!(fs::read_to_string(Path::new(&out).join("tcfix-review.md")).unwrap().contains("`late.py:5:5` TCF101"));
+
+    // What the script is asked wrongly is an error (2), never a verdict.
+    let unnamed = pr_review(dir.path(), &["--base", "main", "--comment", "--out", &out], &env[..3]);
+    assert_eq!(unnamed.status.code(), Some(2));
+    assert!(text(&unnamed.stderr).contains("--comment needs TCFIX_PR_NUMBER"), "{}", text(&unnamed.stderr));
+    let no_value = pr_review(dir.path(), &["--out", &out, "--base"], &[]);
+    assert_eq!(no_value.status.code(), Some(2));
+    assert!(text(&no_value.stderr).contains("--base needs a value"), "{}", text(&no_value.stderr));
+    let unwritable = pr_review(dir.path(), &["--base", "main", "--out", "/proc/tcfix-review"], &[]);
+    assert_eq!(unwritable.status.code(), Some(2), "{}", text(&unwritable.stderr));
+}
+
+#[test]
+fn suggested_changes_are_ones_github_takes_and_can_apply() {
+    // GitHub shows a renamed file's edits only, with 3 lines around them, and refuses a whole
+    // review when one comment lies outside: the print spans lines 7-11, the edit is on line 7.
+    let block = "import torch\nfrom torch import nn\n\n\nclass Block(nn.Module):\n    def forward(self, x):\n        print(\n            \"block\",\n            x.shape,\n            x.dtype,\n        )\n        return x\n";
+    let dir = repo();
+    fs::write(dir.path().join("models/block.py"), block).unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qm", "block"]);
+    git(dir.path(), &["checkout", "-qb", "feature"]);
+    git(dir.path(), &["mv", "models/block.py", "models/blocks.py"]);
+    fs::write(dir.path().join("models/blocks.py"), block.replace("print(\n", "print(  # shapes\n")).unwrap();
+    fs::write(
+        dir.path().join("models/vlm.py"),
+        MODEL.replace("        return self", "        print(ids)\n        return self"),
+    )
+    .unwrap();
+    // A new file: the print's suggestion (line 12) and the image token's (lines 8-13) overlap,
+    // and once one is committed the other cannot be applied.
+    fs::write(dir.path().join("models/new.py"), MODEL).unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qam", "rename, two debug prints, a new model"]);
+
+    let work = tempfile::tempdir().unwrap();
+    let path = fake_gh_on_path(work.path());
+    let file = |name: &str| work.path().join(name).to_string_lossy().into_owned();
+    let (log, body, review, out) = (file("gh.log"), file("body.md"), file("review.json"), file("out"));
+    let output = pr_review(
+        dir.path(),
+        &["--base", "main", "--comment", "--suggest", "--out", &out],
+        &[
+            ("PATH", &path),
+            ("GITHUB_REPOSITORY", "octo/models"),
+            ("TCFIX_PR_NUMBER", "7"),
+            ("GH_LOG", &log),
+            ("GH_BODY", &body),
+            ("GH_REVIEW", &review),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("models/blocks.py:7:9: TCF101"), "{}", text(&output.stdout));
+    let suggested: serde_json::Value = serde_json::from_str(&fs::read_to_string(&review).unwrap()).unwrap();
+    let places: Vec<(&str, u64)> = suggested["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|comment| (comment["path"].as_str().unwrap(), comment["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        places,
+        [("models/new.py", 12), ("models/vlm.py", 13)],
+        "not lines 7-11 of blocks.py, which GitHub shows to line 10 only, nor lines 8-13 of new.py"
+    );
 }

@@ -144,8 +144,8 @@ fn left_out(rest: &[(&FileFindings, &Diagnostic)], limit: usize) -> String {
         .collect();
     let (more, are) = if rest.len() == 1 { ("finding is", "it") } else { ("findings are", "them all") };
     format!(
-        "**{} more {more} not shown** ({}), to keep this report within {} characters (one pull-request \
-         comment): `--markdown-max-chars 0` shows {are}, and the default output format lists each on one line.\n",
+        "**{} more {more} not shown** ({}), to keep this report within {} characters: \
+         `--markdown-max-chars 0` shows {are}, and the default output format lists each on one line.\n",
         rest.len(),
         counts.join(", "),
         thousands(limit)
