@@ -388,8 +388,12 @@ impl<'m, 'a> Flow<'m, 'a> {
                     _ => Step::Up(parent, value),
                 }
             }
+            // A branch on something computed from a selection is that value's own matter (TCF104),
+            // not the selection's size.
+            Expr::UnaryOp(op) if op.op == UnaryOp::Not && value == Value::Derived => Step::Done(None),
             Expr::UnaryOp(op) if op.op == UnaryOp::Not => stop(Stop::Branch, parent),
             Expr::UnaryOp(_) | Expr::Starred(_) | Expr::Named(_) | Expr::Slice(_) => Step::Up(parent, value),
+            Expr::BoolOp(_) if value == Value::Derived => Step::Done(None),
             Expr::BoolOp(_) => stop(Stop::Branch, parent),
             Expr::Compare(compare) => {
                 let others: Vec<&Expr> = std::iter::once(compare.left.as_ref())
@@ -410,6 +414,7 @@ impl<'m, 'a> Flow<'m, 'a> {
                     _ => Step::Up(parent, Value::Number),
                 }
             }
+            Expr::If(if_expr) if is(&if_expr.test, child) && value == Value::Derived => Step::Done(None),
             Expr::If(if_expr) if is(&if_expr.test, child) => stop(Stop::Branch, parent),
             Expr::If(_) => Step::Up(parent, value),
             Expr::Attribute(attr) => self.attribute(attr, parent, value, walk),
@@ -450,7 +455,9 @@ impl<'m, 'a> Flow<'m, 'a> {
                 "dim" | "ndimension" | "is_contiguous" | "is_floating_point" | "get_device" | "element_size" => {
                     Step::Done(None)
                 }
-                "unbind" | "split" | "chunk" | "tensor_split" | "split_with_sizes" => stop(Stop::Iterated, call),
+                "unbind" | "split" | "chunk" | "tensor_split" | "split_with_sizes" if value == Value::Sized => {
+                    stop(Stop::Iterated, call)
+                }
                 // A full reduction: a 0-d tensor, whose size is known.
                 _ if FULL_REDUCTIONS.contains(&name) && reduces_all(call) => Step::Done(None),
                 _ => {
@@ -637,6 +644,7 @@ impl<'m, 'a> Flow<'m, 'a> {
             Stmt::AugAssign(assign) if is(&assign.value, child) => {
                 self.assigned(&assign.target, value, stmt.end(), walk, depth)
             }
+            Stmt::If(_) | Stmt::While(_) if value == Value::Derived => None,
             Stmt::If(if_stmt) => {
                 let tested = is(&if_stmt.test, child)
                     || if_stmt
@@ -727,7 +735,8 @@ impl<'m, 'a> Flow<'m, 'a> {
         let name = name.id.as_str();
         let shadowed = self.tensors.is_local(name)
             || self.model.imports.get(name).is_some()
-            || self.model.resolve_name(name, Some(self.function)).is_some();
+            || self.model.resolve_name(name, Some(self.function)).is_some()
+            || self.model.class_named(name).is_some();
         (!shadowed).then(|| BUILTINS.iter().find(|builtin| **builtin == name).copied().unwrap_or("<other>"))
     }
 
@@ -755,7 +764,10 @@ impl<'m, 'a> Flow<'m, 'a> {
             Expr::Subscript(subscript) => starts_at_self(&subscript.value),
             Expr::Name(name) => {
                 let name = name.id.as_str();
-                self.model.resolve_name(name, Some(self.function)).is_some() || self.holds_module(name)
+                // A class of the file: a submodule built in forward, or the output dataclass returned.
+                self.model.resolve_name(name, Some(self.function)).is_some()
+                    || self.model.class_named(name).is_some()
+                    || self.holds_module(name)
             }
             _ => false,
         }
