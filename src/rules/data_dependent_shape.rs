@@ -1,17 +1,25 @@
 //! TCF106 data-dependent-shape: operations whose output size depends on tensor values —
 //! reading `x[mask]` with a boolean mask, `nonzero()`, `argwhere()`, one-argument
 //! `torch.where(c)`, `unique()`, `masked_select()` — in compiled code. With the default config
-//! Dynamo breaks the graph at each (GB0036). There is no general dense rewrite, so the rule
-//! reports with advice.
+//! Dynamo breaks the graph at each (GB0036). A selection that only feeds a sum or a mean is
+//! rewritten densely (`x[m].sum()` -> `torch.where(m, x, 0).sum()`); one that goes only to code
+//! that traces with `capture_dynamic_output_shape_ops` (`model::unbacked`) gets the fix that turns
+//! the option on for the module, and a file that already does is not reported for those.
 
-use ruff_python_ast::{self as ast, Expr, ExprContext};
-use ruff_text_size::Ranged;
+use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, UnaryOp};
+use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
+use crate::fix::dynamo_config::setting_edits;
+use crate::fix::text::torch_name;
+use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
+use crate::model::dynamo_config::{Capture, sets};
+use crate::model::file::FileModel;
 use crate::model::imports::Imports;
 use crate::model::tensor::Tensors;
-use crate::rules::data_dependent_branch::snippet;
+use crate::model::unbacked::{Flow, Selection, StillBreaks, crash_with, snippet};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -24,7 +32,7 @@ pub static RULE: Rule = Rule {
     why: "Dynamo cannot give the result a size without running the tensors, so it ends the graph, syncs with the \
               device, and inside a loop runs the whole frame eagerly.",
     category: Category::GraphBreak,
-    fixes: &[],
+    fixes: &[Safety::Unsafe],
     mentions: &[],
 };
 
@@ -33,10 +41,10 @@ pub const HOOKS: Hooks = Hooks::Function(start);
 /// Methods and torch functions whose output size is the number of selected or distinct values.
 const SIZE_FROM_VALUES: [&str; 5] = ["nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"];
 
-const NO_DENSE_FORM: &str = "no dense rewrite keeps the shape: keep the full tensor and zero what the mask drops \
-                             (`torch.where(mask, x, 0)`, `x.masked_fill(~mask, 0)`, `x * mask`), use \
-                             `nonzero_static(size=...)` with a known bound, move the selection out of the compiled \
-                             code, or set `torch._dynamo.config.capture_dynamic_output_shape_ops = True`";
+/// What to do where no fix applies.
+const DENSE_ADVICE: &str = "keep the full tensor and zero what the mask drops (`torch.where(mask, x, 0)`, \
+                            `x.masked_fill(~mask, 0)`), use `nonzero_static(size=...)` with a known bound, or move \
+                            the selection out of the compiled code";
 
 /// The reads and calls in the function's compiled code whose output size depends on tensor values.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
@@ -69,20 +77,243 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        if self.found.is_empty() {
+            return;
+        }
         let function = self.function;
-        for (expr, site) in self.found {
-            let text = snippet(&function.model().source.text[expr.range()]);
+        let model = function.model();
+        let flow = Flow::of(model, function.id, self.tensors);
+        let selections: Vec<Selection> =
+            self.found.iter().map(|(expr, _)| Selection { expr, mask: self.mask_of(expr) }).collect();
+        let verdicts = flow.selections(&selections);
+        let captured = sets(model, Capture::DynamicOutputShapeOps);
+        let mut setting: Option<Result<Fix, String>> = None;
+        for ((expr, site), still_breaks) in self.found.into_iter().zip(verdicts) {
+            if captured && still_breaks.is_none() {
+                // The file turns `capture_dynamic_output_shape_ops` on: Dynamo traces this one.
+                continue;
+            }
+            let text = snippet(&model.source.text[expr.range()]);
             let message = format!(
                 "`{text}` in {} has a shape that depends on tensor values: the graph breaks",
                 function.describe()
             );
-            let diagnostic = Diagnostic::new(&RULE, expr.range(), message).without_fix(NO_DENSE_FORM);
-            diagnostics.push(function.graph_break(diagnostic, site));
+            let diagnostic = function.graph_break(Diagnostic::new(&RULE, expr.range(), message), site);
+            let dense = DenseSum { model, flow: &flow, tensors: self.tensors }.fix(expr);
+            diagnostics.push(match (dense, still_breaks) {
+                (Some(fix), _) => diagnostic.with_fix(fix),
+                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, captured, still_breaks)),
+                (None, None) => match setting.get_or_insert_with(|| setting_fix(model)).clone() {
+                    Ok(fix) => diagnostic.with_fix(fix),
+                    Err(reason) => diagnostic.without_fix(reason),
+                },
+            });
         }
     }
 }
 
-impl ShapeFinder<'_, '_> {
+/// Why there is no fix for a selection that Dynamo still breaks on with the option on.
+fn still_breaking(model: &FileModel, captured: bool, still_breaks: StillBreaks) -> String {
+    let reason = still_breaks.reason(&model.source.text, Capture::DynamicOutputShapeOps);
+    if captured {
+        format!("`capture_dynamic_output_shape_ops` is on in this file, but {reason}; {DENSE_ADVICE}")
+    } else {
+        format!("{reason}; {DENSE_ADVICE}")
+    }
+}
+
+/// The fix that turns `capture_dynamic_output_shape_ops` on for the module, the same for every
+/// selection of the file it fixes.
+fn setting_fix(model: &FileModel) -> Result<Fix, String> {
+    if let Some(crash) = crash_with(model, Capture::DynamicOutputShapeOps) {
+        let (line, _) = model.source.line_column(crash.start());
+        let at = snippet(&model.source.text[crash]);
+        return Err(format!(
+            "Dynamo would trace it with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`, but this \
+             file's compiled code converts a selection to Python (`{at}`, line {line}), which torch 2.15 then fails \
+             to compile (GuardOnDataDependentSymNode) instead of breaking; {DENSE_ADVICE}"
+        ));
+    }
+    let edits = setting_edits(model, Capture::DynamicOutputShapeOps);
+    if edits.is_empty() {
+        return Err(format!(
+            "Dynamo would trace it with `capture_dynamic_output_shape_ops`, but tcfix found no module-level place \
+             for the setting; {DENSE_ADVICE}"
+        ));
+    }
+    let (torch, _) = torch_name(model);
+    let title = format!(
+        "Set `{torch}._dynamo.config.capture_dynamic_output_shape_ops = True` after the imports (unsafe: a \
+         process-wide Dynamo option, set when this module is imported; sizes become unbacked symbols, so code that \
+         later branches on them still breaks, and torch 2.15 then fails to compile `.tolist()` of such a tensor \
+         anywhere in the process)"
+    );
+    Ok(Fix::new(title, Safety::Unsafe, edits))
+}
+
+/// The dense form of a selection that only feeds a sum or a mean: `x[m].sum()`,
+/// `torch.sum(x[m])`, `x.masked_select(m).sum()` -> `torch.where(m, x, 0).sum()`, and the mean as
+/// that sum over `m.sum()`. `masked_select` broadcasts `x` and `m` as `torch.where` does, so its
+/// sum needs nothing more; `x[m]` lines `m` up with the leading dimensions of `x` instead, and
+/// a mean divides by the number of selected elements, so those need `m` to have the shape of `x`:
+/// tcfix takes that from a mask computed elementwise from `x` itself (`x > 0`, `~torch.isnan(x)`).
+struct DenseSum<'f, 'm, 'a> {
+    model: &'m FileModel<'a>,
+    flow: &'f Flow<'m, 'a>,
+    tensors: &'m Tensors<'a, 'a>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reduction {
+    Sum,
+    Mean,
+}
+
+impl<'a> DenseSum<'_, '_, 'a> {
+    fn fix(&self, selection: &'a Expr) -> Option<Fix> {
+        let (x, mask, broadcasts) = self.operands(selection)?;
+        let (reduction, reduced) = self.reduction(selection)?;
+        let same_shape = || self.elementwise_of(mask, x, 0);
+        if !(reduction == Reduction::Sum && broadcasts || same_shape()) {
+            return None;
+        }
+        if has_comment(self.model, reduced.range()) {
+            return None;
+        }
+        let text = &self.model.source.text;
+        let (torch, import) = torch_name(self.model);
+        let (x_text, mask_text) = (&text[x.range()], &text[mask.range()]);
+        let summed = format!("{torch}.where({mask_text}, {x_text}, 0).sum()");
+        let (replacement, title) = match reduction {
+            Reduction::Sum => (
+                summed,
+                "Sum through `torch.where(mask, x, 0)` instead of selecting (unsafe: the sum runs over every \
+                 element, so float rounding can differ in the last bits)",
+            ),
+            Reduction::Mean => {
+                let count = if is_primary(mask) { format!("{mask_text}.sum()") } else { format!("({mask_text}).sum()") };
+                (
+                    format!("({summed} / {count})"),
+                    "Average through `torch.where(mask, x, 0).sum() / mask.sum()` instead of selecting (unsafe: the \
+                     sum runs over every element, so float rounding can differ in the last bits, and a float16 sum \
+                     of many elements can overflow where the mean did not)",
+                )
+            }
+        };
+        let mut edits = vec![Edit::replace(reduced.range(), replacement)];
+        edits.extend(import);
+        Some(Fix::new(title, Safety::Unsafe, edits))
+    }
+
+    /// `(x, mask, broadcasts)` of `x[mask]`, `x.masked_select(mask)`, `torch.masked_select(x, mask)`.
+    fn operands(&self, selection: &'a Expr) -> Option<(&'a Expr, &'a Expr, bool)> {
+        match selection {
+            Expr::Subscript(subscript) if !matches!(subscript.slice.as_ref(), Expr::Tuple(_)) => {
+                Some((&subscript.value, &subscript.slice, false))
+            }
+            Expr::Call(call) if call.arguments.keywords.is_empty() => match (call.func.as_ref(), &*call.arguments.args) {
+                (Expr::Attribute(method), [mask]) if method.attr.id.as_str() == "masked_select" => {
+                    Some((&method.value, mask, true))
+                }
+                (func, [x, mask]) if self.model.imports.refers_to(func, "torch.masked_select") => Some((x, mask, true)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The sum or mean over all of the selection, and the expression that computes it:
+    /// `sel.sum()`, `sel.mean()`, `torch.sum(sel)`, `torch.mean(sel)`.
+    fn reduction(&self, selection: &'a Expr) -> Option<(Reduction, &'a Expr)> {
+        let parent = self.flow.parent_expr(selection)?;
+        let reduction = |name: &str| match name {
+            "sum" => Some(Reduction::Sum),
+            "mean" => Some(Reduction::Mean),
+            _ => None,
+        };
+        match parent {
+            Expr::Attribute(method) => {
+                let call = self.flow.parent_expr(parent)?;
+                let Expr::Call(ast::ExprCall { func, arguments, .. }) = call else { return None };
+                (std::ptr::eq(func.as_ref(), parent) && arguments.is_empty())
+                    .then(|| reduction(method.attr.id.as_str()))
+                    .flatten()
+                    .map(|r| (r, call))
+            }
+            Expr::Call(call) if call.arguments.keywords.is_empty() && call.arguments.args.len() == 1 => {
+                let name = self.model.imports.qualified_name(&call.func)?;
+                reduction(name.strip_prefix("torch.")?).map(|r| (r, parent))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `mask` is computed elementwise from `x` (so has its shape): a comparison of `x` with
+    /// numbers or 0-d tensors, `torch.isnan(x)`, `~m`, `m & n` of such masks, a name bound to one.
+    fn elementwise_of(&self, mask: &Expr, x: &Expr, depth: usize) -> bool {
+        let text = &self.model.source.text;
+        let is_x = |operand: &Expr| matches!(x, Expr::Name(_) | Expr::Attribute(_)) && text[operand.range()] == text[x.range()];
+        let scalar = |operand: &Expr| !self.tensors.is_tensor(operand) || self.tensors.is_zero_dim(operand);
+        if depth > 4 {
+            return false;
+        }
+        match mask {
+            Expr::Compare(compare) => {
+                let operands = || std::iter::once(compare.left.as_ref()).chain(&compare.comparators);
+                let ordering = compare.ops.iter().all(|op| !matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn));
+                ordering && operands().any(is_x) && operands().all(|operand| is_x(operand) || scalar(operand))
+            }
+            Expr::UnaryOp(op) => op.op == UnaryOp::Invert && self.elementwise_of(&op.operand, x, depth + 1),
+            Expr::BinOp(op) => {
+                matches!(op.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor)
+                    && self.elementwise_of(&op.left, x, depth + 1)
+                    && self.elementwise_of(&op.right, x, depth + 1)
+            }
+            Expr::Call(call) if call.arguments.keywords.is_empty() => {
+                let Some(name) = crate::model::imports::last_segment(&call.func) else { return false };
+                let predicate = ELEMENTWISE_PREDICATES.contains(&name);
+                match (call.func.as_ref(), &*call.arguments.args) {
+                    (Expr::Attribute(method), []) if predicate => is_x(&method.value),
+                    (Expr::Attribute(method), []) if matches!(name, "bool" | "logical_not") => {
+                        self.elementwise_of(&method.value, x, depth + 1)
+                    }
+                    (func, [argument]) if predicate => {
+                        self.model.imports.qualified_name(func).is_some_and(|q| q.starts_with("torch.")) && is_x(argument)
+                    }
+                    _ => false,
+                }
+            }
+            Expr::Name(name) => {
+                let bindings = self.flow.bindings(name.id.as_str());
+                !bindings.is_empty() && bindings.iter().all(|value| self.elementwise_of(value, x, depth + 1))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Tests of each element: their result has the shape of their argument.
+const ELEMENTWISE_PREDICATES: &[&str] = &["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit"];
+
+/// An expression a method can be called on without parentheses.
+fn is_primary(expr: &Expr) -> bool {
+    matches!(expr, Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_))
+}
+
+fn has_comment(model: &FileModel, range: TextRange) -> bool {
+    model.source.parsed.tokens().in_range(range).iter().any(|token| token.kind() == TokenKind::Comment)
+}
+
+impl<'a> ShapeFinder<'_, 'a> {
+    /// The mask of a read through one (`x[mask]`, `x[:, mask]`).
+    fn mask_of(&self, expr: &'a Expr) -> Option<&'a Expr> {
+        let Expr::Subscript(subscript) = expr else { return None };
+        match subscript.slice.as_ref() {
+            Expr::Tuple(tuple) => tuple.elts.iter().find(|index| self.tensors.is_mask(index)),
+            index => self.tensors.is_mask(index).then_some(index),
+        }
+    }
+
     /// `x[mask]`, `x[:, mask]`: a read with a boolean tensor index (a store `x[mask] = v` is TCF105's).
     fn is_mask_read(&self, subscript: &ast::ExprSubscript) -> bool {
         if subscript.ctx != ExprContext::Load || !self.tensors.is_tensor(&subscript.value) {

@@ -1,7 +1,10 @@
 //! TCF103 tensor-to-python-scalar: `t.item()`, `t.tolist()`, `int(t)`, `float(t)`, `bool(t)` on a
 //! tensor in compiled code turn tensor data into a Python value, which Dynamo cannot trace with its
 //! default config (GB0124 for `.item()` and the builtins, GB0033 / GB0109 for `.tolist()`). Where
-//! the number only feeds tensor arithmetic (`x * s.item()`), the fix keeps it a tensor.
+//! the number only feeds tensor arithmetic (`x * s.item()`), the fix keeps it a tensor. Where it
+//! goes only to code that traces once Dynamo captures it as an unbacked symbol (sizes, slices,
+//! factory arguments: `model::unbacked`), the fix turns `capture_scalar_outputs` on for the module;
+//! a file that already does is not reported for those.
 
 use std::collections::HashSet;
 
@@ -9,9 +12,14 @@ use ruff_python_ast::{self as ast, Expr, Operator};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
+use crate::fix::dynamo_config::setting_edits;
+use crate::fix::text::torch_name;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
+use crate::model::dynamo_config::{Capture, sets};
+use crate::model::file::FileModel;
 use crate::model::tensor::Tensors;
+use crate::model::unbacked::{Flow, StillBreaks, Value, crash_with, snippet};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -45,6 +53,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
 }
 
 struct Conversion<'a> {
+    expr: &'a Expr,
     call: &'a ast::ExprCall,
     site: Site,
     fix: Option<Fix>,
@@ -73,7 +82,7 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
             Expr::Call(call) => {
                 if self.is_conversion(call) {
                     let fix = self.in_arithmetic.contains(&call.range()).then(|| detach_fix(call)).flatten();
-                    self.found.push(Conversion { call, site, fix });
+                    self.found.push(Conversion { expr, call, site, fix });
                 }
             }
             // Runs only when called (`torch._check(cond, lambda: f"... {int(n)}")` calls it on failure).
@@ -84,22 +93,96 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        if self.found.is_empty() {
+            return;
+        }
         let function = self.function;
+        let model = function.model();
+        let flow = Flow::of(model, function.id, self.tensors);
+        let captured = sets(model, Capture::ScalarOutputs);
+        let mut setting = Setting::new(model);
         for conversion in self.found {
-            let text = &function.model().source.text[conversion.call.range()];
+            let still_breaks = flow.still_breaks(conversion.expr, value_of(conversion.call));
+            if captured && still_breaks.is_none() {
+                // The file turns `capture_scalar_outputs` on: Dynamo traces this one.
+                continue;
+            }
+            let text = &model.source.text[conversion.call.range()];
             let message = format!("`{text}` in {} breaks the graph", function.describe());
             let diagnostic = Diagnostic::new(&RULE, conversion.call.range(), message);
             let diagnostic = function.graph_break(diagnostic, conversion.site);
-            diagnostics.push(match conversion.fix {
-                Some(fix) => diagnostic.with_fix(fix),
-                None => diagnostic.without_fix(
-                    "the Python value is not known to feed only tensor arithmetic: keep the computation in tensors \
-                     (`torch.where`, `torch.cond` for branches), move it out of the compiled code, or set \
-                     `torch._dynamo.config.capture_scalar_outputs = True`",
-                ),
+            diagnostics.push(match (conversion.fix, still_breaks) {
+                (Some(fix), _) => diagnostic.with_fix(fix),
+                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, captured, still_breaks)),
+                (None, None) => match setting.fix() {
+                    Ok(fix) => diagnostic.with_fix(fix),
+                    Err(reason) => diagnostic.without_fix(reason),
+                },
             });
         }
     }
+}
+
+/// A Python number, or a list of them.
+fn value_of(call: &ast::ExprCall) -> Value {
+    match call.func.as_ref() {
+        Expr::Attribute(method) if method.attr.id.as_str() == "tolist" => Value::List,
+        _ => Value::Number,
+    }
+}
+
+/// Why there is no fix for a conversion that Dynamo still breaks on with the option on.
+fn still_breaking(model: &FileModel, captured: bool, still_breaks: StillBreaks) -> String {
+    let reason = still_breaks.reason(&model.source.text, Capture::ScalarOutputs);
+    if captured {
+        format!("`capture_scalar_outputs` is on in this file, but {reason}")
+    } else {
+        reason
+    }
+}
+
+/// The fix that turns `capture_scalar_outputs` on for the module, the same for every conversion
+/// of the file it fixes; worked out on the first question.
+struct Setting<'m, 'a> {
+    model: &'m FileModel<'a>,
+    fix: Option<Result<Fix, String>>,
+}
+
+impl<'m, 'a> Setting<'m, 'a> {
+    fn new(model: &'m FileModel<'a>) -> Self {
+        Self { model, fix: None }
+    }
+
+    fn fix(&mut self) -> Result<Fix, String> {
+        let model = self.model;
+        self.fix.get_or_insert_with(|| setting_fix(model)).clone()
+    }
+}
+
+fn setting_fix(model: &FileModel) -> Result<Fix, String> {
+    if let Some(crash) = crash_with(model, Capture::ScalarOutputs) {
+        let (line, _) = model.source.line_column(crash.start());
+        let at = snippet(&model.source.text[crash]);
+        return Err(format!(
+            "Dynamo would trace it with `torch._dynamo.config.capture_scalar_outputs = True`, but this file's \
+             compiled code indexes a tensor with a 0-d tensor (`{at}`, line {line}), which torch 2.15 then fails \
+             to compile (PendingUnbackedSymbolNotFound) instead of breaking"
+        ));
+    }
+    let edits = setting_edits(model, Capture::ScalarOutputs);
+    if edits.is_empty() {
+        return Err("Dynamo would trace it with `capture_scalar_outputs`, but tcfix found no module-level place \
+                    for the setting"
+            .to_string());
+    }
+    let (torch, _) = torch_name(model);
+    let title = format!(
+        "Set `{torch}._dynamo.config.capture_scalar_outputs = True` after the imports (unsafe: a process-wide \
+         Dynamo option, set when this module is imported; the value becomes an unbacked symbol, so code that \
+         later branches on it still breaks, and torch 2.15 then fails to compile indexing a tensor with a 0-d \
+         tensor (`x[i.argmax()]`) anywhere in the process)"
+    );
+    Ok(Fix::new(title, Safety::Unsafe, edits))
 }
 
 impl ScalarFinder<'_, '_> {

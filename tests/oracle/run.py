@@ -195,12 +195,25 @@ def apply_tcfix(tcfix: Path, fixture: Path, workdir: Path, unsafe: bool, whole_m
 
 def import_fresh(path: Path, side: str):
     """Imports a file under a unique module name, so the original and the fixed file never share code
-    objects (Dynamo caches per code object) nor a sys.modules entry."""
+    objects (Dynamo caches per code object) nor a sys.modules entry.
+
+    A module may set Dynamo options when imported (a fix that writes
+    `torch._dynamo.config.capture_scalar_outputs = True`): those hold for the whole process, so they are
+    undone here and kept on the module as `DYNAMO_CONFIG`, which `run_side` applies to that module's runs
+    only. Otherwise the fixed module would change the original's runs and every later fixture's."""
     name = f"tcfix_oracle_{next(_module_ids)}_{side}_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses, pickling and logging.getLogger(__name__) want it there
-    spec.loader.exec_module(module)
+    before = torch._dynamo.config.get_config_copy()
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        after = torch._dynamo.config.get_config_copy()
+        changed = {key: value for key, value in after.items() if before.get(key) != value}
+        for key in changed:
+            setattr(torch._dynamo.config, key, before[key])
+    module.DYNAMO_CONFIG = changed
     return module
 
 
@@ -275,10 +288,11 @@ def run_side(module, case_name: str, compiled: bool) -> Run:
 
     runnable = torch.compile(target, backend=counting_backend) if compiled else target
     grad_mode = torch.no_grad() if case.get("no_grad") else contextlib.nullcontext()
+    dynamo_config = torch._dynamo.config.patch(getattr(module, "DYNAMO_CONFIG", {}))
     # Models that print would flood the table; their output is not what we measure. AOTAutograd's
     # "Error detected in IndexPutBackward0" warnings are the eager frames we count.
     with recompiles_captured() as recompiles, contextlib.redirect_stdout(io.StringIO()), grad_mode, \
-            warnings.catch_warnings():
+            dynamo_config, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for step in case["inputs"]:
             args = step(target) if callable(step) else step

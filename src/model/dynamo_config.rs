@@ -1,0 +1,111 @@
+//! The Dynamo options that let it trace values it otherwise breaks on, and whether a file turns
+//! them on (`torch._dynamo.config.capture_scalar_outputs = True`). Such a setting holds for every
+//! compiled call in the process once the file has run, so TCF103 and TCF106 do not report what it
+//! makes traceable.
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::model::file::FileModel;
+
+/// A Dynamo option that captures data-dependent values as unbacked symbols instead of breaking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capture {
+    /// `capture_scalar_outputs`: `.item()`, `.tolist()`, `int(t)` give symbolic Python numbers.
+    ScalarOutputs,
+    /// `capture_dynamic_output_shape_ops`: `nonzero()`, `x[mask]`, `unique()` give tensors of
+    /// symbolic size.
+    DynamicOutputShapeOps,
+}
+
+impl Capture {
+    /// The option's name in `torch._dynamo.config`.
+    pub fn option(self) -> &'static str {
+        match self {
+            Capture::ScalarOutputs => "capture_scalar_outputs",
+            Capture::DynamicOutputShapeOps => "capture_dynamic_output_shape_ops",
+        }
+    }
+
+    fn qualified(self) -> String {
+        format!("torch._dynamo.config.{}", self.option())
+    }
+}
+
+/// Whether the file turns `capture` on: an assignment of a true constant to the option, through
+/// any import of it (`torch._dynamo.config.X`, `import torch._dynamo as dynamo` then
+/// `dynamo.config.X`, `from torch._dynamo import config` then `config.X`), at module level or in a
+/// function (a script's `main` that sets it before compiling).
+pub fn sets(model: &FileModel, capture: Capture) -> bool {
+    if !model.source.text.contains(capture.option()) {
+        return false;
+    }
+    let qualified = capture.qualified();
+    any_setting(model.source.parsed.suite(), &|target| model.imports.refers_to(target, &qualified))
+}
+
+fn any_setting(body: &[Stmt], is_option: &dyn Fn(&Expr) -> bool) -> bool {
+    body.iter().any(|stmt| match stmt {
+        Stmt::Assign(assign) => is_true(&assign.value) && assign.targets.iter().any(is_option),
+        Stmt::AnnAssign(assign) => assign.value.as_deref().is_some_and(is_true) && is_option(&assign.target),
+        Stmt::If(if_stmt) => {
+            any_setting(&if_stmt.body, is_option)
+                || if_stmt.elif_else_clauses.iter().any(|clause| any_setting(&clause.body, is_option))
+        }
+        Stmt::Try(try_stmt) => {
+            any_setting(&try_stmt.body, is_option)
+                || any_setting(&try_stmt.orelse, is_option)
+                || any_setting(&try_stmt.finalbody, is_option)
+        }
+        Stmt::With(with) => any_setting(&with.body, is_option),
+        Stmt::FunctionDef(def) => any_setting(&def.body, is_option),
+        _ => false,
+    })
+}
+
+/// `True`, or a non-zero number.
+fn is_true(value: &Expr) -> bool {
+    match value {
+        Expr::BooleanLiteral(literal) => literal.value,
+        Expr::NumberLiteral(number) => match &number.value {
+            ast::Number::Int(int) => int.as_u64() != Some(0),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    fn sets_in(text: &str, capture: Capture) -> bool {
+        let source = SourceFile::parse(Path::new("m.py"), text.to_string()).unwrap();
+        let model = FileModel::build(&source, "m");
+        sets(&model, capture)
+    }
+
+    #[test]
+    fn the_setting_is_recognised_through_any_import() {
+        let plain = "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n";
+        assert!(sets_in(plain, Capture::ScalarOutputs));
+        assert!(!sets_in(plain, Capture::DynamicOutputShapeOps));
+        let aliased = "import torch._dynamo as dynamo\ndynamo.config.capture_dynamic_output_shape_ops = True\n";
+        assert!(sets_in(aliased, Capture::DynamicOutputShapeOps));
+        let config = "from torch._dynamo import config\nconfig.capture_scalar_outputs = 1\n";
+        assert!(sets_in(config, Capture::ScalarOutputs));
+        let in_main = "import torch\ndef main():\n    torch._dynamo.config.capture_scalar_outputs = True\n";
+        assert!(sets_in(in_main, Capture::ScalarOutputs));
+    }
+
+    #[test]
+    fn turning_it_off_or_another_object_is_not_the_setting() {
+        assert!(!sets_in(
+            "import torch\ntorch._dynamo.config.capture_scalar_outputs = False\n",
+            Capture::ScalarOutputs
+        ));
+        assert!(!sets_in("config = {}\nconfig.capture_scalar_outputs = True\n", Capture::ScalarOutputs));
+    }
+}
