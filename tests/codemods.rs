@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use tcfix::diagnostic::Diagnostic;
+use tcfix::fix::Safety;
 use tcfix::rules::{RULES, Settings};
 
 fn settings() -> Settings {
@@ -27,8 +28,9 @@ fn report(path: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
     for diagnostic in diagnostics {
         out.push_str(&tcfix::output::text::diagnostics(path, text, std::slice::from_ref(diagnostic), false));
-        if let Some(fix) = &diagnostic.fix {
-            let _ = writeln!(out, "    fix ({:?}): {}", fix.safety, fix.title);
+        // The report already shows an Unsafe fix's or a suggestion's title under its finding.
+        if let Some(fix) = diagnostic.fix.as_ref().filter(|fix| fix.safety == Safety::Safe) {
+            let _ = writeln!(out, "    fix (Safe): {}", fix.title);
         }
     }
     out

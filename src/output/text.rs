@@ -1,6 +1,7 @@
 //! The text formats. `full`, the default: one line per finding,
 //! `path:line:col: CODE severity message [*]` (`[*]` when `--apply` can fix it) and, when it
-//! cannot be fixed, an indented line saying why. `concise`: the finding lines alone. Then, printed
+//! cannot be fixed, an indented line saying why; under an Unsafe fix or a DisplayOnly suggestion,
+//! an indented line with its title, which says why it is not Safe. `concise`: the finding lines alone. Then, printed
 //! by the caller, a summary line.
 
 use std::fmt::Write;
@@ -57,8 +58,17 @@ fn lines(path: &str, text: &str, diagnostics: &[&Diagnostic], unsafe_fixes: bool
             diagnostic.message,
             if fixable { " [*]" } else { "" }
         );
-        if let Some(reason) = diagnostic.no_fix_reason.as_ref().filter(|_| reasons) {
+        if !reasons {
+            continue;
+        }
+        if let Some(reason) = &diagnostic.no_fix_reason {
             let _ = writeln!(out, "    no fix: {reason}");
+        }
+        // A fix `--apply` alone leaves out says what it would do and why it is not Safe.
+        match diagnostic.fix.as_ref().map(|fix| (fix.safety, &fix.title)) {
+            Some((Safety::Unsafe, title)) => _ = writeln!(out, "    unsafe fix (--unsafe-fixes): {title}"),
+            Some((Safety::DisplayOnly, title)) => _ = writeln!(out, "    suggestion (never written): {title}"),
+            _ => {}
         }
     }
     out
