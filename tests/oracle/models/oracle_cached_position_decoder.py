@@ -148,7 +148,9 @@ DISABLE_SENDS_FORWARD_EAGER = (
     "blocks and the positional module compile as frames of their own (4 graphs for 3 compiles). Needs: "
     "the TCF202 fix that keeps one graph (the hook computes its metrics unconditionally and the caller, "
     "outside the compiled region, reads the flags and keeps what it wants), with the table pre-grown "
-    "(measured by hand: 2 graphs for 2 compiles, the only recompile the new input length, outputs equal)"
+    "(measured by hand: 2 graphs for 2 compiles, the only recompile the new input length, outputs equal). "
+    "tcfix does not write that fix, since the caller is the training script; the disable fix's title says "
+    "how to do it by hand"
 )
 
 
