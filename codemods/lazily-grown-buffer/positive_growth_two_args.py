@@ -1,7 +1,9 @@
 """TCF201 positive: the growth routine needs two required arguments (length and device), as in
 older Hugging Face rotary embeddings' `_set_cos_sin_cache(seq_len, device, dtype)`.
 
-tcfix should report the reassignment without a fix: it cannot invent the other arguments.
+tcfix should call `self._set_cos_cache(max_position_embeddings, self.cos_cached.device)` at the end
+of `__init__` (the empty buffer's own device), Unsafe: the routine builds the table in `inv_freq`'s
+dtype, not the buffer's, so built before a cast it is cast afterwards instead of built in that dtype.
 """
 import torch
 from torch import nn

@@ -39,6 +39,16 @@ enum Value {
     Other,
 }
 
+impl ConfigDefault {
+    /// The default as a length (`64`), when it is a positive whole number.
+    pub fn positive_integer(&self) -> Option<u64> {
+        match self.value {
+            Value::Number(n) if n >= 1.0 && n.fract() == 0.0 && n < 1e12 => Some(n as u64),
+            _ => None,
+        }
+    }
+}
+
 /// Config field name -> default, for the config classes a file sees.
 pub type ConfigDefaults = HashMap<String, ConfigDefault>;
 

@@ -48,6 +48,22 @@ const MAX_LENGTH_NAMES: [&str; 9] = [
     "n_positions",
 ];
 
+/// The config fields, in order of preference, whose default a table may be pre-grown to when the
+/// module knows no maximum length (`seq_len` only here: in a module it is the input's length).
+const CONFIG_MAX_LENGTH_NAMES: [&str; 11] = [
+    "max_position_embeddings",
+    "max_seq_len",
+    "max_seq_length",
+    "max_len",
+    "max_length",
+    "max_positions",
+    "n_positions",
+    "block_size",
+    "context_length",
+    "seq_len",
+    "seq_length",
+];
+
 pub(crate) struct EmptyBuffer {
     pub(crate) name: String,
     persistent: bool,
@@ -277,15 +293,27 @@ fn pre_grow_fix(
     if routine.name == "forward" || routine.class.is_none() {
         return Err("grown inline: move the growth into a method that takes the new length, then call it from `__init__` with the maximum length".to_string());
     }
-    if !takes_one_length(&def.parameters) {
-        return Err(format!("`{}` does not take a single length argument", routine.name));
-    }
-    let max_length = max_length_in_init(model, init).ok_or_else(|| {
-        format!(
-            "no maximum length is known in `__init__` (a parameter or attribute named like {})",
-            MAX_LENGTH_NAMES[..3].join(", ")
-        )
-    })?;
+    let Some(rest) = growth_arguments(&def.parameters, &buffer.name) else {
+        return Err(format!(
+            "`{}` takes something else than a length (then, optionally, a `device` and a `dtype`): call it from `__init__` by hand with the maximum length",
+            routine.name
+        ));
+    };
+    let (max_length, from_config) = match max_length_in_init(model, init) {
+        Some(expr) => (expr, None),
+        None => {
+            let (field, default) = config_max_length(model).ok_or_else(|| {
+                format!(
+                    "the maximum input length is missing: `__init__` has no parameter or attribute named like {}, \
+                     and no config class of the project gives `max_seq_len`, `seq_len` or `block_size` a default; \
+                     pass the maximum length in and call `self.{}(<max length>{rest})` at the end of `__init__`",
+                    MAX_LENGTH_NAMES[..3].join(", "),
+                    routine.name
+                )
+            })?;
+            (default.clone(), Some(format!("`{field} = {default}`")))
+        }
+    };
     let body = method_body(model, init);
     let text = &model.source.text;
     let (Some(first), Some(last)) = (body.first(), body.last()) else { return Err("`__init__` is empty".to_string()) };
@@ -295,15 +323,26 @@ fn pre_grow_fix(
     if matches!(last, Stmt::Return(_) | Stmt::Raise(_)) {
         return Err("`__init__` ends in a return".to_string());
     }
-    let line = format!("self.{}({max_length})", routine.name);
+    let line = format!("self.{}({max_length}{rest})", routine.name);
     let edit = insert_line_after(text, last.range(), indentation(text, first.start()), &line);
     let title = format!("Call `{line}` at the end of `__init__` so forward never grows `{}`", buffer.name);
     let mut risks = Vec::new();
     if buffer.persistent {
-        risks.push("the buffer is persistent, so its size in `state_dict` changes");
+        risks.push("the buffer is persistent, so its size in `state_dict` changes".to_string());
     }
-    if !keeps_dtype(model, grow, &buffer.name) {
-        risks.push("the table is now built before the model is cast (`.to(torch.bfloat16)`), so it takes that dtype where it used to stay float32");
+    if let Some(default) = &from_config {
+        risks.push(format!(
+            "the length is the project config's default {default}, which this module does not know: a model built with \
+             a longer one, or longer inputs, still grow the table and recompile; the table's values for earlier \
+             positions are unchanged"
+        ));
+    }
+    // Passed the buffer's own dtype, the routine builds the table as the empty buffer is typed.
+    if !rest.ends_with(".dtype") && !keeps_dtype(model, grow, &buffer.name) {
+        risks.push(
+            "the table is now built before the model is cast (`.to(torch.bfloat16)`), so it takes that dtype where it used to stay float32"
+                .to_string(),
+        );
     }
     Ok(if risks.is_empty() {
         Fix::new(title, Safety::Safe, vec![edit])
@@ -351,9 +390,12 @@ fn keeps_dtype(model: &FileModel, grow: usize, buffer: &str) -> bool {
     finder.found
 }
 
-/// A routine taking exactly one required argument besides `self`, named like a length
-/// (`length`, `seq_len`, `n`, `size`...): `extend_pe(self, x)` takes a tensor, not a length.
-fn takes_one_length(parameters: &ast::Parameters) -> bool {
+/// What the growth routine takes after the length: nothing (`extend_pe(self, length)`), or the
+/// device and dtype to build the table with (`_ensure_cache(self, seq_len, device, dtype)`), which
+/// `__init__` passes as the empty buffer's own (`self.table.device, self.table.dtype`) so that a
+/// later `.to(...)` of the model moves and casts the table as it would have moved the empty one.
+/// `None` for a routine taking anything else (`extend_pe(self, x)` takes a tensor, not a length).
+fn growth_arguments(parameters: &ast::Parameters, buffer: &str) -> Option<String> {
     let required: Vec<&str> = parameters
         .posonlyargs
         .iter()
@@ -369,7 +411,29 @@ fn takes_one_length(parameters: &ast::Parameters) -> bool {
             || name.starts_with("num")
             || ["len", "size", "seq", "pos", "max", "count"].iter().any(|word| name.contains(word))
     };
-    matches!(required.as_slice(), [name] if looks_like_length(name))
+    let (length, rest) = required.split_first()?;
+    if !looks_like_length(length) {
+        return None;
+    }
+    let mut passed = String::new();
+    for name in rest {
+        let property = match *name {
+            "device" => "device",
+            "dtype" => "dtype",
+            _ => return None,
+        };
+        passed.push_str(&format!(", self.{buffer}.{property}"));
+    }
+    Some(passed)
+}
+
+/// The maximum length a config class of the project gives by default (`max_seq_len: int = 64` in
+/// `DecoderConfig`), when the module itself knows none: its field name and literal.
+fn config_max_length(model: &FileModel) -> Option<(&'static str, String)> {
+    CONFIG_MAX_LENGTH_NAMES.iter().find_map(|&field| {
+        let default = model.config_defaults.get(field)?.positive_integer()?;
+        Some((field, default.to_string()))
+    })
 }
 
 /// The expression holding the maximum length at the end of `__init__`: an attribute set there

@@ -75,6 +75,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         diagnostics.push(Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(disable_fix(
             model,
             hook,
+            &read,
             checker.settings.target_torch,
         )));
     }
@@ -86,7 +87,12 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 /// globally) sits on blocks that forward calls in a loop, where its graph break makes Dynamo run
 /// the whole forward eagerly: slower than the recompiles it saves, so never automatic. Nor is a fix
 /// that would add `import torch` to the import of a module that does not import torch.
-fn disable_fix(model: &FileModel, hook: &Hook, target: TorchVersion) -> Fix {
+///
+/// The fix that keeps one graph, the flag test taken out of the hook so that it records on every
+/// call and the code reading the records (outside the compiled model) checks the flag, changes
+/// what the hook does on the steps the flag was off, and the reader is the training script, which
+/// tcfix does not see: so it is not written, and the title says how to do it by hand.
+fn disable_fix(model: &FileModel, hook: &Hook, read: &StateRead, target: TorchVersion) -> Fix {
     let node = model.function(hook.function).node;
     // The decorator runs where the def (or lambda) is: a local import goes in the def around it.
     let torch = torch_name_at(model, node.range().start());
@@ -106,10 +112,19 @@ fn disable_fix(model: &FileModel, hook: &Hook, target: TorchVersion) -> Fix {
     let title = format!("Run the hook eagerly with `{disable}` (a graph break at each call instead of guards)");
     let mut unsafe_because: Vec<String> = Vec::new();
     if let Some(repeated) = on_repeated_modules(model, hook) {
-        unsafe_because.push(format!(
+        let mut because = format!(
             "unsafe for speed: {}, where a graph break makes Dynamo run the whole forward eagerly",
             repeated.describe()
-        ));
+        );
+        if read.bounded && !read.container {
+            because.push_str(&format!(
+                "; to keep forward in one graph instead, by hand: remove the hook's tests of {} and of any other flag it reads, so that it \
+                 records on every call, and have the code that reads what it records check that flag, \
+                 outside the compiled model",
+                read.what
+            ));
+        }
+        unsafe_because.push(because);
     }
     if torch.new_module_import {
         unsafe_because.push(NEW_MODULE_IMPORT.to_string());
