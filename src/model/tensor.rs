@@ -466,6 +466,12 @@ impl<'m, 'a> Tensors<'m, 'a> {
         self.locals.contains(name)
     }
 
+    /// Whether `expr` is `self.<attr>` with `attr` a parameter or buffer of the function's class
+    /// (`self.inv_freq` after `self.register_buffer("inv_freq", ...)`).
+    pub fn is_tensor_attribute(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Attribute(attr) if is_self(&attr.value) && self.attributes.contains(attr.attr.id.as_str()))
+    }
+
     /// Whether `expr` evaluates to a tensor.
     pub fn is_tensor(&self, expr: &Expr) -> bool {
         match expr {
