@@ -1,7 +1,8 @@
 # __init__ already caches the id under the user's own name (`self.image_token_index`), but one
 # helper still reads the tokenizer. The fix should reuse the existing attribute rather than add a
 # second copy.
-# tcfix: TCF102 (high); fix rewrites the helper to `self.image_token_index`, adds nothing.
+# tcfix: TCF102 (high); fix rewrites the helper to `self.image_token_index`, adds nothing. Unsafe:
+# without the break the helper's masked write is traced with the rest of the frame (TCF105).
 import torch
 from torch import nn
 

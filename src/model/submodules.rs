@@ -31,6 +31,15 @@ impl Submodules {
         forwards.sort_unstable();
         forwards
     }
+
+    /// The file's module classes `self.<attr>` of `class` holds.
+    pub fn classes(&mut self, model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
+        let dicts = self.class_dicts.get_or_insert_with(|| class_dicts(model));
+        let held = self.of_class.entry(class).or_insert_with(|| held_classes(model, class, dicts));
+        let mut classes: Vec<usize> = held.get(attr).into_iter().flatten().copied().collect();
+        classes.sort_unstable();
+        classes
+    }
 }
 
 fn held_classes(

@@ -38,6 +38,7 @@ use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
 use crate::model::inputs::presumed_tensors;
 use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
+use crate::model::submodules::Submodules;
 
 /// Which values of one function are tensors.
 pub struct Tensors<'m, 'a> {
@@ -52,6 +53,9 @@ pub struct Tensors<'m, 'a> {
     locals: HashSet<String>,
     /// `self.<attr>` that are submodules (callable, returning tensors).
     submodules: HashSet<String>,
+    /// `a.b` (and `a.b.c`) of `self.a.b` that are submodules of submodules: `self.decoder.embed`,
+    /// with `self.decoder` one of the file's module classes that sets `self.embed` to a module.
+    nested_submodules: HashSet<String>,
     /// `self.<attr>` that are parameters or buffers.
     attributes: HashSet<String>,
     /// Calls of functions of the file that return tensors (`self._project(x)`, `helper(x)`).
@@ -342,6 +346,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function`, given what calls tell it.
     fn with_facts(model: &'m FileModel<'a>, function: usize, facts: &CallFacts) -> Self {
         let (submodules, attributes) = self_tensors(model, function);
+        let nested_submodules = model.self_class(function).map(|class| nested_submodules(model, class)).unwrap_or_default();
         let mut tensors = Tensors {
             model,
             names: HashSet::new(),
@@ -349,6 +354,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             zero_dim: HashSet::new(),
             locals: HashSet::new(),
             submodules,
+            nested_submodules,
             attributes,
             returning_tensors: facts.returning_tensors.clone(),
             returning_masks: facts.returning_masks.clone(),
@@ -458,6 +464,12 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// builtin of that name.
     pub fn is_local(&self, name: &str) -> bool {
         self.locals.contains(name)
+    }
+
+    /// Whether `expr` is `self.<attr>` with `attr` a parameter or buffer of the function's class
+    /// (`self.inv_freq` after `self.register_buffer("inv_freq", ...)`).
+    pub fn is_tensor_attribute(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Attribute(attr) if is_self(&attr.value) && self.attributes.contains(attr.attr.id.as_str()))
     }
 
     /// Whether `expr` evaluates to a tensor.
@@ -622,6 +634,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
         }
         match call.func.as_ref() {
             Expr::Attribute(method) if is_self(&method.value) => self.submodules.contains(method.attr.id.as_str()),
+            // `self.decoder.embed(x)`
+            func @ Expr::Attribute(_) if self.is_nested_submodule(func) => true,
             Expr::Attribute(method) => {
                 self.is_tensor(&method.value) && !PYTHON_VALUE_METHODS.contains(&method.attr.id.as_str())
             }
@@ -632,11 +646,16 @@ impl<'m, 'a> Tensors<'m, 'a> {
         }
     }
 
+    /// `self.decoder.embed`: a submodule of a submodule.
+    fn is_nested_submodule(&self, func: &Expr) -> bool {
+        !self.nested_submodules.is_empty() && self_path(func).is_some_and(|path| self.nested_submodules.contains(&path))
+    }
+
     /// `self.proj(x)`, `self.blocks[i](x)`: a submodule's output, which may be a tuple of anything.
     fn is_module_call(&self, expr: &Expr) -> bool {
         let Expr::Call(call) = expr else { return false };
         match call.func.as_ref() {
-            Expr::Attribute(attr) => is_self(&attr.value),
+            func @ Expr::Attribute(attr) => is_self(&attr.value) || self.is_nested_submodule(func),
             Expr::Subscript(_) => true,
             _ => false,
         }
@@ -874,6 +893,69 @@ fn self_tensors(model: &FileModel, function: usize) -> (HashSet<String>, HashSet
         buffers.visit_body(method_body(model, init));
     }
     (submodules, attributes)
+}
+
+/// The `self.<attr>` that the class sets to a module (`nn.Linear(...)`, one of the file's module
+/// classes, a project one).
+fn direct_submodules(model: &FileModel, class: usize) -> HashSet<String> {
+    self_assignments(model, class)
+        .iter()
+        .filter(|assignment| matches!(assignment.value(), Some(Expr::Call(call)) if is_module_class(model, &call.func)))
+        .map(|assignment| assignment.attr.clone())
+        .collect()
+}
+
+/// How many attributes deep submodules of submodules are followed: `self.a.b.c(x)`.
+const SUBMODULE_DEPTH: usize = 3;
+
+/// `a.b`, `a.b.c` for the `self.a.b(x)`, `self.a.b.c(x)` of `class` that call submodules of its
+/// submodules: each step is one of the file's module classes (`self.decoder = TextDecoder(...)`)
+/// whose `__init__` sets the next attribute to a module. A submodule whose class is not in the
+/// file (`AutoModel.from_config(...)`) tells nothing: its attribute may be a method.
+fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
+    let mut found = HashSet::new();
+    let mut held = Submodules::default();
+    let mut frontier: Vec<(String, usize)> = vec![(String::new(), class)];
+    for depth in 1..SUBMODULE_DEPTH {
+        let mut next = Vec::new();
+        for (prefix, owner) in frontier {
+            for attr in direct_submodules(model, owner) {
+                let path = if prefix.is_empty() { attr.clone() } else { format!("{prefix}.{attr}") };
+                if depth > 1 {
+                    found.insert(path.clone());
+                }
+                for inner in held.classes(model, owner, &attr) {
+                    if inner != owner {
+                        next.push((path.clone(), inner));
+                    }
+                }
+            }
+        }
+        frontier = next;
+    }
+    for (prefix, owner) in frontier {
+        found.extend(direct_submodules(model, owner).into_iter().map(|attr| format!("{prefix}.{attr}")));
+    }
+    found
+}
+
+/// `self.a.b` -> `a.b`: an attribute chain of at least two attributes rooted at `self`.
+fn self_path(expr: &Expr) -> Option<String> {
+    let Expr::Attribute(attr) = expr else { return None };
+    if is_self(&attr.value) {
+        return None;
+    }
+    let mut parts = vec![attr.attr.id.as_str()];
+    let mut value = attr.value.as_ref();
+    while let Expr::Attribute(inner) = value {
+        parts.push(inner.attr.id.as_str());
+        value = inner.value.as_ref();
+    }
+    if !is_self(value) {
+        return None;
+    }
+    parts.reverse();
+    Some(parts.join("."))
 }
 
 /// `self.register_buffer("name", ...)`: `self.name` is a tensor.

@@ -13,9 +13,10 @@
 //! registry lists the rule files, and the rule files are written against this checker.
 
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ruff_python_ast::{Expr, Stmt};
+use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
@@ -41,11 +42,40 @@ pub struct Checker<'a> {
     eager_frames: OnceCell<HashSet<String>>,
     /// While the eager frames are found: the frames the graph breaks reported so far send eagerly.
     recording: Option<RefCell<HashSet<String>>>,
+    /// By rule code: where that rule finds hazards in the file (see `hazards_of`).
+    hazards: RefCell<HashMap<&'static str, Vec<TextRange>>>,
 }
 
 impl<'a> Checker<'a> {
     pub fn new(model: &'a FileModel<'a>, settings: &'a Settings, rules: &'a [Registered]) -> Self {
-        Self { model, settings, loop_calls: OnceCell::new(), rules, eager_frames: OnceCell::new(), recording: None }
+        Self {
+            model,
+            settings,
+            loop_calls: OnceCell::new(),
+            rules,
+            eager_frames: OnceCell::new(),
+            recording: None,
+            hazards: RefCell::default(),
+        }
+    }
+
+    /// Where another rule finds hazards in the file, enabled or not (the hazard is there whether or
+    /// not the user wants to hear of it), outside dead code: a rule whose fix would change what
+    /// Dynamo traces around them asks (TCF102's hoist rejoins a frame that may hold TCF105's
+    /// masked write). Found once per rule, on the first question.
+    pub fn hazards_of(&self, rule: &'static Rule) -> Vec<TextRange> {
+        if let Some(ranges) = self.hazards.borrow().get(rule.code) {
+            return ranges.clone();
+        }
+        let registered: Vec<&Registered> = self.rules.iter().filter(|r| r.rule.code == rule.code).collect();
+        let asker = Checker::new(self.model, self.settings, self.rules);
+        let ranges: Vec<TextRange> = run_rules(&asker, &registered)
+            .into_iter()
+            .map(|diagnostic| diagnostic.range)
+            .filter(|range| self.model.dead_code.covering(*range).is_none())
+            .collect();
+        self.hazards.borrow_mut().insert(rule.code, ranges.clone());
+        ranges
     }
 
     /// A graph break found at `site` in `function`: Critical, with the reason in the message, when

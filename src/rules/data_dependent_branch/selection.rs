@@ -84,7 +84,7 @@ pub(super) fn where_fix(
                 let base = base.ok_or(NOT_A_SELECTION)?;
                 elementwise_base(tensors, else_value).filter(|b| *b == base).ok_or(NOT_A_SELECTION)?
             }
-            None if base == Some(name) => name,
+            None if base.as_deref() == Some(name) => base.unwrap_or_default(),
             None => {
                 return Err(format!(
                     "`{name}` is assigned only when the test holds, and not from its own value: tcfix cannot tell \
@@ -118,7 +118,7 @@ pub(super) fn where_fix(
         taken_hoisted.iter().chain(&other_hoisted).map(|hoisted| rewrite.text(hoisted.statement)).collect();
     for (name, when_true, when_false, kept) in selections {
         let when_true = rewrite.text(when_true);
-        let when_false = when_false.map_or_else(|| kept.to_string(), |range| rewrite.text(range));
+        let when_false = when_false.map_or_else(|| kept.clone(), |range| rewrite.text(range));
         let (when_true, when_false) = if negated { (when_false, when_true) } else { (when_true, when_false) };
         lines.push(format!("{name} = {torch}.where({condition}, {when_true}, {when_false})"));
     }
@@ -263,23 +263,24 @@ fn assignments(body: &[Stmt]) -> Option<Vec<Assignment<'_>>> {
     Some(found)
 }
 
-/// The tensor name an elementwise expression is computed from (`x`, `x.clamp(-m, m)`,
-/// `torch.nan_to_num(x)`, `x * 0.5`), when its other operands are not tensors: its result then has
-/// the shape of that tensor.
-fn elementwise_base<'e>(tensors: &Tensors, expr: &'e Expr) -> Option<&'e str> {
+/// The tensor an elementwise expression is computed from (`x`, `x.clamp(-m, m)`,
+/// `torch.nan_to_num(x)`, `x * 0.5`, `self.inv_freq / (m / 16)`), as its text, when its other
+/// operands are not tensors of their own shape: its result then has the shape of that tensor.
+/// The tensor is a name, or a parameter or buffer of the module (`self.inv_freq`).
+fn elementwise_base(tensors: &Tensors, expr: &Expr) -> Option<String> {
     let no_tensor = |args: &[Expr], keywords: &[ast::Keyword]| {
         args.iter().chain(keywords.iter().map(|k| &k.value)).all(|arg| !tensors.is_tensor(arg))
     };
     match expr {
-        Expr::Name(name) => tensors.is_tensor(expr).then_some(name.id.as_str()),
+        Expr::Name(name) => tensors.is_tensor(expr).then(|| name.id.to_string()),
+        Expr::Attribute(attr) if tensors.is_tensor_attribute(expr) => Some(format!("self.{}", attr.attr.id)),
         Expr::UnaryOp(op) if op.op == UnaryOp::USub => elementwise_base(tensors, &op.operand),
-        // With a number literal: an attribute could be a tensor parameter whose shape broadcasts.
+        // With a number literal or a 0-d tensor (`m / 16` with `m = ids.max() + 1`): an attribute
+        // of unknown kind could be a tensor parameter whose shape broadcasts.
         Expr::BinOp(op) if matches!(op.op, Operator::Add | Operator::Sub | Operator::Mult | Operator::Div) => {
-            match (is_number(&op.left), is_number(&op.right)) {
-                (false, true) => elementwise_base(tensors, &op.left),
-                (true, false) => elementwise_base(tensors, &op.right),
-                _ => None,
-            }
+            let keeps_shape = |operand: &Expr| is_number(operand) || tensors.is_zero_dim(operand);
+            let from_left = keeps_shape(&op.right).then(|| elementwise_base(tensors, &op.left)).flatten();
+            from_left.or_else(|| keeps_shape(&op.left).then(|| elementwise_base(tensors, &op.right)).flatten())
         }
         Expr::Call(call) => {
             let name = last_segment(&call.func)?;
