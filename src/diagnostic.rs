@@ -72,3 +72,14 @@ impl Diagnostic {
         self
     }
 }
+
+/// The first line of a piece of code, shortened to quote it in a message.
+pub fn snippet(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default().trim_end();
+    if line.len() < text.len() || line.chars().count() > 60 {
+        let short: String = line.chars().take(57).collect();
+        format!("{}…", short.trim_end())
+    } else {
+        line.to_string()
+    }
+}

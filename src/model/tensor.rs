@@ -313,7 +313,7 @@ const TAKES_NO_TENSOR: &[&str] = &[
 ];
 
 /// Tensor methods and torch functions whose result is a boolean tensor.
-const MASK_METHODS: &[&str] = &[
+pub const MASK_METHODS: &[&str] = &[
     "bool",
     "eq",
     "ne",
@@ -346,7 +346,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function`, given what calls tell it.
     fn with_facts(model: &'m FileModel<'a>, function: usize, facts: &CallFacts) -> Self {
         let (submodules, attributes) = self_tensors(model, function);
-        let nested_submodules = model.self_class(function).map(|class| nested_submodules(model, class)).unwrap_or_default();
+        let nested_submodules =
+            model.self_class(function).map(|class| nested_submodules(model, class)).unwrap_or_default();
         let mut tensors = Tensors {
             model,
             names: HashSet::new(),

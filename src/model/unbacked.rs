@@ -29,12 +29,13 @@ use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+use crate::diagnostic::snippet;
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled, visit_function};
 use crate::model::dynamo_config::Capture;
 use crate::model::file::FileModel;
 use crate::model::imports::{dotted_name, last_segment, unqualified};
 use crate::model::module::is_self;
-use crate::model::tensor::Tensors;
+use crate::model::tensor::{MASK_METHODS, Tensors};
 
 /// What kind of unbacked value a finding produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,17 +159,6 @@ impl StillBreaks {
                  selection's length as a Python int)"
             ),
         }
-    }
-}
-
-/// The first line of an expression, shortened for a message.
-pub fn snippet(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default().trim_end();
-    if line.len() < text.len() || line.chars().count() > 60 {
-        let short: String = line.chars().take(57).collect();
-        format!("{}…", short.trim_end())
-    } else {
-        line.to_string()
     }
 }
 
@@ -1139,27 +1129,6 @@ const SELECTING: &[&str] = &["nonzero", "argwhere", "unique", "unique_consecutiv
 /// Reductions over every element when called without arguments: 0-d results.
 const ZERO_D_REDUCTIONS: &[&str] = &["argmax", "argmin", "max", "min", "sum", "prod", "amax", "amin"];
 
-/// Functions and methods whose result is a boolean tensor.
-const MASKING: &[&str] = &[
-    "bool",
-    "eq",
-    "ne",
-    "gt",
-    "ge",
-    "lt",
-    "le",
-    "isnan",
-    "isinf",
-    "isfinite",
-    "isneginf",
-    "isposinf",
-    "logical_and",
-    "logical_or",
-    "logical_not",
-    "logical_xor",
-    "isin",
-];
-
 impl<'a> CrashScan<'a> {
     fn tolist_of_selection(&self) -> Option<TextRange> {
         self.tolists.iter().find_map(|call| {
@@ -1263,7 +1232,7 @@ impl<'a> CrashScan<'a> {
                     && self.is_mask(&op.left, depth + 1)
                     && self.is_mask(&op.right, depth + 1)
             }
-            Expr::Call(call) => last_segment(&call.func).is_some_and(|name| MASKING.contains(&name)),
+            Expr::Call(call) => last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name)),
             Expr::Name(name) => self
                 .bindings
                 .get(name.id.as_str())

@@ -17,7 +17,7 @@ mod selection;
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, snippet};
 use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
@@ -45,17 +45,6 @@ pub const HOOKS: Hooks = Hooks::Function(start);
 /// The `if`, `elif`, `while`, ternary and `and`/`or` tests on tensor data in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     Some(Box::new(BranchFinder { function, tensors: function.tensors(), found: Vec::new(), tests: Vec::new() }))
-}
-
-/// The first line of an expression, shortened for a message.
-pub(super) fn snippet(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default().trim_end();
-    if line.len() < text.len() || line.chars().count() > 60 {
-        let short: String = line.chars().take(57).collect();
-        format!("{}…", short.trim_end())
-    } else {
-        line.to_string()
-    }
 }
 
 #[derive(Clone, Copy)]

@@ -19,7 +19,8 @@ use crate::model::compiled_code::Site;
 use crate::model::dynamo_config::{Capture, sets};
 use crate::model::file::FileModel;
 use crate::model::tensor::Tensors;
-use crate::model::unbacked::{Flow, StillBreaks, Value, crash_with, snippet};
+use crate::model::unbacked::{Flow, StillBreaks, Value, crash_with};
+use crate::diagnostic::snippet;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -12,7 +12,7 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::rewrite::{METADATA, Rewrite, Test, strip_not};
-use super::snippet;
+use crate::diagnostic::snippet;
 use crate::fix::text::torch_name;
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Fix, Safety};
