@@ -104,10 +104,18 @@ impl ChangedLines {
 /// The merge base of `rev` and `HEAD`, with errors that say what to do.
 fn merge_base(repo: &Repository, rev: &str) -> Result<Oid> {
     let base = repo.revparse_single(rev).and_then(|object| object.peel_to_commit()).map_err(|_| {
-        anyhow!(
-            "--diff-base: `{rev}` is not a commit of this repository; fetch it first (`git fetch origin \
+        // A CI checkout has the base branch only as a remote-tracking branch.
+        let remote = format!("origin/{rev}");
+        if repo.revparse_single(&remote).is_ok() {
+            anyhow!(
+                "--diff-base: `{rev}` is not a branch of this checkout, but `{remote}` is: use `--diff-base {remote}`"
+            )
+        } else {
+            anyhow!(
+                "--diff-base: `{rev}` is not a commit of this repository; fetch it first (`git fetch origin \
                  <branch>`; in GitHub Actions, check out with `fetch-depth: 0`)"
-        )
+            )
+        }
     })?;
     let head = repo
         .head()

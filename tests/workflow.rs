@@ -428,6 +428,14 @@ fn diff_base_says_what_is_wrong_with_the_revision() {
     let fetched = tcfix(&clone, &["--diff-base", "origin/main", "."]);
     assert_eq!(fetched.status.code(), Some(1), "{}", text(&fetched.stderr));
     assert_eq!(finding_lines(&fetched).len(), 1);
+    // The clone has `main` only as `origin/main`: the error names the revision to use.
+    let local_name = tcfix(&clone, &["--diff-base", "main", "."]);
+    assert_eq!(local_name.status.code(), Some(2));
+    assert!(
+        text(&local_name.stderr).contains("but `origin/main` is: use `--diff-base origin/main`"),
+        "{}",
+        text(&local_name.stderr)
+    );
 }
 
 #[test]
