@@ -66,7 +66,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     found.files.dedup();
     let mut seen = HashSet::new();
     found.files.retain(|file| seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())));
-    let generated_from = generator_sources(&found.files, |path| read_head(path));
+    let generated_from = generator_sources(&found.files, read_head);
     let (sources, files) =
         found.files.into_iter().partition(|file| generated_from.contains(file) && !paths.contains(file));
     found.generator_sources = sources;

@@ -142,12 +142,10 @@ pub fn noqa_edits(source: &SourceFile, diagnostics: &[Diagnostic]) -> (Vec<Edit>
 
 /// Where the code list of a `# noqa: ...` comment on this line ends.
 fn existing_noqa_codes_end(source: &SourceFile, offset: TextSize, line_text: &str) -> Option<TextSize> {
-    let comment_token = source
-        .parsed
-        .tokens()
-        .iter()
-        .filter(|t| t.kind() == TokenKind::Comment && source.line_column(t.start()).0 == source.line_column(offset).0)
-        .next_back()?;
+    let comment_token =
+        source.parsed.tokens().iter().rfind(|t| {
+            t.kind() == TokenKind::Comment && source.line_column(t.start()).0 == source.line_column(offset).0
+        })?;
     let comment = &source.text[comment_token.range()];
     let at = comment.to_ascii_lowercase().find("noqa:")?;
     let codes = &comment[at + 5..];

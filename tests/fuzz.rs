@@ -343,11 +343,11 @@ fn mutated_fixtures_never_panic_always_parse_and_fix_to_a_fixpoint() {
             None => "not checked (no python3)".to_string(),
         }
     );
-    if let Some(bad) = rejected {
-        if let Some(&first) = bad.first() {
-            let (input, output) = &tally.changed[first];
-            panic!("CPython accepts the input but not the fixed output:\n--- input\n{input}\n--- output\n{output}");
-        }
+    if let Some(bad) = rejected
+        && let Some(&first) = bad.first()
+    {
+        let (input, output) = &tally.changed[first];
+        panic!("CPython accepts the input but not the fixed output:\n--- input\n{input}\n--- output\n{output}");
     }
     assert!(tally.parsed * 3 >= tally.cases, "most mutated texts still parse, or the test tests little: {tally:?}");
     assert!(tally.fixed > 0, "some cases were fixed");

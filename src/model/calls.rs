@@ -103,10 +103,10 @@ struct Calls<'m, 'a> {
 
 impl<'a> CompiledCodeVisitor<'a> for Calls<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        if let Expr::Call(call) = expr {
-            if let Some(callee) = callee(self.model, self.caller, call).filter(|&c| c != self.caller) {
-                self.found.push((call, callee));
-            }
+        if let Expr::Call(call) = expr
+            && let Some(callee) = callee(self.model, self.caller, call).filter(|&c| c != self.caller)
+        {
+            self.found.push((call, callee));
         }
         true
     }

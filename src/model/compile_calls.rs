@@ -47,10 +47,10 @@ pub fn calls(body: &[Stmt]) -> Vec<&ast::ExprCall> {
 
 /// The scope's calls (from [`calls`]) made while `binding` still names the compiled module: after
 /// the compile, before `binding.target` is rebound.
-pub fn calls_while_bound<'c, 'a>(
+pub fn calls_while_bound<'a>(
     body: &[Stmt],
     binding: &CompileBinding,
-    calls: &'c [&'a ast::ExprCall],
+    calls: &[&'a ast::ExprCall],
 ) -> Vec<&'a ast::ExprCall> {
     let end = rebound_at(body, &binding.target, binding.call.end());
     calls
@@ -87,18 +87,17 @@ impl<'a> Visitor<'a> for BindingFinder<'_, 'a> {
         match stmt {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
             Stmt::Assign(assign) => {
-                if let ([target], Expr::Call(call)) = (assign.targets.as_slice(), assign.value.as_ref()) {
-                    if is_torch_compile(self.imports, call) {
-                        if let Some(target) = dotted_name(target) {
-                            let module = call
-                                .arguments
-                                .args
-                                .first()
-                                .or_else(|| call.arguments.find_keyword("model").map(|k| &k.value))
-                                .and_then(dotted_name);
-                            self.found.push(CompileBinding { target, module, call });
-                        }
-                    }
+                if let ([target], Expr::Call(call)) = (assign.targets.as_slice(), assign.value.as_ref())
+                    && is_torch_compile(self.imports, call)
+                    && let Some(target) = dotted_name(target)
+                {
+                    let module = call
+                        .arguments
+                        .args
+                        .first()
+                        .or_else(|| call.arguments.find_keyword("model").map(|k| &k.value))
+                        .and_then(dotted_name);
+                    self.found.push(CompileBinding { target, module, call });
                 }
             }
             _ => walk_stmt(self, stmt),

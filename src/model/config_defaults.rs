@@ -270,7 +270,7 @@ impl Truth {
         let join = |part: fn(&Truth) -> &str, word: &str| {
             let parts: Vec<String> = truths
                 .iter()
-                .map(|t| part(t))
+                .map(&part)
                 .map(|p| if p.contains(" and ") || p.contains(" or ") { format!("({p})") } else { p.to_string() })
                 .collect();
             parts.join(&format!(" {word} "))

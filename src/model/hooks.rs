@@ -44,7 +44,7 @@ impl<'a> PendingCall<'a> {
 }
 
 /// The callable a registration or `torch.compile` call is given.
-fn callable_argument<'a>(call: &'a ast::ExprCall, kind: PendingKind) -> Option<&'a Expr> {
+fn callable_argument(call: &ast::ExprCall, kind: PendingKind) -> Option<&Expr> {
     let keyword = match kind {
         PendingKind::HookRegistration => "hook",
         PendingKind::Compile => "model",

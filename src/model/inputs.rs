@@ -184,10 +184,10 @@ struct PythonUses<'c> {
 
 impl PythonUses<'_> {
     fn mark(&mut self, expr: &Expr) {
-        if let Expr::Name(name) = expr {
-            if self.candidates.contains(name.id.as_str()) {
-                self.found.insert(name.id.to_string());
-            }
+        if let Expr::Name(name) = expr
+            && self.candidates.contains(name.id.as_str())
+        {
+            self.found.insert(name.id.to_string());
         }
     }
 

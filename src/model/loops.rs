@@ -69,8 +69,8 @@ impl LoopCalls {
         while let Some(caller) = queue.pop() {
             let frame = frame_of[&caller].clone();
             for call in calls(caller) {
-                if !frame_of.contains_key(&call.callee) {
-                    frame_of.insert(call.callee, frame.clone());
+                if let std::collections::hash_map::Entry::Vacant(e) = frame_of.entry(call.callee) {
+                    e.insert(frame.clone());
                     queue.push(call.callee);
                 }
             }

@@ -25,7 +25,7 @@ pub struct ScalarAttribute<'a> {
 pub fn scalar_attributes<'a>(model: &FileModel<'a>, class: usize) -> Vec<ScalarAttribute<'a>> {
     let Some(init) = init_method(model, class) else { return Vec::new() };
     self_assignments(model, class)
-        .into_iter()
+        .iter()
         .filter(|assignment| assignment.method == init)
         .filter_map(|init| {
             let literal = init.value()?;

@@ -266,10 +266,10 @@ impl<'a> Visitor<'a> for SingleStepBranches {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::Assign(assign) => {
-                if let [Expr::Name(name)] = assign.targets.as_slice() {
-                    if self.requires_single_step(&assign.value) {
-                        self.flags.insert(name.id.to_string());
-                    }
+                if let [Expr::Name(name)] = assign.targets.as_slice()
+                    && self.requires_single_step(&assign.value)
+                {
+                    self.flags.insert(name.id.to_string());
                 }
             }
             Stmt::If(if_stmt) => {

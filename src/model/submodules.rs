@@ -145,14 +145,13 @@ struct Constructors<'m, 'a, 'l> {
 
 impl<'a: 'l, 'l> Visitor<'a> for Constructors<'_, '_, 'l> {
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Name(name) = expr {
-            if self.depth < 3 {
-                if let Some(values) = self.locals.get(name.id.as_str()) {
-                    self.depth += 1;
-                    values.iter().for_each(|value| self.visit_expr(value));
-                    self.depth -= 1;
-                }
-            }
+        if let Expr::Name(name) = expr
+            && self.depth < 3
+            && let Some(values) = self.locals.get(name.id.as_str())
+        {
+            self.depth += 1;
+            values.iter().for_each(|value| self.visit_expr(value));
+            self.depth -= 1;
         }
         if let Expr::Call(ast::ExprCall { func, .. }) = expr {
             match func.as_ref() {
@@ -198,19 +197,19 @@ impl<'a> Visitor<'a> for Additions<'a> {
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            if let Expr::Attribute(method) = call.func.as_ref() {
-                let adds = matches!(method.attr.id.as_str(), "append" | "extend" | "insert");
-                let value = call.arguments.args.last();
-                match (adds, method.value.as_ref(), value) {
-                    (true, Expr::Attribute(container), Some(value)) if is_self(&container.value) => {
-                        self.found.push((container.attr.id.to_string(), value));
-                    }
-                    (true, Expr::Name(list), Some(value)) => {
-                        self.locals.entry(list.id.to_string()).or_default().push(value);
-                    }
-                    _ => {}
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(method) = call.func.as_ref()
+        {
+            let adds = matches!(method.attr.id.as_str(), "append" | "extend" | "insert");
+            let value = call.arguments.args.last();
+            match (adds, method.value.as_ref(), value) {
+                (true, Expr::Attribute(container), Some(value)) if is_self(&container.value) => {
+                    self.found.push((container.attr.id.to_string(), value));
                 }
+                (true, Expr::Name(list), Some(value)) => {
+                    self.locals.entry(list.id.to_string()).or_default().push(value);
+                }
+                _ => {}
             }
         }
         walk_expr(self, expr);

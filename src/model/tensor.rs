@@ -628,10 +628,10 @@ impl<'m, 'a> Tensors<'m, 'a> {
         if self.returning_tensors.contains(&call.range()) {
             return true;
         }
-        if let Some(qualified) = self.model.imports.qualified_name(&call.func) {
-            if let Some(returns_tensor) = torch_function_returns_tensor(&qualified) {
-                return returns_tensor;
-            }
+        if let Some(qualified) = self.model.imports.qualified_name(&call.func)
+            && let Some(returns_tensor) = torch_function_returns_tensor(&qualified)
+        {
+            return returns_tensor;
         }
         match call.func.as_ref() {
             Expr::Attribute(method) if is_self(&method.value) => self.submodules.contains(method.attr.id.as_str()),
@@ -966,14 +966,15 @@ struct BufferCollector<'s> {
 
 impl<'a> Visitor<'a> for BufferCollector<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            if let Expr::Attribute(method) = call.func.as_ref() {
-                let registers = matches!(method.attr.id.as_str(), "register_buffer" | "register_parameter");
-                if registers && is_self(&method.value) {
-                    if let Some(Expr::StringLiteral(name)) = call.arguments.args.first() {
-                        self.names.insert(name.value.to_str().to_string());
-                    }
-                }
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(method) = call.func.as_ref()
+        {
+            let registers = matches!(method.attr.id.as_str(), "register_buffer" | "register_parameter");
+            if registers
+                && is_self(&method.value)
+                && let Some(Expr::StringLiteral(name)) = call.arguments.args.first()
+            {
+                self.names.insert(name.value.to_str().to_string());
             }
         }
         walk_expr(self, expr);
@@ -1153,12 +1154,11 @@ impl<'a> Visitor<'a> for BindingCollector<'_, 'a> {
             Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => return,
             Expr::Named(named) => self.bind(&named.target, Some(&named.value)),
             Expr::Call(call) => {
-                if let Expr::Attribute(method) = call.func.as_ref() {
-                    if let Expr::Name(receiver) = method.value.as_ref() {
-                        if TENSOR_ONLY_METHODS.contains(&method.attr.id.as_str()) {
-                            self.evidence.insert(receiver.id.to_string());
-                        }
-                    }
+                if let Expr::Attribute(method) = call.func.as_ref()
+                    && let Expr::Name(receiver) = method.value.as_ref()
+                    && TENSOR_ONLY_METHODS.contains(&method.attr.id.as_str())
+                {
+                    self.evidence.insert(receiver.id.to_string());
                 }
                 let torch_op = self.model.imports.qualified_name(&call.func).is_some_and(|q| {
                     let takes_tensor = !q.rsplit('.').next().is_some_and(|name| TAKES_NO_TENSOR.contains(&name));

@@ -1003,10 +1003,11 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
                     }
                     target => Some(target),
                 };
-                if let (Some(walked), Some(Expr::Name(name))) = (walked, target) {
-                    if starts_at_self(walked) && !is_self(walked) {
-                        self.module_loops.insert(name.id.as_str());
-                    }
+                if let (Some(walked), Some(Expr::Name(name))) = (walked, target)
+                    && starts_at_self(walked)
+                    && !is_self(walked)
+                {
+                    self.module_loops.insert(name.id.as_str());
                 }
             }
             _ => {}
@@ -1040,10 +1041,10 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
         for generator in generators {
             self.record_walk(&generator.target, &generator.iter);
         }
-        if let Expr::Name(name) = expr {
-            if name.ctx == ExprContext::Load {
-                self.uses.entry(name.id.as_str()).or_default().push(expr);
-            }
+        if let Expr::Name(name) = expr
+            && name.ctx == ExprContext::Load
+        {
+            self.uses.entry(name.id.as_str()).or_default().push(expr);
         }
         self.expressions.push(expr);
         true
@@ -1172,10 +1173,10 @@ impl<'a> CrashScan<'a> {
     fn selection_rows(&self) -> HashSet<&'a str> {
         let mut rows: HashSet<&'a str> = HashSet::new();
         for (target, iter, _) in &self.loops {
-            if self.is_selection(iter, 0) {
-                if let Expr::Name(name) = target {
-                    rows.insert(name.id.as_str());
-                }
+            if self.is_selection(iter, 0)
+                && let Expr::Name(name) = target
+            {
+                rows.insert(name.id.as_str());
             }
         }
         for (name, values) in &self.bindings {

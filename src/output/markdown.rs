@@ -157,7 +157,7 @@ fn thousands(number: usize) -> String {
     let digits = number.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -236,17 +236,17 @@ fn fix_section(out: &mut String, file: &FileFindings, fix: &Fix, unsafe_fixes: b
         Safety::DisplayOnly => "a suggestion: tcfix never writes it",
     };
     let _ = writeln!(out, "**Fix** ({how}): {}\n", escape_text(&fix.title));
-    if fix.safety == Safety::Safe {
-        if let Some(suggestion) = Suggestion::of(file.text, fix) {
-            let lines = if suggestion.first == suggestion.last {
-                format!("line {}", suggestion.first)
-            } else {
-                format!("lines {}–{}", suggestion.first, suggestion.last)
-            };
-            let fence = "`".repeat(longest_run(&suggestion.text, '`').max(2) + 1);
-            let _ = writeln!(out, "Replaces {lines}:\n\n{fence}suggestion\n{}\n{fence}\n", suggestion.text);
-            return;
-        }
+    if fix.safety == Safety::Safe
+        && let Some(suggestion) = Suggestion::of(file.text, fix)
+    {
+        let lines = if suggestion.first == suggestion.last {
+            format!("line {}", suggestion.first)
+        } else {
+            format!("lines {}–{}", suggestion.first, suggestion.last)
+        };
+        let fence = "`".repeat(longest_run(&suggestion.text, '`').max(2) + 1);
+        let _ = writeln!(out, "Replaces {lines}:\n\n{fence}suggestion\n{}\n{fence}\n", suggestion.text);
+        return;
     }
     let fixed = apply_edits(file.text, &fix.edits.iter().collect::<Vec<_>>());
     let diff = unified_diff(file.path, file.text, &fixed);
@@ -285,7 +285,7 @@ impl Suggestion {
             .iter()
             .map(|edit| {
                 let mut edit = edit.clone();
-                edit.range = edit.range - shift;
+                edit.range -= shift;
                 edit
             })
             .collect();

@@ -106,11 +106,10 @@ fn registered_buffers(model: &FileModel, class: usize) -> HashSet<String> {
     struct Finder(HashSet<String>);
     impl<'a> CompiledCodeVisitor<'a> for Finder {
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-            if let Expr::Call(call) = expr {
-                if let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call) {
+            if let Expr::Call(call) = expr
+                && let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call) {
                     self.0.insert(name.value.to_str().to_string());
                 }
-            }
             true
         }
     }
@@ -163,11 +162,10 @@ fn self_attributes_read(expr: &Expr) -> HashSet<String> {
     struct Finder(HashSet<String>);
     impl<'a> Visitor<'a> for Finder {
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Attribute(attr) = expr {
-                if attr.ctx == ExprContext::Load && is_self(&attr.value) {
+            if let Expr::Attribute(attr) = expr
+                && attr.ctx == ExprContext::Load && is_self(&attr.value) {
                     self.0.insert(attr.attr.id.to_string());
                 }
-            }
             walk_expr(self, expr);
         }
     }
@@ -188,19 +186,17 @@ impl<'a> Visitor<'a> for Assignments<'a> {
             Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
             Stmt::Assign(assign) => {
                 for target in &assign.targets {
-                    if let Expr::Attribute(attr) = target {
-                        if is_self(&attr.value) {
+                    if let Expr::Attribute(attr) = target
+                        && is_self(&attr.value) {
                             self.found.push((attr.attr.id.to_string(), &assign.value, stmt.range()));
                         }
-                    }
                 }
             }
             Stmt::Expr(expr) => {
-                if let Expr::Call(call) = expr.value.as_ref() {
-                    if let Some((Expr::StringLiteral(name), Some(value), _)) = register_buffer_arguments(call) {
+                if let Expr::Call(call) = expr.value.as_ref()
+                    && let Some((Expr::StringLiteral(name), Some(value), _)) = register_buffer_arguments(call) {
                         self.found.push((name.value.to_str().to_string(), value, stmt.range()));
                     }
-                }
             }
             _ => {}
         }

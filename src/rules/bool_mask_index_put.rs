@@ -234,13 +234,12 @@ fn masked_scatter_fix(model: &FileModel, function: usize, put: &IndexPut) -> Res
         return Err(NOT_LOCAL);
     }
     let text = &model.source.text;
-    if let Expr::Subscript(source) = put.statement.value.as_ref() {
-        if text[source.slice.range()] == text[put.target.slice.range()] {
+    if let Expr::Subscript(source) = put.statement.value.as_ref()
+        && text[source.slice.range()] == text[put.target.slice.range()] {
             // `t[mask] = src[mask]`: the mask likely has the full shape of `t`, not one dim less.
             return Err("the values are read with the same mask: if `t` and the source have the mask's shape, \
                         write `t = torch.where(mask, source, t)`");
         }
-    }
     let mask = &text[put.target.slice.range()];
     let mask = match put.target.slice.as_ref() {
         Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_) | Expr::Subscript(_) => mask.to_string(),
@@ -360,11 +359,10 @@ fn no_grad_block(model: &FileModel, stmt: &Stmt) -> Option<TextRange> {
 /// mode of whoever calls the model: not known. Nor is a function that another file's compiled
 /// code calls: this file's calls are not all of them.
 fn grad_is_off(model: &FileModel, function: usize, visiting: &mut Vec<usize>) -> bool {
-    if let FunctionNode::Def(def) = model.function(function).node {
-        if def.decorator_list.iter().any(|decorator| disables_grad(model, &decorator.expression)) {
+    if let FunctionNode::Def(def) = model.function(function).node
+        && def.decorator_list.iter().any(|decorator| disables_grad(model, &decorator.expression)) {
             return true;
         }
-    }
     let Some(Reason::CalledFrom(_)) = model.region.get(&function) else { return false };
     let called_from_other_files = model.called_from_other_files.contains(&model.function(function).qualname);
     if called_from_other_files || visiting.contains(&function) {
@@ -419,12 +417,11 @@ impl<'a> CompiledCodeVisitor<'a> for CallsTo<'_, 'a> {
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        if let Expr::Call(call) = expr {
-            if self.calls_callee(call) {
+        if let Expr::Call(call) = expr
+            && self.calls_callee(call) {
                 let under = self.no_grad_blocks.iter().any(|block| block.contains_range(call.range()));
                 self.found.push((self.caller, under));
             }
-        }
         true
     }
 }

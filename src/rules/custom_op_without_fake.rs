@@ -197,11 +197,10 @@ fn returned_mutated_input(def: &ast::StmtFunctionDef, mutates: &Mutates) -> Opti
                         value => vec![value],
                     };
                     for value in values {
-                        if let Expr::Name(name) = value {
-                            if self.found.is_none() && self.mutated.iter().any(|m| m == name.id.as_str()) {
+                        if let Expr::Name(name) = value
+                            && self.found.is_none() && self.mutated.iter().any(|m| m == name.id.as_str()) {
                                 self.found = Some(name.id.to_string());
                             }
-                        }
                     }
                 }
                 _ => walk_stmt(self, stmt),

@@ -111,11 +111,10 @@ struct CompiledFinder<'m, 'a> {
 
 impl<'a> CompiledCodeVisitor<'a> for CompiledFinder<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        if let Expr::Call(call) = expr {
-            if is_sdp_kernel(self.model, call) {
+        if let Expr::Call(call) = expr
+            && is_sdp_kernel(self.model, call) {
                 self.found.push((call, site));
             }
-        }
         true
     }
 }
@@ -127,11 +126,10 @@ struct EverywhereFinder<'m, 'a> {
 
 impl<'a> Visitor<'a> for EverywhereFinder<'_, 'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            if is_sdp_kernel(self.model, call) {
+        if let Expr::Call(call) = expr
+            && is_sdp_kernel(self.model, call) {
                 self.found.push(call);
             }
-        }
         walk_expr(self, expr);
     }
 }

@@ -90,11 +90,10 @@ struct HostCallFinder<'c, 'a> {
 
 impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        if let Expr::Call(call) = expr {
-            if let Some(kind) = host_call(call, &self.function.model().imports) {
+        if let Expr::Call(call) = expr
+            && let Some(kind) = host_call(call, &self.function.model().imports) {
                 self.found.push((call, kind, site));
             }
-        }
         true
     }
 

@@ -192,13 +192,11 @@ fn growths<'b>(model: &FileModel, function: usize, buffers: &'b [EmptyBuffer]) -
         }
 
         fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-            if let Expr::Call(call) = expr {
-                if let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call) {
-                    if let Some(buffer) = self.buffer(name.value.to_str()) {
+            if let Expr::Call(call) = expr
+                && let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call)
+                    && let Some(buffer) = self.buffer(name.value.to_str()) {
                         self.found.push(Growth { buffer, range: call.range(), site });
                     }
-                }
-            }
             true
         }
     }
@@ -238,13 +236,11 @@ fn self_calls(model: &FileModel, function: usize, compiled: bool) -> Vec<(String
     struct Finder(Vec<(String, Site)>);
     impl<'a> CompiledCodeVisitor<'a> for Finder {
         fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-            if let Expr::Call(call) = expr {
-                if let Expr::Attribute(attr) = call.func.as_ref() {
-                    if is_self(&attr.value) {
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(attr) = call.func.as_ref()
+                    && is_self(&attr.value) {
                         self.0.push((attr.attr.id.to_string(), site));
                     }
-                }
-            }
             true
         }
     }
@@ -450,7 +446,7 @@ fn max_length_in_init(model: &FileModel, init: usize) -> Option<String> {
         })
     };
     let class = model.function(init).class?;
-    let set_in_init = self_assignments(model, class).into_iter().find(|assignment| {
+    let set_in_init = self_assignments(model, class).iter().find(|assignment| {
         assignment.method == init && assignment.top_level && MAX_LENGTH_NAMES.contains(&assignment.attr.as_str())
     });
     if let Some(assignment) = set_in_init {
@@ -460,7 +456,7 @@ fn max_length_in_init(model: &FileModel, init: usize) -> Option<String> {
     if let Some(parameter) = parameters
         .iter()
         .copied()
-        .filter(|p| never_none(&p))
+        .filter(|p| never_none(p))
         .find(|p| MAX_LENGTH_NAMES.contains(&p.parameter.name.id.as_str()))
     {
         return Some(parameter.parameter.name.id.to_string());

@@ -224,11 +224,10 @@ impl<'a> FunctionHooks<'a> for Constructions<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
         let model = self.function.model();
         if let Stmt::If(if_stmt) = stmt {
-            if let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last()) {
-                if turns_itself_off(&if_stmt.test, &if_stmt.body) {
+            if let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())
+                && turns_itself_off(&if_stmt.test, &if_stmt.body) {
                     self.once_branches.push((TextRange::new(first.start(), last.end()), &if_stmt.test));
                 }
-            }
             return;
         }
         let Stmt::Assign(assign) = stmt else { return };
@@ -421,7 +420,7 @@ fn move_to_init(model: &FileModel, construction: &Construction, attribute: &str)
         );
     }
     let assigned_elsewhere = self_assignments(model, class)
-        .into_iter()
+        .iter()
         .any(|a| a.attr == attribute && a.method != init && !std::ptr::eq(a.stmt, stmt));
     if assigned_elsewhere {
         return Err(format!("`self.{attribute}` is assigned in other methods too: move it by hand"));
@@ -525,11 +524,10 @@ fn bound_names(model: &FileModel, function: usize) -> Vec<String> {
     struct Finder(Vec<String>);
     impl<'a> CompiledCodeVisitor<'a> for Finder {
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-            if let Expr::Name(name) = expr {
-                if name.ctx == ExprContext::Store {
+            if let Expr::Name(name) = expr
+                && name.ctx == ExprContext::Store {
                     self.0.push(name.id.to_string());
                 }
-            }
             true
         }
     }

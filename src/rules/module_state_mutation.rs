@@ -67,14 +67,14 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             if !seen.insert(name) {
                 continue; // assigned twice in `__init__`: one report
             }
-            let mutations = mutations(model, &functions, name);
+            let mutations = mutations(model, functions, name);
             let updated = mutations.iter().any(|m| m.change == Change::Update);
             let fix = (updated && attribute.kind == ScalarKind::Int)
-                .then(|| counter_fix(model, class, &functions, attribute, &attributes, &mutations));
+                .then(|| counter_fix(model, class, functions, attribute, &attributes, &mutations));
             for mutation in &mutations {
                 // A literal set next to an update is the update's business; a set never read by
                 // compiled code is never guarded on (measured: no recompile).
-                if mutation.change == Change::Set && (updated || !read_in(model, &functions, name)) {
+                if mutation.change == Change::Set && (updated || !read_in(model, functions, name)) {
                     continue;
                 }
                 diagnostics.push(report(model, attribute, mutation, fix.clone()));
@@ -233,7 +233,7 @@ fn counter_fix(
         return Err(format!("`__init__` sets `{name}` more than once or under a condition: make it a buffer by hand"));
     }
     let init = attribute.init.method;
-    let assigned_elsewhere = self_assignments(model, class).into_iter().find(|assignment| {
+    let assigned_elsewhere = self_assignments(model, class).iter().find(|assignment| {
         assignment.attr == name
             && assignment.method != init
             && !mutations.iter().any(|m| std::ptr::eq(m.stmt, assignment.stmt) && m.change == Change::Update)

@@ -288,7 +288,7 @@ fn cache_fix<'a>(
     };
     let init =
         init_method(model, class).ok_or_else(|| format!("the class has no `__init__` that sets `self.{helper}`"))?;
-    let assignments: Vec<_> = self_assignments(model, class).into_iter().filter(|a| &a.attr == helper).collect();
+    let assignments: Vec<_> = self_assignments(model, class).iter().filter(|a| &a.attr == helper).collect();
     let Some(assignment) = assignments.iter().rev().find(|a| a.method == init && a.top_level) else {
         return Err(format!("`self.{helper}` is not set unconditionally in `__init__`"));
     };

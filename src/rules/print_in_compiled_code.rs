@@ -85,11 +85,10 @@ impl<'a> FunctionHooks<'a> for OutputFinder<'_, 'a> {
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
         if let Expr::Call(call) = expr {
             // The call a statement is made of comes next: it was found as that statement.
-            if self.statement_call != Some(call.range()) {
-                if let Some(name) = output_call(call, &self.function.model().imports) {
+            if self.statement_call != Some(call.range())
+                && let Some(name) = output_call(call, &self.function.model().imports) {
                     self.found.push(Output { name, call: call.range(), statement: None, site });
                 }
-            }
         }
         true
     }

@@ -115,21 +115,19 @@ fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
         fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
             // `if not isinstance(x, list): raise ...`: a check of the argument's type, and
             // `isinstance(x, list)` tests inside it say nothing about how it is used.
-            if let Stmt::If(if_stmt) = stmt {
-                if matches!(if_stmt.body.last(), Some(Stmt::Raise(_))) {
+            if let Stmt::If(if_stmt) = stmt
+                && matches!(if_stmt.body.last(), Some(Stmt::Raise(_))) {
                     self.validating = Some(if_stmt.test.range());
                 }
-            }
         }
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
             if self.validating.is_some_and(|test| test.contains_range(expr.range())) {
                 return true;
             }
-            if let Some(name) = isinstance_list(expr).filter(|name| self.parameters.contains(*name)) {
-                if !PER_LAYER_WORDS.iter().any(|word| name.contains(word)) {
+            if let Some(name) = isinstance_list(expr).filter(|name| self.parameters.contains(*name))
+                && !PER_LAYER_WORDS.iter().any(|word| name.contains(word)) {
                     self.found.insert(name.to_string());
                 }
-            }
             true
         }
     }

@@ -106,13 +106,11 @@ impl<'a> CompiledCodeVisitor<'a> for CallFinder<'_> {
         if self.found.is_some() {
             return false;
         }
-        if let Expr::Call(call) = expr {
-            if let Expr::Attribute(attr) = call.func.as_ref() {
-                if attr.ctx == ExprContext::Load && is_self(&attr.value) && attr.attr.id.as_str() == self.attr {
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(attr) = call.func.as_ref()
+                && attr.ctx == ExprContext::Load && is_self(&attr.value) && attr.attr.id.as_str() == self.attr {
                     self.found = Some(site);
                 }
-            }
-        }
         true
     }
 }

@@ -149,8 +149,8 @@ struct StateRead {
 
 /// The first read of changing state in the hook, or in the functions of the file it calls.
 fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option<StateRead> {
-    if let FunctionNode::Def(def) = model.function(hook).node {
-        if let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
+    if let FunctionNode::Def(def) = model.function(hook).node
+        && let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
             let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
             let what = format!("`{keyword}` state");
             return Some(StateRead {
@@ -161,7 +161,6 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option
                 function: None,
             });
         }
-    }
     let mut seen = vec![hook];
     let mut pending = vec![(hook, bound_args)];
     while let Some((function, bound_args)) = pending.pop() {
@@ -369,11 +368,10 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
     struct ItemAssignments(HashSet<String>);
     impl ItemAssignments {
         fn record(&mut self, target: &Expr) {
-            if let Expr::Subscript(subscript) = target {
-                if let Expr::Name(name) = subscript.value.as_ref() {
+            if let Expr::Subscript(subscript) = target
+                && let Expr::Name(name) = subscript.value.as_ref() {
                     self.0.insert(name.id.to_string());
                 }
-            }
         }
     }
     impl<'a> Visitor<'a> for ItemAssignments {
@@ -387,9 +385,9 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
             walk_stmt(self, stmt);
         }
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr {
-                if let Expr::Attribute(method) = call.func.as_ref() {
-                    if let (
+            if let Expr::Call(call) = expr
+                && let Expr::Attribute(method) = call.func.as_ref()
+                    && let (
                         Expr::Name(name),
                         "update" | "setdefault" | "pop" | "popitem" | "clear" | "append" | "extend" | "insert"
                         | "remove" | "add" | "discard",
@@ -397,8 +395,6 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
                     {
                         self.0.insert(name.id.to_string());
                     }
-                }
-            }
             walk_expr(self, expr);
         }
     }

@@ -73,19 +73,17 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
         match expr {
             Expr::BinOp(op) if is_arithmetic(op.op) => {
                 for (operand, other) in [(&op.left, &op.right), (&op.right, &op.left)] {
-                    if let Expr::Call(call) = operand.as_ref() {
-                        if self.tensors.is_tensor(other) {
+                    if let Expr::Call(call) = operand.as_ref()
+                        && self.tensors.is_tensor(other) {
                             self.in_arithmetic.insert(call.range());
                         }
-                    }
                 }
             }
-            Expr::Call(call) => {
-                if self.is_conversion(call) {
+            Expr::Call(call)
+                if self.is_conversion(call) => {
                     let fix = self.in_arithmetic.contains(&call.range()).then(|| detach_fix(call)).flatten();
                     self.found.push(Conversion { expr, call, site, fix });
                 }
-            }
             // Runs only when called (`torch._check(cond, lambda: f"... {int(n)}")` calls it on failure).
             Expr::Lambda(_) => return false,
             _ => {}

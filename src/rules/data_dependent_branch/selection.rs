@@ -206,12 +206,11 @@ fn is_branch_temporary(model: &FileModel, function: &[Stmt], name: &str) -> bool
 
 /// The test as a condition for `torch.where`, and whether it was negated (`not c`).
 fn zero_dim_condition<'e>(tensors: &Tensors, test: &'e Expr) -> Option<(&'e Expr, bool)> {
-    if let Expr::UnaryOp(op) = test {
-        if op.op == UnaryOp::Not {
+    if let Expr::UnaryOp(op) = test
+        && op.op == UnaryOp::Not {
             let (condition, negated) = zero_dim_condition(tensors, &op.operand)?;
             return Some((condition, !negated));
         }
-    }
     match test {
         Expr::Call(call) if is_any_or_all(tensors, call) => Some((test, false)),
         // `x.max() > k`, `m > self.limit` with `m = x.max() + 1`: the model knows the rank.
