@@ -258,7 +258,8 @@ mod tests {
         assert_eq!(enclosing_blocks(main, main.find("run()").unwrap()), "", "not in `helper`");
         let nested = "class A:\n    def f(self):\n        with x:\n            if y:\n                z()\n";
         assert_eq!(enclosing_blocks(nested, nested.find("z()").unwrap()), "A.f");
-        assert_eq!(fnv1a(&["a"]), fnv1a(&["a"]));
+        // Pinned: baselines written by one tcfix must match in the next, so the hash may never change.
+        assert_eq!(fnv1a(&["a"]), 0x089be207b544f1e4);
         assert_ne!(fnv1a(&["ab", "c"]), fnv1a(&["a", "bc"]));
     }
 

@@ -132,7 +132,8 @@ const PYTHON_VALUE_METHODS: &[&str] = &[
 ];
 
 /// Reductions over every element when called without `dim`: their result is a 0-d tensor.
-const FULL_REDUCTIONS: &[&str] = &[
+pub const FULL_REDUCTIONS: &[&str] = &[
+    "logsumexp",
     "sum",
     "mean",
     "max",

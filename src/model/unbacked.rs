@@ -35,7 +35,7 @@ use crate::model::dynamo_config::Capture;
 use crate::model::file::FileModel;
 use crate::model::imports::{dotted_name, last_segment, unqualified};
 use crate::model::module::is_self;
-use crate::model::tensor::{MASK_METHODS, Tensors};
+use crate::model::tensor::{FULL_REDUCTIONS, MASK_METHODS, Tensors};
 
 /// What kind of unbacked value a finding produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -778,28 +778,6 @@ fn infers_a_size(call: &ast::ExprCall) -> bool {
     reshapes && call.arguments.args.iter().any(any_minus_one)
 }
 
-/// Reductions over every element when called without `dim`: a 0-d result.
-const FULL_REDUCTIONS: &[&str] = &[
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "prod",
-    "norm",
-    "std",
-    "var",
-    "any",
-    "all",
-    "argmax",
-    "argmin",
-    "logsumexp",
-    "nansum",
-    "nanmean",
-    "count_nonzero",
-];
-
 /// Methods of Python lists, dicts and sets that keep what they are given.
 const STORING: &[&str] = &["append", "extend", "insert", "add", "update", "setdefault"];
 
@@ -1127,7 +1105,7 @@ impl<'a> CompiledCodeVisitor<'a> for CrashScan<'a> {
 /// Methods whose result's size depends on values.
 const SELECTING: &[&str] = &["nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"];
 
-/// Reductions over every element when called without arguments: 0-d results.
+/// Full reductions whose 0-d result is an integer index (or can be one): what indexes a tensor.
 const ZERO_D_REDUCTIONS: &[&str] = &["argmax", "argmin", "max", "min", "sum", "prod", "amax", "amin"];
 
 impl<'a> CrashScan<'a> {

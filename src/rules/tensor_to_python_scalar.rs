@@ -18,7 +18,7 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::dynamo_config::{Capture, sets};
 use crate::model::file::FileModel;
-use crate::model::tensor::Tensors;
+use crate::model::tensor::{FULL_REDUCTIONS, Tensors};
 use crate::model::unbacked::{Flow, StillBreaks, Value, crash_with};
 use crate::diagnostic::snippet;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
@@ -38,10 +38,6 @@ pub static RULE: Rule = Rule {
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);
-
-/// Full reductions: called with no arguments they return a 0-d tensor.
-const FULL_REDUCTIONS: [&str; 12] =
-    ["sum", "mean", "max", "min", "amax", "amin", "norm", "prod", "std", "var", "argmax", "argmin"];
 
 /// The tensor-to-Python conversions (`.item()`, `int(t)`...) in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
