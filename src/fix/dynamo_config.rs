@@ -12,19 +12,18 @@ use crate::fix::text::{line_ending, torch_name};
 use crate::model::dynamo_config::Capture;
 use crate::model::file::FileModel;
 
-/// The edits that set `capture` when the module is imported: the setting after the last import
-/// that precedes the module's first `def` or `class` (and after the one that binds `torch`),
-/// plus `import torch` where the module has no module-level name for it.
+/// The edit that sets `capture` when the module is imported: the setting after the last import
+/// that precedes the module's first `def` or `class` (and after the one that binds `torch`).
+/// None where the module does not itself import torch unconditionally at module level: adding
+/// the import would make importing it load torch, and after an optional import (`try: import
+/// torch`, `if is_torch_available():`) the setting would fail where torch is missing.
 pub fn setting_edits(model: &FileModel, capture: Capture) -> Vec<Edit> {
     let text = &model.source.text;
     let (torch, import) = torch_name(model);
-    let setting = format!("{torch}._dynamo.config.{} = True", capture.option());
-    if let Some(import) = import {
-        // The new import goes before the first statement: the setting goes with it, in one edit,
-        // so that two findings' fixes never insert two different texts at one point.
-        let newline = line_ending(text, import.range.start());
-        return vec![Edit::insert(import.range.start(), format!("{}{setting}{newline}", import.content))];
+    if import.is_some() {
+        return Vec::new();
     }
+    let setting = format!("{torch}._dynamo.config.{} = True", capture.option());
     let suite = model.source.parsed.suite();
     let Some(after) = last_import(suite, &torch) else {
         return Vec::new();
@@ -38,16 +37,16 @@ pub fn setting_edits(model: &FileModel, capture: Capture) -> Vec<Edit> {
 }
 
 /// The module-level statement the setting goes after: the last one holding an import before the
-/// first `def`/`class`, or the one binding `torch` if that comes later.
+/// first `def`/`class`, or the plain `import` binding `torch` if that comes later; none when no
+/// plain module-level `import` binds `torch`.
 fn last_import<'a>(suite: &'a [Stmt], torch: &str) -> Option<&'a Stmt> {
+    let binds_torch = |stmt: &&Stmt| {
+        matches!(stmt, Stmt::Import(_) | Stmt::ImportFrom(_)) && holds_import(stmt, &|name| name == torch)
+    };
+    let binding = suite.iter().find(binds_torch)?;
     let before_definitions = suite.iter().take_while(|stmt| !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)));
     let last = before_definitions.filter(|stmt| holds_import(stmt, &|_| true)).last();
-    let binding_torch = suite.iter().find(|stmt| holds_import(stmt, &|name| name == torch));
-    match (last, binding_torch) {
-        (Some(last), Some(binding)) if binding.start() > last.start() => Some(binding),
-        (Some(last), _) => Some(last),
-        (None, binding) => binding,
-    }
+    Some(last.filter(|last| last.start() > binding.start()).unwrap_or(binding))
 }
 
 /// Whether the statement is an import (or an `if`/`try` block of them at module level) that binds
@@ -108,11 +107,12 @@ mod tests {
     }
 
     #[test]
-    fn a_module_without_torch_gets_the_import_and_the_setting_in_one_edit() {
-        assert_eq!(
-            with_setting("from torch import nn\n"),
-            "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\nfrom torch import nn\n"
-        );
+    fn a_module_that_does_not_import_torch_itself_gets_no_setting() {
+        assert_eq!(with_setting("from torch import nn\n"), "from torch import nn\n");
+        let optional = "try:\n    import torch\nexcept ImportError:\n    torch = None\n";
+        assert_eq!(with_setting(optional), optional);
+        let guarded = "from .utils import is_torch_available\nif is_torch_available():\n    import torch\n";
+        assert_eq!(with_setting(guarded), guarded);
         assert_eq!(with_setting("import torch"), "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n");
     }
 }

@@ -138,8 +138,9 @@ fn setting_fix(model: &FileModel) -> Result<Fix, String> {
     let edits = setting_edits(model, Capture::DynamicOutputShapeOps);
     if edits.is_empty() {
         return Err(format!(
-            "Dynamo would trace it with `capture_dynamic_output_shape_ops`, but tcfix found no module-level place \
-             for the setting; {DENSE_ADVICE}"
+            "Dynamo would trace it with `capture_dynamic_output_shape_ops`, but this module does not \
+             import torch unconditionally at module level, so setting it here would make importing the module load \
+             torch (or fail where torch is optional): set it where you call `torch.compile`; {DENSE_ADVICE}"
         ));
     }
     let (torch, _) = torch_name(model);

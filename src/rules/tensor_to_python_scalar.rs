@@ -166,8 +166,9 @@ fn setting_fix(model: &FileModel) -> Result<Fix, String> {
     }
     let edits = setting_edits(model, Capture::ScalarOutputs);
     if edits.is_empty() {
-        return Err("Dynamo would trace it with `capture_scalar_outputs`, but tcfix found no module-level place \
-                    for the setting"
+        return Err("Dynamo would trace it with `capture_scalar_outputs`, but this module does \
+                    not import torch unconditionally at module level, so setting it here would make importing the \
+                    module load torch (or fail where torch is optional): set it where you call `torch.compile`"
             .to_string());
     }
     let (torch, _) = torch_name(model);
