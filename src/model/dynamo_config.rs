@@ -34,7 +34,8 @@ impl Capture {
 /// Whether the file turns `capture` on: an assignment of a true constant to the option, through
 /// any import of it (`torch._dynamo.config.X`, `import torch._dynamo as dynamo` then
 /// `dynamo.config.X`, `from torch._dynamo import config` then `config.X`), at module level or in a
-/// function (a script's `main` that sets it before compiling).
+/// function (a script's `main` that sets it before compiling) other than a test's, which sets it
+/// for that test alone.
 pub fn sets(model: &FileModel, capture: Capture) -> bool {
     if !model.source.text.contains(capture.option()) {
         return false;
@@ -57,9 +58,14 @@ fn any_setting(body: &[Stmt], is_option: &dyn Fn(&Expr) -> bool) -> bool {
                 || any_setting(&try_stmt.finalbody, is_option)
         }
         Stmt::With(with) => any_setting(&with.body, is_option),
-        Stmt::FunctionDef(def) => any_setting(&def.body, is_option),
+        Stmt::FunctionDef(def) if !is_test(def.name.as_str()) => any_setting(&def.body, is_option),
         _ => false,
     })
+}
+
+/// `test_x`, `setUp`: a test's own code (pytest, unittest).
+fn is_test(name: &str) -> bool {
+    name.starts_with("test") || name.starts_with("setUp")
 }
 
 /// `True`, or a non-zero number.
@@ -98,6 +104,8 @@ mod tests {
         assert!(sets_in(config, Capture::ScalarOutputs));
         let in_main = "import torch\ndef main():\n    torch._dynamo.config.capture_scalar_outputs = True\n";
         assert!(sets_in(in_main, Capture::ScalarOutputs));
+        let in_test = "import torch\ndef test_scalars():\n    torch._dynamo.config.capture_scalar_outputs = True\n";
+        assert!(!sets_in(in_test, Capture::ScalarOutputs), "a test sets it for itself alone");
     }
 
     #[test]

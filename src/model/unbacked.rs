@@ -34,7 +34,9 @@ use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled, vis
 use crate::model::dynamo_config::Capture;
 use crate::model::file::FileModel;
 use crate::model::imports::{dotted_name, last_segment, unqualified};
+use crate::model::calls::{self, CallSite};
 use crate::model::module::is_self;
+use crate::model::reach::is_entry_point;
 use crate::model::tensor::{FULL_REDUCTIONS, MASK_METHODS, Tensors};
 
 /// What kind of unbacked value a finding produces.
@@ -84,8 +86,12 @@ pub enum Stop {
     /// Stored in an attribute, a dict or a list, where tcfix loses track of it.
     Stored,
     /// Handed to a function tcfix has not measured (`itertools.groupby`, `sorted`, a method of a
-    /// Python list).
+    /// Python list), or to code it cannot see (a submodule, a function of another file).
     Unknown,
+    /// Returned by a helper whose callers tcfix cannot see: what they do with it is unknown.
+    Returned,
+    /// Followed through more names or calls than tcfix follows: it does not know where it ends.
+    TooFar,
     /// A selection walked by a `for` or a comprehension, or cut into a data-dependent number of
     /// pieces: Dynamo needs its length as a Python int.
     Iterated,
@@ -141,7 +147,16 @@ impl StillBreaks {
             }
             Stop::Unknown => format!(
                 "the value goes to `{at}`, which tcfix does not follow: `{option}` is not offered (library functions \
-                 such as `itertools.groupby` or `sorted` compare the values, and Dynamo still breaks there)"
+                 such as `itertools.groupby` or `sorted` compare the values, and code in another file may branch on \
+                 them; Dynamo still breaks there)"
+            ),
+            Stop::Returned => format!(
+                "the value is returned by `{at}` to callers tcfix cannot see: `{option}` is not offered (a caller that \
+                 branches on it still breaks)"
+            ),
+            Stop::TooFar => format!(
+                "tcfix stops following the value at `{at}`, too many steps from where it is made: `{option}` is not \
+                 offered"
             ),
             Stop::Iterated => format!(
                 "`{at}` needs the selection's length as a Python int: with `{option}` Dynamo still breaks there"
@@ -176,6 +191,8 @@ pub struct Flow<'m, 'a> {
     module_loops: HashSet<&'a str>,
     /// Names bound by a `for` or a comprehension, with what they walk.
     walked: HashMap<&'a str, Vec<&'a Expr>>,
+    /// The calls of the compiled code, by where they are (to follow a helper's result back).
+    calls: HashMap<TextRange, &'a Expr>,
 }
 
 #[derive(Clone, Copy)]
@@ -199,6 +216,9 @@ enum Step<'a> {
     /// It is bound to the names of a target (`h, w = ...`, a comprehension's `for t in ...`),
     /// read after the given offset.
     Bind(&'a Expr, Value, TextSize),
+    /// It is an argument of a function of the file: followed as that function's `parameter`,
+    /// then (for a tensor) on as the call's result.
+    Into { call: &'a Expr, callee: usize, parameter: &'a str, then: Option<(&'a Expr, Value)> },
     /// It ends here: traced (`None`) or not.
     Done(Option<StillBreaks>),
 }
@@ -228,8 +248,13 @@ struct Other<'a> {
     names: HashSet<&'a str>,
 }
 
-/// How many names deep a value is followed (`n = x.item(); m = n * 2; ... m`).
-const MAX_DEPTH: usize = 6;
+/// How many names (and calls) deep a value is followed (`n = x.item(); m = n * 2; ... m`); past
+/// it, tcfix says it does not know. Attention code passes a selection through a dozen names.
+const MAX_DEPTH: usize = 32;
+
+/// Library functions that hand their condition to `torch._check` under compile, measured to trace
+/// a data-dependent condition with the capture options on: transformers' `torch_compilable_check`.
+const TRACED_CHECKS: &[&str] = &["torch_compilable_check"];
 
 /// Tensor methods that take sizes or a Python number: a receiver the tensors model does not know
 /// is still a tensor when it is called with one of these.
@@ -266,6 +291,7 @@ impl<'m, 'a> Flow<'m, 'a> {
             bindings: collector.bindings,
             module_loops: collector.module_loops,
             walked: collector.walked,
+            calls: collector.calls,
         }
     }
 
@@ -343,6 +369,14 @@ impl<'m, 'a> Flow<'m, 'a> {
                         value = next_value;
                     }
                     Step::Bind(target, value, after) => return self.assigned(target, value, after, walk, depth),
+                    Step::Into { call, callee, parameter, then } => {
+                        if let Some(verdict) = self.into_callee(call, callee, parameter, value, depth) {
+                            return Some(verdict);
+                        }
+                        let Some((next, next_value)) = then else { return None };
+                        current = next;
+                        value = next_value;
+                    }
                     Step::Done(verdict) => return verdict,
                 },
             }
@@ -499,6 +533,11 @@ impl<'m, 'a> Flow<'m, 'a> {
                 ("zip" | "enumerate" | "iter" | "reversed" | "list" | "tuple" | "sum", Value::Sized) => {
                     stop(Stop::Iterated)
                 }
+                ("zip" | "enumerate" | "iter" | "reversed" | "list" | "tuple" | "sum", Value::Derived)
+                    if self.tensors.is_tensor(child) =>
+                {
+                    stop(Stop::Iterated)
+                }
                 ("bool", _) => stop(Stop::Branch),
                 // What a call made of a selection (`torch.split(out, sizes)`) may be a tuple.
                 (_, Value::Derived) => Step::Done(None),
@@ -512,28 +551,99 @@ impl<'m, 'a> Flow<'m, 'a> {
                 return stop(Stop::Stored);
             }
         }
+        let callee = calls::callee(self.model, self.function, call).filter(|&callee| callee != self.function);
+        if let Some(callee) = callee {
+            // A helper of the file: where its parameter goes is followed there.
+            let Some(parameter) = parameter_of(self.model, call, callee, child) else { return stop(Stop::Unknown) };
+            let then = match value {
+                Value::Sized if self.meets_other_argument(call, child, walk) => return stop(Stop::Combined),
+                Value::Sized | Value::Derived => Some((node, Value::Derived)),
+                _ => None,
+            };
+            return Step::Into { call: node, callee, parameter, then };
+        }
+        if !value.is_tensor() {
+            return self.number_argument(call, node);
+        }
         if !self.is_traced_call(call) {
             return stop(Stop::Unknown);
         }
         let reduced = last_segment(&call.func).is_some_and(|name| FULL_REDUCTIONS.contains(&name));
-        if value.is_tensor() && reduced && call.arguments.args.len() == 1 && reduces_all_keywords(call) {
+        if reduced && call.arguments.args.len() == 1 && reduces_all_keywords(call) {
             return Step::Done(None);
         }
-        if !value.is_tensor() && infers_a_size(call) && self.reshapes_a_piece(call) {
-            return stop(Stop::Reshape);
+        if value == Value::Sized && self.meets_other_argument(call, child, walk) {
+            stop(Stop::Combined)
+        } else {
+            Step::Up(node, Value::Derived)
         }
-        match value {
-            Value::Sized => {
-                let mut others = arguments(call).filter(|argument| !argument.range().contains_range(child.range()));
-                if others.any(|argument| self.meets_other(argument, walk)) {
-                    stop(Stop::Combined)
-                } else {
-                    Step::Up(node, Value::Derived)
-                }
-            }
-            Value::Derived => Step::Up(node, Value::Derived),
-            _ => Step::Done(None),
+    }
+
+    /// Whether another argument of `call` than `child` holds another selection.
+    fn meets_other_argument(&self, call: &ast::ExprCall, child: &Expr, walk: &Walk<'_, 'a>) -> bool {
+        arguments(call)
+            .filter(|argument| !argument.range().contains_range(child.range()))
+            .any(|argument| self.meets_other(argument, walk))
+    }
+
+    /// A Python number (or list of them) given to a call that is not a helper of the file: torch
+    /// traces it (`torch.arange(n)`, `x.view(n, -1)`), `math` keeps it a number (`math.ceil(n / 4)`,
+    /// measured), anything else (a submodule, a function of another file, a library) may branch
+    /// on it where tcfix cannot see.
+    fn number_argument(&self, call: &'a ast::ExprCall, node: &'a Expr) -> Step<'a> {
+        let stop = |stop| Step::Done(Some(StillBreaks { stop, at: node.range() }));
+        let qualified = self.model.imports.qualified_name(&call.func);
+        if qualified.as_deref().is_some_and(|name| name.starts_with("math.")) {
+            return Step::Up(node, Value::Number);
         }
+        let torch = qualified.as_deref().is_some_and(|name| name == "torch" || name.starts_with("torch."))
+            || last_segment(&call.func).is_some_and(|name| TRACED_CHECKS.contains(&name));
+        let tensor_method = matches!(call.func.as_ref(), Expr::Attribute(method)
+            if self.tensors.is_tensor(&method.value) || SIZE_METHODS.contains(&method.attr.id.as_str()));
+        if !torch && !tensor_method {
+            return stop(Stop::Unknown);
+        }
+        if infers_a_size(call) && self.reshapes_a_piece(call) { stop(Stop::Reshape) } else { Step::Done(None) }
+    }
+
+    /// Follow `value` into `callee` as its `parameter`; `call` is where the file's code calls it.
+    fn into_callee(
+        &self,
+        call: &'a Expr,
+        callee: usize,
+        parameter: &'a str,
+        value: Value,
+        depth: usize,
+    ) -> Option<StillBreaks> {
+        if depth >= MAX_DEPTH {
+            return Some(StillBreaks { stop: Stop::TooFar, at: call.range() });
+        }
+        let tensors = Tensors::of(self.model, callee);
+        let flow = Flow::of(self.model, callee, &tensors);
+        let start = self.model.function(callee).node.range().start();
+        flow.follow_name(parameter, value, start, &mut Walk::new(&[], None, None), depth + 1)
+    }
+
+    /// `return v`: what the function's callers in the file do with it. A `forward` hands it back
+    /// to the module's caller (measured: a returned number traces); another function's callers
+    /// must all be seen, or a number is reported as going where tcfix cannot follow.
+    fn returned(&self, ret: &'a Stmt, value: Value, depth: usize) -> Option<StillBreaks> {
+        if is_entry_point(&self.model.function(self.function).name) {
+            return None;
+        }
+        let sites: Vec<&CallSite<'a>> = self.model.calls().call_sites(self.function).map(|(_, site)| site).collect();
+        if sites.is_empty() {
+            return (!value.is_tensor()).then_some(StillBreaks { stop: Stop::Returned, at: ret.range() });
+        }
+        if depth >= MAX_DEPTH {
+            return Some(StillBreaks { stop: Stop::TooFar, at: ret.range() });
+        }
+        sites.iter().find_map(|site| {
+            let tensors = Tensors::of(self.model, site.caller);
+            let flow = Flow::of(self.model, site.caller, &tensors);
+            let call = flow.calls.get(&site.call.range())?;
+            flow.follow(call, value, &mut Walk::new(&[], None, None), depth + 1)
+        })
     }
 
     /// `container[..., v, ...]`.
@@ -546,7 +656,9 @@ impl<'m, 'a> Flow<'m, 'a> {
                 Step::Done(Some(StillBreaks { stop: Stop::PythonIndex, at: node.range() }))
             };
         }
-        if !self.tensors.is_tensor(&subscript.value) {
+        // A selection or a tensor made from one indexes tensors: a Python list takes no tensor of
+        // more than one element as its index.
+        if !self.tensors.is_tensor(&subscript.value) && !value.is_tensor() {
             return Step::Done(Some(StillBreaks { stop: Stop::PythonIndex, at: node.range() }));
         }
         match value {
@@ -594,6 +706,7 @@ impl<'m, 'a> Flow<'m, 'a> {
                     // The element is read before the target is written, textually.
                     Value::List | Value::Zipped(_) => Step::Bind(&generator.target, value.item(), node.start()),
                     Value::Sized => stop(Stop::Iterated, node.range()),
+                    Value::Derived if self.tensors.is_tensor(child) => stop(Stop::Iterated, node.range()),
                     Value::Derived => Step::Done(None),
                     Value::Number => stop(Stop::Unknown, node.range()),
                 };
@@ -649,9 +762,13 @@ impl<'m, 'a> Flow<'m, 'a> {
                     self.assigned(&for_stmt.target, value.item(), for_stmt.target.end(), walk, depth)
                 }
                 Value::Sized => stop(Stop::Iterated, for_stmt.range()),
+                // A tensor computed from a selection may have its size: walking it needs the length.
+                // (A dataclass or dict built from one is walked by its fields: nothing to say.)
+                Value::Derived if self.tensors.is_tensor(child) => stop(Stop::Iterated, for_stmt.range()),
                 Value::Derived => None,
                 Value::Number => stop(Stop::Unknown, child.range()),
             },
+            Stmt::Return(_) => self.returned(stmt, value, depth),
             Stmt::With(_) | Stmt::Match(_) => stop(Stop::Unknown, child.range()),
             _ => None,
         }
@@ -700,14 +817,18 @@ impl<'m, 'a> Flow<'m, 'a> {
         walk: &mut Walk<'_, 'a>,
         depth: usize,
     ) -> Option<StillBreaks> {
-        if depth >= MAX_DEPTH || !walk.visited.insert(name) {
+        let uses = self.uses.get(name).map_or(&[][..], Vec::as_slice);
+        let mut later = uses.iter().filter(|use_| use_.start() >= after).peekable();
+        if depth >= MAX_DEPTH {
+            return later.peek().map(|use_| StillBreaks { stop: Stop::TooFar, at: use_.range() });
+        }
+        if !walk.visited.insert(name) {
             return None;
         }
         if value == Value::Sized {
             walk.sized.insert(name);
         }
-        let uses = self.uses.get(name).map_or(&[][..], Vec::as_slice);
-        uses.iter().filter(|use_| use_.start() >= after).find_map(|use_| self.follow(use_, value, walk, depth + 1))
+        later.find_map(|use_| self.follow(use_, value, walk, depth + 1))
     }
 
     /// Whether `expr` holds another selection (of unrelated size) than the one being followed.
@@ -762,6 +883,17 @@ impl<'m, 'a> Flow<'m, 'a> {
             _ => false,
         }
     }
+}
+
+/// The parameter of `callee` that `call` binds `argument` to, when the call says which.
+fn parameter_of<'a>(model: &FileModel<'a>, call: &ast::ExprCall, callee: usize, argument: &Expr) -> Option<&'a str> {
+    let parameters = model.function(callee).node.parameters()?;
+    let positional = parameters.posonlyargs.iter().chain(&parameters.args).enumerate();
+    let keyword_only = parameters.kwonlyargs.iter().map(|parameter| (usize::MAX, parameter));
+    positional.chain(keyword_only).find_map(|(index, parameter)| {
+        let name = parameter.parameter.name.id.as_str();
+        calls::argument(model, call, callee, index, name).is_some_and(|bound| is(bound, argument)).then_some(name)
+    })
 }
 
 /// `x.view(1, h, w, -1)`, `x.reshape((b, -1))`: a reshape that infers one size from the others.
@@ -936,6 +1068,7 @@ struct ParentCollector<'a> {
     bindings: HashMap<&'a str, Vec<&'a Expr>>,
     module_loops: HashSet<&'a str>,
     walked: HashMap<&'a str, Vec<&'a Expr>>,
+    calls: HashMap<TextRange, &'a Expr>,
     /// The statements around the walk's position, outermost first.
     statements: Vec<&'a Stmt>,
     /// The expressions around the walk's position, outermost first.
@@ -943,6 +1076,18 @@ struct ParentCollector<'a> {
 }
 
 impl<'a> ParentCollector<'a> {
+    /// An `assert`'s message and a `raise`d error are built only when the code fails: the values
+    /// they format are not traced on the path that compiles.
+    fn is_error_message(&self, expr: &Expr) -> bool {
+        let is = |part: Option<&Expr>| part.is_some_and(|part| part.range() == expr.range());
+        self.expressions.is_empty()
+            && match self.statements.last() {
+                Some(Stmt::Assert(assert)) => is(assert.msg.as_deref()),
+                Some(Stmt::Raise(raise)) => is(raise.exc.as_deref()) || is(raise.cause.as_deref()),
+                _ => false,
+            }
+    }
+
     /// The names a `for` target binds (`piece`, `(t, h, w)`), each walking `iter`.
     fn record_walk(&mut self, target: &'a Expr, iter: &'a Expr) {
         match target {
@@ -993,7 +1138,7 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        if matches!(expr, Expr::Lambda(_)) {
+        if matches!(expr, Expr::Lambda(_)) || self.is_error_message(expr) {
             return false;
         }
         let parent = match self.expressions.last() {
@@ -1009,6 +1154,9 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
             }
         };
         self.parents.insert(address(expr), parent);
+        if matches!(expr, Expr::Call(_)) {
+            self.calls.insert(expr.range(), expr);
+        }
         let generators = match expr {
             Expr::ListComp(comp) => comp.generators.as_slice(),
             Expr::SetComp(comp) => comp.generators.as_slice(),
@@ -1108,6 +1256,14 @@ const SELECTING: &[&str] = &["nonzero", "argwhere", "unique", "unique_consecutiv
 /// Full reductions whose 0-d result is an integer index (or can be one): what indexes a tensor.
 const ZERO_D_REDUCTIONS: &[&str] = &["argmax", "argmin", "max", "min", "sum", "prod", "amax", "amin"];
 
+/// `x.argmax()`, `torch.argmax(x)`: a full reduction, 0-d.
+fn is_zero_d_reduction(expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else { return false };
+    let reduction = last_segment(&call.func).is_some_and(|name| ZERO_D_REDUCTIONS.contains(&name));
+    let method = matches!(call.func.as_ref(), Expr::Attribute(_));
+    reduction && (if method { call.arguments.is_empty() } else { call.arguments.len() == 1 })
+}
+
 impl<'a> CrashScan<'a> {
     fn tolist_of_selection(&self) -> Option<TextRange> {
         self.tolists.iter().find_map(|call| {
@@ -1120,13 +1276,13 @@ impl<'a> CrashScan<'a> {
         let rows = self.selection_rows();
         self.indices.iter().find_map(|(index, at)| {
             let zero_dim = match index {
-                Expr::Call(call) => {
-                    let reduction = last_segment(&call.func).is_some_and(|name| ZERO_D_REDUCTIONS.contains(&name));
-                    let method = matches!(call.func.as_ref(), Expr::Attribute(_));
-                    reduction && (if method { call.arguments.is_empty() } else { call.arguments.len() == 1 })
+                Expr::Name(name) => {
+                    let name = name.id.as_str();
+                    let row = rows.contains(name) && !self.tested_before(name, *at);
+                    // `i = x.argmax()` then `emb[i]`.
+                    row || self.bindings.get(name).is_some_and(|values| values.iter().any(|v| is_zero_d_reduction(v)))
                 }
-                Expr::Name(name) => rows.contains(name.id.as_str()) && !self.tested_before(name.id.as_str(), *at),
-                _ => false,
+                index => is_zero_d_reduction(index),
             };
             zero_dim.then_some(*at)
         })
@@ -1226,16 +1382,24 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::model::reach::mark_region;
     use crate::source::SourceFile;
 
-    const HEAD: &str = "import itertools\nimport torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x: torch.Tensor, grid: torch.Tensor, m: torch.Tensor):\n";
+    const HEAD: &str = "import itertools\nimport math\nimport torch\nfrom torch import nn\n\nclass M(nn.Module):\n    def forward(self, x: torch.Tensor, grid: torch.Tensor, m: torch.Tensor):\n";
 
     /// Where the value of the first expression written `probe` in `forward` still breaks.
     fn verdict(body: &str, probe: &str, value: Value) -> Option<Stop> {
+        verdict_in(body, "forward", probe, value)
+    }
+
+    /// `verdict`, for a probe in the method `function` (written after `forward` in `body`).
+    fn verdict_in(body: &str, function: &str, probe: &str, value: Value) -> Option<Stop> {
         let code = format!("{HEAD}{body}");
         let source = SourceFile::parse(Path::new("m.py"), code.clone()).unwrap();
-        let model = FileModel::build(&source, "m");
-        let forward = model.functions.iter().position(|f| f.name == "forward").unwrap();
+        let mut model = FileModel::build(&source, "m");
+        // What forward calls is compiled too: its helpers' callers are known.
+        mark_region(&mut model, &crate::facts_of_single_file(Path::new("m.py"), &code).unwrap());
+        let forward = model.functions.iter().position(|f| f.name == function).unwrap();
         let tensors = Tensors::of(&model, forward);
         let flow = Flow::of(&model, forward, &tensors);
         let at = code.find(probe).unwrap();
@@ -1277,6 +1441,45 @@ mod tests {
         assert_eq!(verdict(whole, "grid.tolist()", Value::List), None, "measured: traced");
         let indexed = "        names = ['a', 'b']\n        return names[m.argmax().item()]\n";
         assert_eq!(verdict(indexed, "m.argmax().item()", Value::Number), Some(Stop::PythonIndex));
+    }
+
+    #[test]
+    fn a_number_is_followed_into_the_files_helpers_and_back_to_their_callers() {
+        let helper = |use_: &str| {
+            format!(
+                "        n = m.sum().item()\n        return self.scale(x, n)\n\n    def scale(self, x, n):\n{use_}"
+            )
+        };
+        let branches = helper("        if n > 0:\n            return x * 2\n        return x\n");
+        assert_eq!(verdict(&branches, "m.sum().item()", Value::Number), Some(Stop::Branch));
+        let slices = helper("        return x[:, :n]\n");
+        assert_eq!(verdict(&slices, "m.sum().item()", Value::Number), None);
+        let counted = "        return x[:, : self.count(m)]\n\n    def count(self, m):\n        return m.sum().item()\n";
+        assert_eq!(verdict_in(counted, "count", "m.sum().item()", Value::Number), None);
+        let tested = "        if self.count(m) > 0:\n            return x\n        return -x\n\n    def count(self, m):\n        return m.sum().item()\n";
+        assert_eq!(verdict_in(tested, "count", "m.sum().item()", Value::Number), Some(Stop::Branch));
+        let uncalled = "        return x\n\n    def count(self, m):\n        return m.sum().item()\n";
+        assert_eq!(verdict_in(uncalled, "count", "m.sum().item()", Value::Number), Some(Stop::Returned));
+    }
+
+    #[test]
+    fn a_number_given_to_code_tcfix_cannot_see_is_unknown_and_math_keeps_it_a_number() {
+        let submodule = "        n = m.sum().item()\n        return self.rotary(x, n)\n";
+        assert_eq!(verdict(submodule, "m.sum().item()", Value::Number), Some(Stop::Unknown));
+        let ceil = "        k = math.ceil(m.sum().item() / 4)\n        return torch.arange(k)\n";
+        assert_eq!(verdict(ceil, "m.sum().item()", Value::Number), None, "measured: traced");
+        let counted = "        k = math.ceil(m.sum().item() / 4)\n        for i in range(k):\n            x = x + i\n        return x\n";
+        assert_eq!(verdict(counted, "m.sum().item()", Value::Number), Some(Stop::Range), "measured: breaks");
+    }
+
+    #[test]
+    fn a_walk_too_long_to_follow_is_not_called_traced() {
+        let mut body = String::from("        n0 = m.sum().item()\n");
+        for step in 1..=MAX_DEPTH + 1 {
+            body.push_str(&format!("        n{step} = n{} + 1\n", step - 1));
+        }
+        body.push_str(&format!("        return x[:, :n{}]\n", MAX_DEPTH + 1));
+        assert_eq!(verdict(&body, "m.sum().item()", Value::Number), Some(Stop::TooFar));
     }
 
     #[test]
@@ -1332,6 +1535,10 @@ mod tests {
         let counted =
             "        idx = m.nonzero()\n        if idx.numel() == 0:\n            return x\n        return x[idx]\n";
         assert_eq!(selections(counted, &["m.nonzero()"]), [Some(Stop::Branch)]);
+        let derived = "        kept = torch.cumsum(x[m > 0], 0)\n        for v in kept:\n            grid = grid + v\n        return grid\n";
+        assert_eq!(selections(derived, &["x[m > 0]"]), [Some(Stop::Iterated)]);
+        let asserted = "        kept = x[m > 0]\n        assert kept.numel() >= 0, f\"{kept.shape}\"\n        return kept.sum()\n";
+        assert_eq!(selections(asserted, &["x[m > 0]"]), [None], "the message is built only on failure");
     }
 
     #[test]
@@ -1345,6 +1552,8 @@ mod tests {
         assert_eq!(crash(experts, Capture::ScalarOutputs).as_deref(), Some("grid[e]"));
         let tested = "        hit = m.nonzero()\n        for e in hit:\n            e = e[0]\n            if e == 3:\n                continue\n            x = x + grid[e]\n        return x\n";
         assert_eq!(crash(tested, Capture::ScalarOutputs), None, "the `if` breaks the graph first");
+        let named = "        i = m.argmax()\n        return x[i] * 2\n";
+        assert_eq!(crash(named, Capture::ScalarOutputs).as_deref(), Some("x[i]"), "measured: fails to compile");
         let argmax = "        return x[m.argmax()]\n";
         assert_eq!(crash(argmax, Capture::ScalarOutputs).as_deref(), Some("x[m.argmax()]"));
         let listed = "        kept = grid[m.bool()]\n        return kept.tolist()\n";
