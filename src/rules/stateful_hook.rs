@@ -5,7 +5,11 @@
 //! `global`/`nonlocal` elsewhere and written into (`d[k] = v`, `d.update(...)`). Dynamo guards on that state
 //! (`...__closure__[0].cell_contents.capture_activation_norms == False`): every flip recompiles,
 //! and at the recompile limit the frame runs eagerly. The fix decorates the hook with
-//! `@torch.compiler.disable`: it runs eagerly (a graph break at each call), the guards vanish.
+//! `@torch.compiler.disable`: it runs eagerly (a graph break at each call), the guards vanish. On
+//! a hook that forward runs in a loop, where that break would send forward to eager, the fix that
+//! takes the flag tests out (`record_always`) is offered instead when the hook's flags allow it.
+
+mod record_always;
 
 use std::collections::HashSet;
 
@@ -22,7 +26,9 @@ use crate::model::file::{FileModel, FunctionNode, Hook};
 use crate::model::hooks::on_repeated_modules;
 use crate::model::reach::{Target, describe, targets};
 use crate::rules::check::{Checker, Hooks};
+use crate::rules::RULES;
 use crate::rules::rule::{Category, Rule};
+use record_always::FlagTests;
 
 pub static RULE: Rule = Rule {
     code: "TCF202",
@@ -48,7 +54,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     hooks.dedup_by_key(|hook| hook.function);
     let mut diagnostics = Vec::new();
     for hook in hooks {
-        let Some(read) = first_state_read(model, hook.function, hook.bound_args) else { continue };
+        let Some(read) = first_state_read(model, hook.function, hook.bound_args, &[]) else { continue };
         let through = match read.function {
             Some(helper) if helper != hook.function => {
                 format!(" (in `{}`, which it calls)", model.function(helper).qualname)
@@ -72,14 +78,34 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             )
         };
         let message = format!("{} reads {}{through}, {what}", describe(model, hook.function), read.what);
-        diagnostics.push(Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(disable_fix(
-            model,
-            hook,
-            &read,
-            checker.settings.target_torch,
-        )));
+        let fix = record_always_fix(checker, hook, &read)
+            .unwrap_or_else(|| disable_fix(model, hook, &read, checker.settings.target_torch));
+        diagnostics.push(Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(fix));
     }
     diagnostics
+}
+
+/// For a hook on blocks that forward runs in a loop, whose state is flags it tests: the flag tests
+/// taken out, when that leaves the hook (and what it calls) reading no changing state, and the
+/// hook holds no graph break that the tests kept from running on every call.
+fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<Fix> {
+    let model = checker.model;
+    if !read.bounded || read.container || on_repeated_modules(model, hook).is_none() {
+        return None;
+    }
+    let hook_range = model.function(hook.function).node.range();
+    let graph_breaks = RULES.iter().filter(|rule| rule.category == Category::GraphBreak);
+    if graph_breaks.flat_map(|rule| checker.hazards_of(rule)).any(|range| hook_range.contains_range(range)) {
+        return None;
+    }
+    let scope = Scope::of(model, hook.function, hook.bound_args);
+    let is_flag = |expr: &Expr| match expr {
+        Expr::Attribute(attr) => scope.reads_state(model, attr) == Some(true),
+        _ => false,
+    };
+    let tests = FlagTests::of(model, hook.function, &is_flag)?;
+    let left = first_state_read(model, hook.function, hook.bound_args, &tests.tests);
+    left.is_none().then(|| tests.fix())
 }
 
 /// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook on many
@@ -147,8 +173,9 @@ struct StateRead {
     function: Option<usize>,
 }
 
-/// The first read of changing state in the hook, or in the functions of the file it calls.
-fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option<StateRead> {
+/// The first read of changing state in the hook, or in the functions of the file it calls, outside
+/// the hook's code at `ignored`.
+fn first_state_read(model: &FileModel, hook: usize, bound_args: usize, ignored: &[TextRange]) -> Option<StateRead> {
     if let FunctionNode::Def(def) = model.function(hook).node
         && let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
             let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
@@ -165,7 +192,8 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize) -> Option
     let mut pending = vec![(hook, bound_args)];
     while let Some((function, bound_args)) = pending.pop() {
         let scope = Scope::of(model, function, bound_args);
-        let mut finder = StateReadFinder { model, scope: &scope, function, found: None };
+        let ignored = if function == hook { ignored } else { &[] };
+        let mut finder = StateReadFinder { model, scope: &scope, function, ignored, found: None };
         visit_function(model, function, &mut finder);
         if finder.found.is_some() {
             return finder.found;
@@ -241,6 +269,16 @@ impl Scope {
             || (!self.locals.contains(name) && (self.closure.contains(name) || self.globals.contains(name)))
     }
 
+    /// `obj.field` where `obj` is from outside the hook and the project assigns `field` at run
+    /// time: whether it is a flag (`Some(true)`), other state (`Some(false)`), or no state.
+    fn reads_state(&self, model: &FileModel, attr: &ast::ExprAttribute) -> Option<bool> {
+        let Expr::Name(base) = attr.value.as_ref() else { return None };
+        let field = attr.attr.id.as_str();
+        let state = &model.state_attributes;
+        let outside = if base.id.as_str() == "self" { self.is_method } else { self.is_captured(base.id.as_str()) };
+        (outside && state.holds_state(field)).then(|| state.is_flag(field))
+    }
+
     /// How a captured name itself changes, if it does.
     fn change(&self, name: &str) -> Option<Change> {
         if self.locals.contains(name) || !(self.closure.contains(name) || self.globals.contains(name)) {
@@ -268,6 +306,8 @@ struct StateReadFinder<'s, 'm, 'a> {
     model: &'m FileModel<'a>,
     scope: &'s Scope,
     function: usize,
+    /// Code a fix takes out: what it reads no longer counts.
+    ignored: &'s [TextRange],
     found: Option<StateRead>,
 }
 
@@ -280,7 +320,7 @@ impl StateReadFinder<'_, '_, '_> {
 
 impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        if self.found.is_some() {
+        if self.found.is_some() || self.ignored.iter().any(|range| range.contains_range(expr.range())) {
             return false;
         }
         let read = &self.model.source.text[expr.range()];
@@ -313,21 +353,13 @@ impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
                 }
                 true
             }
-            Expr::Attribute(attr) if attr.ctx == ExprContext::Load => {
-                let Expr::Name(base) = attr.value.as_ref() else { return true };
-                let field = attr.attr.id.as_str();
-                let state = &self.model.state_attributes;
-                let outside = if base.id.as_str() == "self" {
-                    self.scope.is_method
-                } else {
-                    self.scope.is_captured(base.id.as_str())
-                };
-                if outside && state.holds_state(field) {
-                    self.found(expr, format!("`{read}`"), state.is_flag(field));
-                    return false;
+            Expr::Attribute(attr) if attr.ctx == ExprContext::Load => match self.scope.reads_state(self.model, attr) {
+                Some(is_flag) => {
+                    self.found(expr, format!("`{read}`"), is_flag);
+                    false
                 }
-                true
-            }
+                None => true,
+            },
             _ => true,
         }
     }

@@ -139,19 +139,22 @@ TABLE_NOT_PREGROWN = (
     "`SinusoidalPositions` does not know (a model built with a longer one still grows the table)"
 )
 HOOKS_ONLY_UNSAFE = (
-    "the safe pass leaves the hooks as they are, and their flag recompiles with them: TCF202's only fix, `@torch.compiler.disable` on a hook "
-    "registered in a loop, is Unsafe"
+    "the safe pass leaves the hooks as they are, and their flag recompiles with them: TCF202's fix for hooks on "
+    "the blocks forward runs in a loop, taking the flag tests out, is Unsafe (the hooks then record on every "
+    "call, and the reader must check the flags)"
 )
-DISABLE_SENDS_FORWARD_EAGER = (
-    "TCF202's `@torch.compiler.disable` on the hook removes the flag guards, but the hook runs in "
-    "forward's blocks loop: a graph break in a loop, so forward runs eagerly (1 eager frame) and the "
-    "blocks and the positional module compile as frames of their own (4 graphs for 3 compiles). Needs: "
-    "the TCF202 fix that keeps one graph (the hook computes its metrics unconditionally and the caller, "
-    "outside the compiled region, reads the flags and keeps what it wants), with the table pre-grown "
-    "(measured by hand: 2 graphs for 2 compiles, the only recompile the new input length, outputs equal). "
-    "tcfix does not write that fix, since the caller is the training script; the disable fix's title says "
-    "how to do it by hand"
-)
+
+
+def _read_metrics(model):
+    """What a training loop that checks the flags itself reads: the block means when `enabled`, the
+    norms when `record_norms`. TCF202's unsafe fix makes the hooks record on every call and leaves
+    that check to the reader; on what the reader keeps, the fixed model must agree."""
+    metrics = model.metrics
+    return {
+        key: value
+        for key, value in sorted(metrics.latest.items())
+        if (metrics.enabled and key.endswith(".mean")) or (metrics.record_norms and key.endswith(".norm"))
+    }
 
 
 def oracle_cases():
@@ -167,13 +170,10 @@ def oracle_cases():
         {"recompiles go down": (TABLE_NOT_PREGROWN, HOOKS_ONLY_UNSAFE)},
     )
     # TCF201's pre-growth (Unsafe: the length is the config's) removes the table's recompiles;
-    # TCF202's disable removes the flags' and sends forward eager.
+    # TCF202's record-always fix (Unsafe: the hooks record on every call) removes the flags'.
     unsafe = (
-        {"graph_breaks": (0, 0), "recompiles": (4, 2), "graphs": (5, 4), "eager_frames": (0, 1)},
-        {
-            "eager_frames": DISABLE_SENDS_FORWARD_EAGER,
-            "one graph per frame": DISABLE_SENDS_FORWARD_EAGER,
-        },
+        {"graph_breaks": (0, 0), "recompiles": (4, 1), "graphs": (5, 2), "eager_frames": (0, 0)},
+        {},
     )
     cases = []
     for mode in ("inference", "training"):
@@ -190,7 +190,7 @@ def oracle_cases():
                 "atol": 1e-5,
                 "whole_model": True,
                 "baseline": mode,
-                "observe": lambda model: dict(model.metrics.latest),
+                "observe": _read_metrics,
                 "expect": expect,
                 "gaps": gaps,
             })
