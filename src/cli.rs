@@ -147,6 +147,9 @@ pub enum Command {
         /// A code (TCF104) or a name (data-dependent-branch).
         rule: String,
     },
+    /// Run a language server on stdin and stdout, for editors: the hazards of the buffer as you
+    /// type, its fixes as quick fixes, and each rule's documentation on hover.
+    Server,
 }
 
 const EXIT_CODES: &str = "Exit codes:
