@@ -4,7 +4,7 @@
 //! background and updated as files are saved. A buffer is analysed against that index with its
 //! own summary in place of the file's on disk.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -45,6 +45,11 @@ pub struct Workspace {
     /// change even when the editor does not report one.
     config_stamps: Vec<(PathBuf, Option<(SystemTime, u64)>)>,
     summaries: Summaries,
+    /// Counts changes to `summaries`: facts computed before a change are stale.
+    revision: u64,
+    /// Each buffer's last facts, with the revision and its summary they were computed from
+    /// (most edits change no summary: the index need not be built again for them).
+    facts: HashMap<PathBuf, (u64, String, Facts)>,
 }
 
 impl Workspace {
@@ -55,6 +60,8 @@ impl Workspace {
             config_error: None,
             config_stamps: Vec::new(),
             summaries: Summaries::new(),
+            revision: 0,
+            facts: HashMap::new(),
             root,
         };
         workspace.load_config();
@@ -114,6 +121,7 @@ impl Workspace {
     /// The index the background thread built (see `index_project`).
     pub fn set_summaries(&mut self, summaries: Summaries) {
         self.summaries = summaries;
+        self.revision += 1;
     }
 
     /// A file saved or changed on disk: its summary is read again (dropped when it no longer
@@ -125,21 +133,37 @@ impl Workspace {
             Ok(summary) if !self.excludes(path) => _ = self.summaries.insert(relative, summary),
             _ => _ = self.summaries.remove(&relative),
         }
+        self.revision += 1;
     }
 
     /// A buffer's findings with the project's facts about it, and those facts.
-    pub fn analyse(&self, path: &Path, text: &str) -> Result<(Vec<Diagnostic>, Facts), SourceError> {
+    pub fn analyse(&mut self, path: &Path, text: &str) -> Result<(Vec<Diagnostic>, Facts), SourceError> {
         let relative = self.relative(path);
         let source = SourceFile::parse(&relative, text.to_string())?;
         let mut model = FileModel::build(&source, &module_name(&relative));
-        let facts = self.facts_with(&relative, FileSummary::of(&model));
+        let facts = self.facts_of(&relative, FileSummary::of(&model));
         mark_region(&mut model, &facts);
         let diagnostics = crate::check_model(&model, &self.settings.for_file(path));
         Ok((diagnostics, facts))
     }
 
-    /// The index's facts about one file, given its summary now. The index is built again each
-    /// time: it holds names and edges only, and a buffer's change may change any file's facts.
+    /// The index's facts about one file, given its summary now: those of its last analysis when
+    /// neither its summary nor the others' changed since.
+    fn facts_of(&mut self, relative: &Path, summary: FileSummary) -> Facts {
+        // `FileSummary` has no `PartialEq`; its derived `Debug` text shows every field.
+        let key = format!("{summary:?}");
+        if let Some((revision, last_key, facts)) = self.facts.get(relative) {
+            if *revision == self.revision && *last_key == key {
+                return facts.clone();
+            }
+        }
+        let facts = self.facts_with(relative, summary);
+        self.facts.insert(relative.to_path_buf(), (self.revision, key, facts.clone()));
+        facts
+    }
+
+    /// The index's facts about one file with this summary. The whole index is built again: it
+    /// holds names and edges only, and a change to one file may change any file's facts.
     fn facts_with(&self, relative: &Path, summary: FileSummary) -> Facts {
         let mut files = Vec::with_capacity(self.summaries.len() + 1);
         let mut own = 0;
