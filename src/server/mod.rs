@@ -188,7 +188,10 @@ impl Server {
                 recv(events) -> event => if let Ok(event) = event { self.on_event(event) },
                 recv(wake) -> _ => {}
             }
-            self.analyse_due();
+            // Changes that queued up during an analysis are all applied before the next one.
+            if messages.is_empty() {
+                self.analyse_due();
+            }
         }
     }
 
@@ -288,7 +291,8 @@ impl Server {
                 let Some(params) = notification_params::<lsp_types::DidCloseTextDocumentParams>(notification) else {
                     return;
                 };
-                if self.documents.remove(&params.text_document.uri).is_some() {
+                if let Some(closed) = self.documents.remove(&params.text_document.uri) {
+                    self.workspace.closed(&closed.path);
                     self.publish(params.text_document.uri, Vec::new(), None);
                 }
             }

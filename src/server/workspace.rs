@@ -147,6 +147,11 @@ impl Workspace {
         Ok((diagnostics, facts))
     }
 
+    /// A buffer closed: its facts are not needed again.
+    pub fn closed(&mut self, path: &Path) {
+        self.facts.remove(&self.relative(path));
+    }
+
     /// The index's facts about one file, given its summary now: those of its last analysis when
     /// neither its summary nor the others' changed since.
     fn facts_of(&mut self, relative: &Path, summary: FileSummary) -> Facts {
