@@ -124,6 +124,12 @@ impl Client {
         self.request("textDocument/codeAction", params)["result"].as_array().expect("a list of actions").clone()
     }
 
+    fn code_actions_of_kind(&mut self, uri: &str, range: Value, kind: &str) -> Vec<Value> {
+        let context = json!({"diagnostics": [], "only": [kind]});
+        let params = json!({"textDocument": {"uri": uri}, "range": range, "context": context});
+        self.request("textDocument/codeAction", params)["result"].as_array().expect("a list of actions").clone()
+    }
+
     /// `shutdown`, then `exit`: the server's exit status.
     fn stop(mut self) -> ExitStatus {
         let answer = self.request("shutdown", Value::Null);
@@ -263,6 +269,10 @@ fn a_print_typed_into_forward_is_reported_and_its_quick_fix_removes_it() {
     assert_eq!(noqa[0]["range"]["start"], json!({"line": 6, "character": 29}));
     assert!(apply(&with_print(), noqa).contains("print(\"é😀\", x.shape)  # noqa: TCF101\n"));
     assert_eq!(actions[2]["kind"], "source.fixAll.tcfix");
+    let (fix_all, _) = edits_of(&actions[2], &file);
+    let all_fixed = apply(&with_print(), fix_all);
+    let only_fix_all = client.code_actions_of_kind(&file, print["range"].clone(), "source.fixAll");
+    assert_eq!(only_fix_all, [actions[2].clone()], "`only` filters by kind");
 
     let (edits, _) = edits_of(quick_fix, &file);
     let fixed = apply(&with_print(), edits);
@@ -270,6 +280,7 @@ fn a_print_typed_into_forward_is_reported_and_its_quick_fix_removes_it() {
         fixed.contains("        if not torch.compiler.is_compiling():\n            print(\"é😀\", x.shape)\n"),
         "{fixed}"
     );
+    assert_eq!(all_fixed, fixed, "with one safe fix, fixing all is that fix");
     client.replace_text(&file, 3, &fixed);
     assert_eq!(client.diagnostics(&file, Some(3)), Vec::<Value>::new(), "the fix removed the finding");
     assert!(client.stop().success());
@@ -364,7 +375,14 @@ fn a_helper_called_from_another_files_forward_is_reported_from_the_project_index
     std::fs::write(dir.path().join("model.py"), caller).unwrap();
     let helper = "def helper(x):\n    print(x)\n    return x\n";
     std::fs::write(dir.path().join("late.py"), helper).unwrap();
-    let (mut client, _) = Client::start(dir.path(), json!({}));
+    let watching = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let (mut client, _) = Client::start(dir.path(), watching);
+    let registration =
+        client.wait_for("the file watchers' registration", |m| m["method"] == "client/registerCapability");
+    let watchers = &registration["params"]["registrations"][0]["registerOptions"]["watchers"];
+    let globs: Vec<&str> = watchers.as_array().unwrap().iter().map(|w| w["globPattern"].as_str().unwrap()).collect();
+    assert_eq!(globs, ["**/*.py", "**/*.pyi", "**/tcfix.toml", "**/.tcfix.toml", "**/pyproject.toml"]);
+    client.send(json!({"jsonrpc": "2.0", "id": registration["id"], "result": null}));
     let file = uri(&dir.path().join("late.py"));
     client.open(&file, helper);
     let found = loop {
@@ -377,10 +395,15 @@ fn a_helper_called_from_another_files_forward_is_reported_from_the_project_index
     assert_eq!(codes(&found), ["TCF101"]);
     assert!(found[0]["message"].as_str().unwrap().contains("called from `Model.forward`"), "{found:#?}");
 
-    // Saved without the call, the caller no longer makes the helper compiled code.
+    // Changed on disk without the call (reported by the watchers), the caller no longer makes the
+    // helper compiled code; saved with it again (in the editor), it does.
+    let caller_uri = uri(&dir.path().join("model.py"));
     std::fs::write(dir.path().join("model.py"), caller.replace("return helper(x)", "return x")).unwrap();
-    client.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&dir.path().join("model.py"))}}));
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": caller_uri, "type": 2}]}));
     assert_eq!(client.diagnostics(&file, Some(1)), Vec::<Value>::new());
+    std::fs::write(dir.path().join("model.py"), caller).unwrap();
+    client.notify("textDocument/didSave", json!({"textDocument": {"uri": caller_uri}}));
+    assert_eq!(codes(&client.diagnostics(&file, Some(1))), ["TCF101"]);
     assert!(client.stop().success());
 }
 
