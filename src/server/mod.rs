@@ -450,10 +450,10 @@ impl Server {
     /// A configuration that does not load is shown on its file, at the place the TOML parser
     /// names (else its first line); the last good configuration stays in use meanwhile.
     fn show_config_error(&mut self) {
-        if let Some(path) = self.config_error_shown.take() {
-            if let Ok(uri) = Url::from_file_path(&path) {
-                self.publish(uri, Vec::new(), None);
-            }
+        if let Some(path) = self.config_error_shown.take()
+            && let Ok(uri) = Url::from_file_path(&path)
+        {
+            self.publish(uri, Vec::new(), None);
         }
         let Some(error) = self.workspace.config_error.clone() else { return };
         eprintln!("tcfix server: error: {}", error.message);

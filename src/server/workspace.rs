@@ -157,10 +157,11 @@ impl Workspace {
     fn facts_of(&mut self, relative: &Path, summary: FileSummary) -> Facts {
         // `FileSummary` has no `PartialEq`; its derived `Debug` text shows every field.
         let key = format!("{summary:?}");
-        if let Some((revision, last_key, facts)) = self.facts.get(relative) {
-            if *revision == self.revision && *last_key == key {
-                return facts.clone();
-            }
+        if let Some((revision, last_key, facts)) = self.facts.get(relative)
+            && *revision == self.revision
+            && *last_key == key
+        {
+            return facts.clone();
         }
         let facts = self.facts_with(relative, summary);
         self.facts.insert(relative.to_path_buf(), (self.revision, key, facts.clone()));
@@ -190,16 +191,22 @@ impl Workspace {
 /// makes of the configuration, less the flags).
 fn settings(config: &Arc<Config>) -> Settings {
     let options = &config.options;
-    let mut settings = Settings::default();
-    settings.selection = Selection {
-        select: options.select.clone().unwrap_or_default(),
-        ignore: options.ignore.clone().unwrap_or_default(),
-    };
-    settings.opaque_helpers.extend(options.opaque_helpers.iter().flatten().cloned());
-    settings.target_torch = config.target_torch.unwrap_or(settings.target_torch);
-    settings.min_severity = options.min_severity.unwrap_or_default();
-    settings.config = Some(Arc::clone(config));
-    settings
+    let defaults = Settings::default();
+    Settings {
+        selection: Selection {
+            select: options.select.clone().unwrap_or_default(),
+            ignore: options.ignore.clone().unwrap_or_default(),
+        },
+        opaque_helpers: defaults
+            .opaque_helpers
+            .into_iter()
+            .chain(options.opaque_helpers.iter().flatten().cloned())
+            .collect(),
+        target_torch: config.target_torch.unwrap_or(defaults.target_torch),
+        min_severity: options.min_severity.unwrap_or_default(),
+        config: Some(Arc::clone(config)),
+        scope: None,
+    }
 }
 
 /// Each configuration file that could apply, with its modification time and size (`None`: absent).
