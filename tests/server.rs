@@ -430,3 +430,26 @@ fn a_bad_configuration_is_shown_on_its_file_and_fixing_it_is_picked_up() {
     assert_eq!(client.diagnostics(&file, Some(2)), Vec::<Value>::new(), "the new configuration ignores TCF101");
     assert!(client.stop().success());
 }
+
+#[test]
+fn an_unsafe_fix_is_labelled_and_never_preferred() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _) = Client::start(dir.path(), json!({}));
+    let file = uri(&dir.path().join("model.py"));
+    client.open(&file, &CLEAN.replace("        return x\n", "        n = x.sum().item()\n        return x * n\n"));
+    let found = client.diagnostics(&file, Some(1));
+    assert_eq!(codes(&found), ["TCF103"]);
+    let actions = client.code_actions(&file, found[0]["range"].clone());
+    let titles: Vec<&str> = actions.iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(titles.len(), 2, "the unsafe fix and noqa; no fix-all without a safe fix: {titles:?}");
+    assert!(
+        titles[0].starts_with("TCF103 (unsafe fix): Set `torch._dynamo.config.capture_scalar_outputs"),
+        "{titles:?}"
+    );
+    assert!(actions[0].get("isPreferred").is_none(), "{}", actions[0]);
+    assert_eq!(titles[1], "TCF103: Silence with `# noqa: TCF103`");
+
+    let elsewhere = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}});
+    assert_eq!(client.code_actions(&file, elsewhere), Vec::<Value>::new(), "nothing away from the findings");
+    assert!(client.stop().success());
+}

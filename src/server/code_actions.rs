@@ -50,20 +50,26 @@ pub fn code_actions(
         let range = diagnostic.range;
         range.start().to_usize() <= end && start <= range.end().to_usize()
     };
-    let mut actions = Vec::new();
-    for diagnostic in analysis.diagnostics.iter().filter(touched) {
-        actions.extend(buffer.fix(diagnostic));
-        actions.extend(buffer.noqa(diagnostic));
-    }
-    actions.extend(buffer.fix_all_safe(workspace));
-    let wanted = |action: &CodeAction| match &params.context.only {
-        Some(kinds) => {
-            let kind = action.kind.as_ref().map_or("", |kind| kind.as_str());
-            kinds.iter().any(|only| kind == only.as_str() || kind.starts_with(&format!("{}.", only.as_str())))
-        }
+    let wanted = |kind: &CodeActionKind| match &params.context.only {
+        Some(kinds) => kinds
+            .iter()
+            .any(|only| kind.as_str() == only.as_str() || kind.as_str().starts_with(&format!("{}.", only.as_str()))),
         None => true,
     };
-    actions.into_iter().filter(wanted).map(CodeActionOrCommand::CodeAction).collect()
+    let mut actions = Vec::new();
+    if wanted(&CodeActionKind::QUICKFIX) {
+        for diagnostic in analysis.diagnostics.iter().filter(touched) {
+            actions.extend(buffer.fix(diagnostic));
+            actions.extend(buffer.noqa(diagnostic));
+        }
+    }
+    // Fixing all re-analyses the buffer after each pass: only on a finding, or when asked for
+    // by kind (on save), not on every move of the cursor.
+    let asked = params.context.only.is_some() || analysis.diagnostics.iter().any(|d| touched(&d));
+    if asked && wanted(&fix_all_kind()) {
+        actions.extend(buffer.fix_all_safe(workspace));
+    }
+    actions.into_iter().map(CodeActionOrCommand::CodeAction).collect()
 }
 
 impl Buffer<'_> {
