@@ -468,7 +468,10 @@ impl Server {
             range: LineIndex::new(&text).range(range, &text, self.encoding),
             severity: Some(lsp_types::DiagnosticSeverity::ERROR),
             source: Some("tcfix".to_string()),
-            message: format!("{} (tcfix goes on with the last configuration that loaded)", error.message),
+            message: format!(
+                "{} (until it loads, tcfix uses the last configuration that did, or its defaults)",
+                error.message
+            ),
             ..lsp_types::Diagnostic::default()
         };
         self.publish(uri, vec![diagnostic], None);

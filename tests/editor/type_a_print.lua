@@ -57,6 +57,17 @@ local function steps()
     fail("unexpected diagnostic: " .. vim.inspect(finding))
   end
 
+  -- Hover on the print: the rule's documentation.
+  vim.api.nvim_win_set_cursor(0, { 7, 10 })
+  local tcfix = vim.tbl_filter(function(c)
+    return c.name == "tcfix"
+  end, vim.lsp.get_active_clients())[1]
+  local hover = tcfix.request_sync("textDocument/hover", vim.lsp.util.make_position_params(), 10000, buf)
+  local shown = hover and hover.result and hover.result.contents.value or ""
+  if not shown:find("# TCF101 print-in-compiled-code", 1, true) then
+    fail("no documentation on hover: " .. vim.inspect(hover))
+  end
+
   -- The quick fix, as a user picks it from the list `code_action()` offers on the line.
   local offered
   vim.ui.select = function(items, opts, on_choice)
