@@ -40,9 +40,14 @@ struct Client {
 impl Client {
     /// A server for the workspace `root`, initialized (with these client capabilities).
     fn start(root: &Path, capabilities: Value) -> (Client, Value) {
+        Client::start_in(root, root, capabilities)
+    }
+
+    /// `start`, with the server's process started in `cwd`.
+    fn start_in(cwd: &Path, root: &Path, capabilities: Value) -> (Client, Value) {
         let mut server = Command::new(env!("CARGO_BIN_EXE_tcfix"))
             .arg("server")
-            .current_dir(root)
+            .current_dir(cwd)
             .env("TCFIX_SERVER_PANIC_FOR_TESTS", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -451,5 +456,32 @@ fn an_unsafe_fix_is_labelled_and_never_preferred() {
 
     let elsewhere = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}});
     assert_eq!(client.code_actions(&file, elsewhere), Vec::<Value>::new(), "nothing away from the findings");
+    assert!(client.stop().success());
+}
+
+/// The configuration's `baseline` leaves out the findings it records, as in a CLI run: only a
+/// print added since is reported.
+#[test]
+fn the_configurations_baseline_leaves_out_the_findings_it_records() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("model.py"), with_print()).unwrap();
+    let recorded = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["--write-baseline", "tcfix-baseline.json", "model.py"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(recorded.status.success(), "{recorded:?}");
+    std::fs::write(dir.path().join("tcfix.toml"), "baseline = \"tcfix-baseline.json\"\n").unwrap();
+
+    // Started in another directory than the workspace's, as an editor may start it.
+    let (mut client, _) = Client::start_in(&std::env::temp_dir(), dir.path(), json!({}));
+    let file = uri(&dir.path().join("model.py"));
+    client.open(&file, &with_print());
+    assert_eq!(client.diagnostics(&file, Some(1)), Vec::<Value>::new(), "the recorded print is left out");
+    let added = with_print().replace("        return x\n", "        print(x)\n        return x\n");
+    client.replace_text(&file, 2, &added);
+    let found = client.diagnostics(&file, Some(2));
+    assert_eq!(codes(&found), ["TCF101"], "{found:#?}");
+    assert_eq!(found[0]["range"]["start"]["line"], 7, "the new print only");
     assert!(client.stop().success());
 }

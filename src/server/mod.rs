@@ -73,7 +73,12 @@ fn serve(connection: Connection) -> Result<()> {
         }),
     };
     connection.initialize_finish(id, serde_json::to_value(result)?)?;
-    let mut server = Server::new(connection, workspace_root(&params), encoding);
+    let root = workspace_root(&params);
+    // Paths the configuration and the baseline name are resolved as a CLI run in the root would.
+    if let Err(error) = std::env::set_current_dir(&root) {
+        eprintln!("tcfix server: cannot work in {}: {error}", root.display());
+    }
+    let mut server = Server::new(connection, root, encoding);
     server.show_config_error();
     server.start_indexing();
     if watches_files(&params) {

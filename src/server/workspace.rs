@@ -11,6 +11,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
+use crate::baseline::Baseline;
 use crate::config::{Config, FILE_NAMES};
 use crate::diagnostic::Diagnostic;
 use crate::discover::discover;
@@ -19,6 +20,7 @@ use crate::model::file::FileModel;
 use crate::model::index::{FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
 use crate::rules::{Selection, Settings, names_a_rule};
+use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
 
 /// A configuration that did not load: the file to show it on, and why.
@@ -72,13 +74,17 @@ impl Workspace {
     /// the error is kept to show on its file.
     pub fn load_config(&mut self) {
         self.config_stamps = config_stamps(&self.root);
-        match Config::discover(&self.root, None, false, names_a_rule) {
-            Ok(config) => {
+        let loaded = Config::discover(&self.root, None, false, names_a_rule).and_then(|config| {
+            let config = Arc::new(config);
+            Ok((settings(&config)?, config))
+        });
+        match loaded {
+            Ok((settings, config)) => {
                 for warning in &config.warnings {
                     eprintln!("tcfix server: warning: {warning}");
                 }
-                self.config = Arc::new(config);
-                self.settings = settings(&self.config);
+                self.config = config;
+                self.settings = settings;
                 self.config_error = None;
             }
             Err(error) => self.config_error = Some(self.config_error_of(&error)),
@@ -188,11 +194,15 @@ impl Workspace {
 }
 
 /// The settings a run with this configuration and no command-line options has (what `main.rs`
-/// makes of the configuration, less the flags).
-fn settings(config: &Arc<Config>) -> Settings {
+/// makes of the configuration, less the flags): the findings its baseline records are left out.
+fn settings(config: &Arc<Config>) -> anyhow::Result<Settings> {
     let options = &config.options;
     let defaults = Settings::default();
-    Settings {
+    let baseline = match config.baseline() {
+        Some(path) => Some(Baseline::read(&path)?),
+        None => None,
+    };
+    Ok(Settings {
         selection: Selection {
             select: options.select.clone().unwrap_or_default(),
             ignore: options.ignore.clone().unwrap_or_default(),
@@ -205,8 +215,8 @@ fn settings(config: &Arc<Config>) -> Settings {
         target_torch: config.target_torch.unwrap_or(defaults.target_torch),
         min_severity: options.min_severity.unwrap_or_default(),
         config: Some(Arc::clone(config)),
-        scope: None,
-    }
+        scope: baseline.map(|baseline| Arc::new(Scope::new(None, Some(baseline)))),
+    })
 }
 
 /// Each configuration file that could apply, with its modification time and size (`None`: absent).
