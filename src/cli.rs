@@ -147,8 +147,10 @@ pub enum Command {
         /// A code (TCF104) or a name (data-dependent-branch).
         rule: String,
     },
-    /// Run a language server on stdin and stdout, for editors: the hazards of the buffer as you
-    /// type, its fixes as quick fixes, and each rule's documentation on hover.
+    /// Run a language server for editors (LSP over stdin and stdout).
+    ///
+    /// The hazards of the open buffers as you type, their fixes as quick fixes, each rule's
+    /// documentation on hover. The README's "In your editor" sets it up in Neovim and VS Code.
     Server,
 }
 
