@@ -147,6 +147,11 @@ pub enum Command {
         /// A code (TCF104) or a name (data-dependent-branch).
         rule: String,
     },
+    /// Run a language server for editors (LSP over stdin and stdout).
+    ///
+    /// The hazards of the open buffers as you type, their fixes as quick fixes, each rule's
+    /// documentation on hover. The README's "In your editor" sets it up in Neovim and VS Code.
+    Server,
 }
 
 const EXIT_CODES: &str = "Exit codes:

@@ -61,7 +61,8 @@ pub struct Config {
     pub warnings: Vec<String>,
 }
 
-const FILE_NAMES: [&str; 3] = ["tcfix.toml", ".tcfix.toml", "pyproject.toml"];
+/// The configuration files' names, in the order each directory is searched.
+pub const FILE_NAMES: [&str; 3] = ["tcfix.toml", ".tcfix.toml", "pyproject.toml"];
 
 #[derive(Deserialize)]
 struct PyProject {

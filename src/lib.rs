@@ -18,6 +18,7 @@ pub mod patch;
 pub mod project;
 pub mod rules;
 pub mod scope;
+pub mod server;
 pub mod source;
 pub mod suppress;
 pub mod write;

@@ -67,6 +67,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
     match &cli.command {
         Some(Command::Rules) => return print_rules(),
         Some(Command::Explain { rule }) => return explain(rule),
+        Some(Command::Server) => return tcfix::server::run().map(|()| Status::Clean),
         None => {}
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
