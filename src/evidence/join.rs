@@ -1,0 +1,315 @@
+//! Joining the run's events to the findings, by file and line.
+//!
+//! A graph break is placed by its user traceback, innermost frame first: the first frame in a
+//! checked file whose line lies in a graph-break finding joins it (a break inside a helper joins
+//! the finding at the call in `forward` when the helper's own line has none). A recompile is
+//! placed by the source line of its failed guard: a recompile finding on that line joins it, or
+//! one in that file whose code names the guarded attribute (`self.steps` for `self.steps == 1`).
+//! An event nothing joins becomes a TCF100/TCF200 finding at its innermost checked line; an event
+//! in no checked file is counted apart (`Joined::outside`).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use ruff_source_file::LineIndex;
+use ruff_text_size::{TextRange, TextSize};
+
+use super::frames::{FrameRef, FunctionSpan, function_at, functions, user_function};
+use super::observed::{Observed, Runtime};
+use super::paths::PathMap;
+use super::runtime_rule::{GRAPH_BREAK_SEEN, RECOMPILE_SEEN};
+use super::{Event, EventKind, Evidence};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::rule::{Category, Rule};
+
+/// A checked file as the join sees it: its findings gain evidence, and runtime-only findings
+/// are added. `text` may be empty for a file with no findings; it is read when needed.
+pub struct CheckedFile<'a> {
+    pub path: &'a Path,
+    pub text: &'a mut String,
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+/// Where each event went.
+#[derive(Debug, Default)]
+pub struct Joined {
+    /// Per event of `Evidence::events`, in order.
+    pub events: Vec<Placed>,
+    /// Per compile of `Evidence::compiles`, the function it compiled, when in a checked file.
+    pub compiles: Vec<Option<FrameRef>>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Placed {
+    /// The checked file (index into the files given to `join`) and line; `None` when no frame
+    /// of the event lies in a checked file.
+    pub at: Option<(usize, usize)>,
+    /// The codes of the findings it joined (TCF100/TCF200 when none of a rule's).
+    pub codes: Vec<&'static str>,
+    /// A duplicate of an earlier event (the same break logged again for the same compile).
+    pub duplicate: bool,
+    /// The function whose compile logged it, when in a checked file.
+    pub frame: Option<FrameRef>,
+}
+
+/// Join `evidence` to the files' findings. `enabled` says whether a runtime-only finding's code
+/// is selected (`--select`/`--ignore`).
+pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn Fn(&Rule) -> bool) -> Joined {
+    let paths = PathMap::new(&files.iter().map(|file| file.path.to_path_buf()).collect::<Vec<PathBuf>>());
+    let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
+    let mut resolve = |logged: &'e str| *resolved.entry(logged).or_insert_with(|| paths.resolve(logged));
+    let mut texts_needed: HashSet<usize> = HashSet::new();
+    let mut placements: Vec<Vec<(usize, usize)>> = Vec::new();
+    for event in &evidence.events {
+        let frames: Vec<(usize, usize)> =
+            event.frames.iter().filter_map(|frame| resolve(&frame.file).map(|file| (file, frame.line))).collect();
+        texts_needed.extend(frames.iter().map(|(file, _)| *file));
+        placements.push(frames);
+    }
+    let compiled = compiled_functions(evidence, &mut resolve);
+    texts_needed.extend(compiled.keys());
+    for &index in &texts_needed {
+        let file = &mut files[index];
+        if file.text.is_empty() {
+            *file.text = std::fs::read_to_string(file.path).unwrap_or_default();
+        }
+    }
+    let lines: HashMap<usize, LineIndex> =
+        texts_needed.iter().map(|&index| (index, LineIndex::from_source_text(files[index].text))).collect();
+    let spans: HashMap<usize, Vec<FunctionSpan>> =
+        texts_needed.iter().map(|&index| (index, functions(files[index].text))).collect();
+    let frame_ref = |file: usize, co_name: &str, line: usize| {
+        let span = function_at(&spans[&file], user_function(co_name), line)?;
+        Some(FrameRef { file, first_line: span.first_line, qualname: span.qualname.clone() })
+    };
+
+    let mut joined = Joined::default();
+    joined.compiles = evidence
+        .compiles
+        .iter()
+        .map(|compile| frame_ref(resolve(&compile.co_filename)?, &compile.co_name, compile.co_firstlineno))
+        .collect();
+    let mut seen: HashMap<usize, BTreeMap<usize, Observed>> = HashMap::new();
+    let mut runtime_only: BTreeMap<(usize, usize, EventKind), Observed> = BTreeMap::new();
+    type Key = (usize, Option<u32>, Option<u64>, Option<u64>, EventKind, Vec<(usize, usize)>, String);
+    let mut counted: HashSet<Key> = HashSet::new();
+    for (event, frames) in evidence.events.iter().zip(&placements) {
+        let key = (event.log, event.rank, event.frame_id, event.frame_compile_id, event.kind.clone(), frames.clone(), event.reason.clone());
+        let duplicate = event.frame_id.is_some() && !counted.insert(key);
+        let compiled = event.frame_id.and_then(|frame_id| {
+            let at = evidence.compiles.iter().position(|c| same_process(c, event) && c.frame_id == Some(frame_id))?;
+            joined.compiles[at].clone()
+        });
+        let innermost = || {
+            let logged = event.frames.first()?;
+            frame_ref(resolve(&logged.file)?, &logged.function, logged.line)
+        };
+        let mut placed = Placed { duplicate, frame: compiled.or_else(innermost), ..Default::default() };
+        if duplicate || frames.is_empty() {
+            joined.events.push(placed);
+            continue;
+        }
+        let seconds = compile_seconds(evidence, event);
+        let found = frames.iter().find_map(|&(file, line)| {
+            let matches = matching(event, &files[file], &lines[&file], line);
+            (!matches.is_empty()).then_some((file, line, matches))
+        });
+        match found {
+            Some((file, line, matches)) => {
+                placed.at = Some((file, line));
+                for index in matches {
+                    placed.codes.push(files[file].diagnostics[index].rule.code);
+                    record(seen.entry(file).or_default().entry(index).or_default(), event, seconds);
+                }
+            }
+            None => {
+                let (file, line) = frames[0];
+                placed.at = Some((file, line));
+                placed.codes.push(runtime_rule(&event.kind).code);
+                record(runtime_only.entry((file, line, event.kind.clone())).or_default(), event, seconds);
+            }
+        }
+        joined.events.push(placed);
+    }
+
+    for (index, file) in files.iter_mut().enumerate() {
+        let observed = seen.remove(&index).unwrap_or_default();
+        let no_spans = Vec::new();
+        let spans = spans.get(&index).unwrap_or(&no_spans);
+        let line_index = lines.get(&index);
+        for (number, diagnostic) in file.diagnostics.iter_mut().enumerate() {
+            diagnostic.runtime = match observed.get(&number) {
+                Some(observed) => Some(Runtime::Seen(observed.clone())),
+                None => {
+                    let line = line_index.map(|lines| lines.line_column(diagnostic.range.start(), file.text).line.get());
+                    let in_compiled = line.is_some_and(|line| {
+                        compiled.get(&index).is_some_and(|functions| runs_compiled(spans, functions, line))
+                    });
+                    in_compiled.then_some(Runtime::NotSeen)
+                }
+            };
+        }
+    }
+    for ((index, line, kind), observed) in runtime_only {
+        let rule = runtime_rule(&kind);
+        if !enabled(rule) {
+            continue;
+        }
+        let file = &mut files[index];
+        let range = line_range(file.text, &lines[&index], line);
+        let message = runtime_message(&kind, &observed);
+        let mut diagnostic = Diagnostic::new(rule, range, message).with_severity(Severity::High);
+        diagnostic.runtime = Some(Runtime::Seen(observed));
+        file.diagnostics.push(diagnostic);
+        crate::baseline::fingerprint(file.text, file.diagnostics);
+    }
+    joined
+}
+
+fn runtime_rule(kind: &EventKind) -> &'static Rule {
+    match kind {
+        EventKind::GraphBreak => &GRAPH_BREAK_SEEN,
+        EventKind::Recompile => &RECOMPILE_SEEN,
+    }
+}
+
+/// The findings of `file` that explain `event` at `line`.
+fn matching(event: &Event, file: &CheckedFile, lines: &LineIndex, line: usize) -> Vec<usize> {
+    let category = match event.kind {
+        EventKind::GraphBreak => Category::GraphBreak,
+        EventKind::Recompile => Category::Recompile,
+    };
+    let lines_of = |diagnostic: &Diagnostic| {
+        let first = lines.line_column(diagnostic.range.start(), file.text).line.get();
+        let last = lines.line_column(diagnostic.range.end(), file.text).line.get();
+        (first, last)
+    };
+    let candidates = || file.diagnostics.iter().enumerate().filter(|(_, d)| d.rule.category == category);
+    let on_line: Vec<usize> = candidates()
+        .filter(|(_, diagnostic)| {
+            let (first, last) = lines_of(diagnostic);
+            first <= line && line <= last
+        })
+        .map(|(index, _)| index)
+        .collect();
+    if !on_line.is_empty() || event.kind == EventKind::GraphBreak {
+        return on_line;
+    }
+    // A recompile whose guard names an attribute joins the finding that writes or reads it.
+    let Some(guarded) = event.guarded.as_deref().filter(|name| name.starts_with("self.")) else { return on_line };
+    candidates()
+        .filter(|(_, diagnostic)| {
+            let code = file.text.get(usize::from(diagnostic.range.start())..usize::from(diagnostic.range.end()));
+            code.is_some_and(|code| mentions(code, guarded))
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// Whether `code` holds `name` as a whole name (`self.steps`, not `self.steps_total`).
+fn mentions(code: &str, name: &str) -> bool {
+    code.match_indices(name).any(|(at, _)| {
+        let after = code[at + name.len()..].chars().next();
+        !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+fn record(observed: &mut Observed, event: &Event, seconds: f64) {
+    match event.kind {
+        EventKind::GraphBreak => observed.breaks += 1,
+        EventKind::Recompile => observed.recompiles += 1,
+    }
+    if let Some(rank) = event.rank {
+        *observed.per_rank.entry(rank).or_default() += 1;
+    }
+    observed.compile_seconds += seconds;
+    let reason = match (&event.kind, &event.gb_code) {
+        (EventKind::GraphBreak, Some(code)) => format!("{} [{code}]", event.reason),
+        (EventKind::GraphBreak, None) => event.reason.clone(),
+        (EventKind::Recompile, _) => format!("guard `{}` failed", event.reason),
+    };
+    if !observed.reasons.contains(&reason) {
+        observed.reasons.push(reason);
+    }
+    if let Some(name) = &event.guarded
+        && !observed.guarded.contains(name)
+    {
+        observed.guarded.push(name.clone());
+    }
+}
+
+fn same_process(compile: &super::Compile, event: &Event) -> bool {
+    compile.log == event.log && compile.rank == event.rank
+}
+
+/// The compile time of the compile the event happened in (the one that broke, or the recompile).
+fn compile_seconds(evidence: &Evidence, event: &Event) -> f64 {
+    let Some(frame_id) = event.frame_id else { return 0.0 };
+    evidence
+        .compiles
+        .iter()
+        .filter(|compile| {
+            same_process(compile, event)
+                && compile.frame_id == Some(frame_id)
+                && compile.frame_compile_id == event.frame_compile_id
+        })
+        .map(|compile| compile.seconds)
+        .sum()
+}
+
+/// The functions the run compiled, per checked file: (name, a line inside it). From the
+/// compiles in a trace, and from the events' own frames (all a text log has).
+fn compiled_functions<'e>(
+    evidence: &'e Evidence,
+    resolve: &mut impl FnMut(&'e str) -> Option<usize>,
+) -> HashMap<usize, Vec<(String, usize)>> {
+    let mut compiled: HashMap<usize, Vec<(String, usize)>> = HashMap::new();
+    for compile in &evidence.compiles {
+        if let Some(file) = resolve(&compile.co_filename) {
+            compiled.entry(file).or_default().push((user_function(&compile.co_name).to_string(), compile.co_firstlineno));
+        }
+    }
+    for event in &evidence.events {
+        if let Some(frame) = event.frames.first()
+            && let Some(file) = resolve(&frame.file)
+        {
+            compiled.entry(file).or_default().push((user_function(&frame.function).to_string(), frame.line));
+        }
+    }
+    compiled
+}
+
+/// Whether `line` lies in a function the run compiled.
+fn runs_compiled(spans: &[FunctionSpan], compiled: &[(String, usize)], line: usize) -> bool {
+    compiled.iter().any(|(name, inside)| {
+        function_at(spans, name, *inside).is_some_and(|span| span.first_line <= line && line <= span.last_line)
+    })
+}
+
+/// The code of a line, without its indentation and line ending.
+fn line_range(text: &str, lines: &LineIndex, line: usize) -> TextRange {
+    let one_based = ruff_source_file::OneIndexed::new(line).unwrap_or(ruff_source_file::OneIndexed::MIN);
+    let start = lines.line_start(one_based, text);
+    let end = lines.line_end(one_based, text);
+    let code = &text[usize::from(start)..usize::from(end)];
+    let indent = code.len() - code.trim_start().len();
+    let content = code.trim().len();
+    let begin = start + TextSize::try_from(indent).unwrap_or_default();
+    TextRange::at(begin, TextSize::try_from(content).unwrap_or_default())
+}
+
+/// `graph break seen at runtime, no rule: Data-dependent branching [GB0170]`.
+fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
+    let reasons = observed.reasons.join("; ");
+    match kind {
+        EventKind::GraphBreak => format!("graph break seen at runtime, no rule explains it: {reasons}"),
+        EventKind::Recompile if !observed.guarded.is_empty() => {
+            let names: Vec<String> = observed.guarded.iter().map(|name| format!("`{name}`")).collect();
+            format!(
+                "recompile seen at runtime, no rule explains it: {} changed between calls ({reasons})",
+                names.join(", ")
+            )
+        }
+        EventKind::Recompile => format!("recompile seen at runtime, no rule explains it: {reasons}"),
+    }
+}
