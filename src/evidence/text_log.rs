@@ -2,8 +2,8 @@
 //! a glog line tagged with its compile id and log name,
 //! `V1123 19:53:58.057000 7183 torch/_dynamo/symbolic_convert.py:5577] [0/0] [__graph_breaks] TEXT`,
 //! and a launcher may put `[rank0]:` in front. A message starts with `Graph break in user code at`
-//! or `Recompiling function`; its lines are gathered per rank, compile id and tag (ranks
-//! interleave on one stderr) and read as the trace's payloads are.
+//! or `Recompiling function`; its lines are gathered per process (the rank, else glog's thread
+//! id: processes interleave on one stderr), compile id and tag, and read as the trace's payloads are.
 //!
 //! The text log has no compile times and no record of compiles without an event.
 
@@ -29,6 +29,8 @@ struct Message {
 /// A tagged line: who logged it and what it says.
 struct Tagged<'a> {
     rank: Option<u32>,
+    /// glog's thread id, the third field of the prefix: tells processes apart without ranks.
+    thread: &'a str,
     compile_id: Option<(u64, u64)>,
     compile_text: &'a str,
     kind: EventKind,
@@ -37,7 +39,7 @@ struct Tagged<'a> {
 
 pub fn read(log: &Path, bytes: &[u8], evidence: &mut Evidence) -> Result<()> {
     let text = String::from_utf8_lossy(bytes);
-    let mut open: HashMap<(Option<u32>, String, bool), Message> = HashMap::new();
+    let mut open: HashMap<(Option<u32>, String, String, bool), Message> = HashMap::new();
     let mut done: Vec<Message> = Vec::new();
     let mut trace_like = false;
     for (index, line) in text.lines().enumerate() {
@@ -45,7 +47,12 @@ pub fn read(log: &Path, bytes: &[u8], evidence: &mut Evidence) -> Result<()> {
             trace_like |= index < 200 && line.contains("] {\"");
             continue;
         };
-        let key = (tagged.rank, tagged.compile_text.to_string(), tagged.kind == EventKind::GraphBreak);
+        let key = (
+            tagged.rank,
+            tagged.thread.to_string(),
+            tagged.compile_text.to_string(),
+            tagged.kind == EventKind::GraphBreak,
+        );
         let starts = match tagged.kind {
             EventKind::GraphBreak => tagged.text.starts_with("Graph break in user code at"),
             EventKind::Recompile => tagged.text.starts_with("Recompiling function"),
@@ -165,6 +172,8 @@ fn tagged(line: &str) -> Option<Tagged<'_>> {
         .strip_prefix("[rank")
         .and_then(|rest| rest.split(']').next())
         .and_then(|number| number.parse().ok());
+    let glog = line.strip_prefix("[rank").and_then(|rest| rest.split_once("]:")).map_or(line, |(_, rest)| rest);
+    let thread = glog.split_whitespace().nth(2).unwrap_or_default();
     // The compile id is the bracket just before the tag: `[3/1] `.
     let compile_text = before.trim_end().rsplit_once('[').map(|(_, id)| id.trim_end_matches(']')).unwrap_or_default();
     let compile_id = {
@@ -174,7 +183,7 @@ fn tagged(line: &str) -> Option<Tagged<'_>> {
             _ => None,
         }
     };
-    Some(Tagged { rank, compile_id, compile_text, kind, text })
+    Some(Tagged { rank, thread, compile_id, compile_text, kind, text })
 }
 
 #[cfg(test)]
@@ -194,6 +203,19 @@ mod tests {
         assert_eq!(ranks, vec![Some(0), Some(1)]);
         assert!(evidence.events.iter().all(|event| event.reason == "Data-dependent branching"));
         assert_eq!(evidence.events[0].frames[0].line, 5);
+    }
+
+    #[test]
+    fn processes_without_ranks_are_told_apart_by_their_thread_id() {
+        let log = "V1 10:00:00.1 111 a.py:1] [0/0] [__graph_breaks] Graph break in user code at /m.py:5\n\
+                   V1 10:00:00.1 222 a.py:1] [0/0] [__graph_breaks] Graph break in user code at /m.py:6\n\
+                   V1 10:00:00.1 111 a.py:1] [0/0] [__graph_breaks] Graph Break Reason: One\n\
+                   V1 10:00:00.1 222 a.py:1] [0/0] [__graph_breaks] Graph Break Reason: Two\n";
+        let mut evidence = Evidence::default();
+        read(Path::new("x.log"), log.as_bytes(), &mut evidence).unwrap();
+        let read: Vec<(usize, &str)> =
+            evidence.events.iter().map(|event| (event.frames[0].line, event.reason.as_str())).collect();
+        assert_eq!(read, vec![(5, "One"), (6, "Two")]);
     }
 
     #[test]
