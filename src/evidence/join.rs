@@ -83,6 +83,16 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
         Some(FrameRef { file, first_line: span.first_line, qualname: span.qualname.clone() })
     };
 
+    // The compiles of each frame of each process, for the events to find theirs.
+    let mut compiles_of: HashMap<(usize, Option<u32>, u64), Vec<usize>> = HashMap::new();
+    for (index, compile) in evidence.compiles.iter().enumerate() {
+        if let Some(frame_id) = compile.frame_id {
+            compiles_of.entry((compile.log, compile.rank, frame_id)).or_default().push(index);
+        }
+    }
+    let compiles_of_event = |event: &Event| -> &[usize] {
+        event.frame_id.and_then(|id| compiles_of.get(&(event.log, event.rank, id))).map_or(&[], Vec::as_slice)
+    };
     let mut joined = Joined::default();
     joined.compiles = evidence
         .compiles
@@ -96,10 +106,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
     for (event, frames) in evidence.events.iter().zip(&placements) {
         let key = (event.log, event.rank, event.frame_id, event.frame_compile_id, event.kind.clone(), frames.clone(), event.reason.clone());
         let duplicate = event.frame_id.is_some() && !counted.insert(key);
-        let compiled = event.frame_id.and_then(|frame_id| {
-            let at = evidence.compiles.iter().position(|c| same_process(c, event) && c.frame_id == Some(frame_id))?;
-            joined.compiles[at].clone()
-        });
+        let compiled = compiles_of_event(event).first().and_then(|&at| joined.compiles[at].clone());
         let innermost = || {
             let logged = event.frames.first()?;
             frame_ref(resolve(&logged.file)?, &logged.function, logged.line)
@@ -109,7 +116,13 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
             joined.events.push(placed);
             continue;
         }
-        let seconds = compile_seconds(evidence, event);
+        // The compile the event happened in: the one that broke, or the recompile.
+        let seconds: f64 = compiles_of_event(event)
+            .iter()
+            .map(|&at| &evidence.compiles[at])
+            .filter(|compile| compile.frame_compile_id == event.frame_compile_id)
+            .map(|compile| compile.seconds)
+            .sum();
         let found = frames.iter().find_map(|&(file, line)| {
             let matches = matching(event, &files[file], &lines[&file], line);
             (!matches.is_empty()).then_some((file, line, matches))
@@ -236,25 +249,6 @@ fn record(observed: &mut Observed, event: &Event, seconds: f64) {
     {
         observed.guarded.push(name.clone());
     }
-}
-
-fn same_process(compile: &super::Compile, event: &Event) -> bool {
-    compile.log == event.log && compile.rank == event.rank
-}
-
-/// The compile time of the compile the event happened in (the one that broke, or the recompile).
-fn compile_seconds(evidence: &Evidence, event: &Event) -> f64 {
-    let Some(frame_id) = event.frame_id else { return 0.0 };
-    evidence
-        .compiles
-        .iter()
-        .filter(|compile| {
-            same_process(compile, event)
-                && compile.frame_id == Some(frame_id)
-                && compile.frame_compile_id == event.frame_compile_id
-        })
-        .map(|compile| compile.seconds)
-        .sum()
 }
 
 /// The functions the run compiled, per checked file: (name, a line inside it). From the
