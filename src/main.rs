@@ -89,6 +89,9 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         evidence_summary: Default::default(),
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
+        if !cli.trace.is_empty() || cli.torch_logs.is_some() {
+            bail!("--trace and --torch-logs join a run's log to the files it ran: name the files, not `-`");
+        }
         return run.stdin();
     }
     let (files, mut status) = run.files();

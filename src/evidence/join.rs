@@ -93,6 +93,8 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
     let compiles_of_event = |event: &Event| -> &[usize] {
         event.frame_id.and_then(|id| compiles_of.get(&(event.log, event.rank, id))).map_or(&[], Vec::as_slice)
     };
+    // A finding's compile time counts each compile once, however many of its events it holds.
+    let mut timed: HashSet<(Target, usize)> = HashSet::new();
     let mut joined = Joined::default();
     joined.compiles = evidence
         .compiles
@@ -117,12 +119,19 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
             continue;
         }
         // The compile the event happened in: the one that broke, or the recompile.
-        let seconds: f64 = compiles_of_event(event)
+        let compiles: Vec<usize> = compiles_of_event(event)
             .iter()
-            .map(|&at| &evidence.compiles[at])
-            .filter(|compile| compile.frame_compile_id == event.frame_compile_id)
-            .map(|compile| compile.seconds)
-            .sum();
+            .copied()
+            .filter(|&at| evidence.compiles[at].frame_compile_id == event.frame_compile_id)
+            .collect();
+        // The seconds of those compiles not yet counted for the target.
+        let mut seconds_for = |target: Target| -> f64 {
+            compiles
+                .iter()
+                .filter(|&&at| timed.insert((target.clone(), at)))
+                .map(|&at| evidence.compiles[at].seconds)
+                .sum()
+        };
         let found = frames.iter().find_map(|&(file, line)| {
             let matches = matching(event, &files[file], &lines[&file], line);
             (!matches.is_empty()).then_some((file, line, matches))
@@ -132,6 +141,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
                 placed.at = Some((file, line));
                 for index in matches {
                     placed.codes.push(files[file].diagnostics[index].rule.code);
+                    let seconds = seconds_for(Target::Finding(file, index));
                     record(seen.entry(file).or_default().entry(index).or_default(), event, seconds);
                 }
             }
@@ -139,6 +149,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
                 let (file, line) = frames[0];
                 placed.at = Some((file, line));
                 placed.codes.push(runtime_rule(&event.kind).code);
+                let seconds = seconds_for(Target::RuntimeOnly(file, line, event.kind.clone()));
                 record(runtime_only.entry((file, line, event.kind.clone())).or_default(), event, seconds);
             }
         }
@@ -177,6 +188,14 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
         crate::baseline::fingerprint(file.text, file.diagnostics);
     }
     joined
+}
+
+/// What an event is joined to: a finding of a rule's (file, index in its findings), or the
+/// runtime-only finding made for its line.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Target {
+    Finding(usize, usize),
+    RuntimeOnly(usize, usize, EventKind),
 }
 
 fn runtime_rule(kind: &EventKind) -> &'static Rule {
@@ -305,5 +324,72 @@ fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
             )
         }
         EventKind::Recompile => format!("recompile seen at runtime, no rule explains it: {reasons}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::{Compile, LoggedFrame, Origin};
+
+    fn event(reason: &str, line: usize) -> Event {
+        Event {
+            kind: EventKind::GraphBreak,
+            log: 0,
+            rank: None,
+            frame_id: Some(0),
+            frame_compile_id: Some(0),
+            frames: vec![LoggedFrame { file: "/elsewhere/m.py".into(), line, function: "forward".into() }],
+            reason: reason.into(),
+            gb_code: None,
+            guarded: None,
+            origin: Origin { log: "t.log".into(), line: 1 },
+        }
+    }
+
+    fn evidence(events: Vec<Event>) -> Evidence {
+        let compile = Compile {
+            log: 0,
+            rank: None,
+            frame_id: Some(0),
+            frame_compile_id: Some(0),
+            co_name: "forward".into(),
+            co_filename: "/elsewhere/m.py".into(),
+            co_firstlineno: 1,
+            seconds: 5.0,
+            graph: true,
+            failure: None,
+        };
+        Evidence { events, compiles: vec![compile], logs: vec!["t.log".into()], ..Default::default() }
+    }
+
+    fn joined(evidence: &Evidence) -> Vec<Diagnostic> {
+        let mut text = "def forward(x):\n    print(x)\n    return x\n".to_string();
+        let mut diagnostics = Vec::new();
+        let path = std::path::PathBuf::from("/here/m.py");
+        let mut files = [CheckedFile { path: &path, text: &mut text, diagnostics: &mut diagnostics }];
+        join(evidence, &mut files, &|_| true);
+        diagnostics
+    }
+
+    #[test]
+    fn two_events_of_one_compile_count_its_time_once() {
+        let found = joined(&evidence(vec![event("one", 2), event("two", 2)]));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].rule.code, "TCF100");
+        let observed = found[0].runtime.as_ref().and_then(Runtime::observed).expect("seen");
+        assert_eq!((observed.breaks, observed.compile_seconds), (2, 5.0));
+    }
+
+    #[test]
+    fn the_same_event_logged_twice_for_one_compile_counts_once() {
+        let found = joined(&evidence(vec![event("one", 2), event("one", 2)]));
+        assert_eq!(found[0].runtime.as_ref().and_then(Runtime::observed).map(|o| o.breaks), Some(1));
+    }
+
+    #[test]
+    fn a_runtime_only_finding_covers_its_lines_code_without_indentation() {
+        let found = joined(&evidence(vec![event("one", 2)]));
+        assert_eq!((u32::from(found[0].range.start()), u32::from(found[0].range.end())), (20, 28));
     }
 }

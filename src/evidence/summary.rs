@@ -29,6 +29,8 @@ pub struct Frame {
     pub findings: Vec<(String, usize, &'static str)>,
     /// Events in no checked file: `path:line`.
     pub outside: Vec<String>,
+    /// Why a compile of it failed (`fail_type: fail_reason`), each once.
+    pub failures: Vec<String>,
 }
 
 /// The whole run: its frames, worst first, and its totals.
@@ -62,6 +64,11 @@ pub fn summarise(evidence: &Evidence, joined: &Joined, shown: &[String]) -> Summ
         frame.compiles += 1;
         frame.graphs += usize::from(compile.graph);
         frame.seconds += compile.seconds;
+        if let Some(failure) = &compile.failure
+            && !frame.failures.contains(failure)
+        {
+            frame.failures.push(failure.clone());
+        }
     }
     for (event, placed) in evidence.events.iter().zip(&joined.events) {
         if placed.duplicate {
@@ -132,6 +139,9 @@ impl Summary {
             }
             for place in &frame.outside {
                 let _ = writeln!(out, "      {place}: not in the checked files");
+            }
+            for failure in &frame.failures {
+                let _ = writeln!(out, "      compile failed: {}", crate::diagnostic::snippet(failure));
             }
         }
         out

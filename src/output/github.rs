@@ -58,6 +58,9 @@ fn message(diagnostic: &Diagnostic) -> String {
     } else if let Some(reason) = &diagnostic.no_fix_reason {
         let _ = write!(message, "\nNo fix: {reason}");
     }
+    if let Some(runtime) = &diagnostic.runtime {
+        let _ = write!(message, "\n{}", runtime.describe(crate::evidence::runtime_rule::is_runtime_only(diagnostic.rule)));
+    }
     message
 }
 
