@@ -146,17 +146,16 @@ fn starts_with_compile_id(line: &str) -> bool {
 fn strip_compile_id(line: &str) -> &str {
     let Some((id, rest)) = line.split_once(": ") else { return line };
     let id = id.trim_start_matches('!');
-    let is_id = !id.is_empty() && id.split('/').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
+    let is_id =
+        !id.is_empty() && id.split('/').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
     if is_id && id.contains('/') { rest } else { line }
 }
 
 /// The name a guard checks: `self.flag` in `self.flag == True`, `x` in `L['x'].size()[0] == 2`.
 pub fn guarded_name(guard: &str) -> Option<String> {
     if let Some(at) = guard.find("self.") {
-        let name: String = guard[at + "self.".len()..]
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
-            .collect();
+        let name: String =
+            guard[at + "self.".len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.').collect();
         let name = name.trim_end_matches('.');
         if !name.is_empty() {
             return Some(format!("self.{name}"));
@@ -215,7 +214,8 @@ mod tests {
 
     #[test]
     fn of_several_failures_the_first_is_read() {
-        let text = "3/1: self.steps == 1   # s  # a/m.py:29 in forward\n3/0: self.steps == 0   # s  # a/m.py:29 in forward";
+        let text =
+            "3/1: self.steps == 1   # s  # a/m.py:29 in forward\n3/0: self.steps == 0   # s  # a/m.py:29 in forward";
         let message = recompile(text);
         assert_eq!(message.guard, "self.steps == 1");
         assert_eq!(message.frames.len(), 1);

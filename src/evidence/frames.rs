@@ -95,7 +95,8 @@ mod tests {
 
     #[test]
     fn methods_and_nested_functions_have_their_lines() {
-        let text = "class A:\n    @dec\n    def forward(self, x):\n        def inner():\n            pass\n        return x\n";
+        let text =
+            "class A:\n    @dec\n    def forward(self, x):\n        def inner():\n            pass\n        return x\n";
         let spans = functions(text);
         let forward = function_at(&spans, "forward", 6).unwrap();
         assert_eq!((forward.first_line, forward.last_line), (2, 6));

@@ -95,18 +95,26 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
     };
     // A finding's compile time counts each compile once, however many of its events it holds.
     let mut timed: HashSet<(Target, usize)> = HashSet::new();
-    let mut joined = Joined::default();
-    joined.compiles = evidence
+    let compiles = evidence
         .compiles
         .iter()
         .map(|compile| frame_ref(resolve(&compile.co_filename)?, &compile.co_name, compile.co_firstlineno))
         .collect();
+    let mut joined = Joined { events: Vec::new(), compiles };
     let mut seen: HashMap<usize, BTreeMap<usize, Observed>> = HashMap::new();
     let mut runtime_only: BTreeMap<(usize, usize, EventKind), Observed> = BTreeMap::new();
     type Key = (usize, Option<u32>, Option<u64>, Option<u64>, EventKind, Vec<(usize, usize)>, String);
     let mut counted: HashSet<Key> = HashSet::new();
     for (event, frames) in evidence.events.iter().zip(&placements) {
-        let key = (event.log, event.rank, event.frame_id, event.frame_compile_id, event.kind.clone(), frames.clone(), event.reason.clone());
+        let key = (
+            event.log,
+            event.rank,
+            event.frame_id,
+            event.frame_compile_id,
+            event.kind.clone(),
+            frames.clone(),
+            event.reason.clone(),
+        );
         let duplicate = event.frame_id.is_some() && !counted.insert(key);
         let compiled = compiles_of_event(event).first().and_then(|&at| joined.compiles[at].clone());
         let innermost = || {
@@ -165,7 +173,8 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
             diagnostic.runtime = match observed.get(&number) {
                 Some(observed) => Some(Runtime::Seen(observed.clone())),
                 None => {
-                    let line = line_index.map(|lines| lines.line_column(diagnostic.range.start(), file.text).line.get());
+                    let line =
+                        line_index.map(|lines| lines.line_column(diagnostic.range.start(), file.text).line.get());
                     let in_compiled = line.is_some_and(|line| {
                         compiled.get(&index).is_some_and(|functions| runs_compiled(spans, functions, line))
                     });
@@ -279,7 +288,10 @@ fn compiled_functions<'e>(
     let mut compiled: HashMap<usize, Vec<(String, usize)>> = HashMap::new();
     for compile in &evidence.compiles {
         if let Some(file) = resolve(&compile.co_filename) {
-            compiled.entry(file).or_default().push((user_function(&compile.co_name).to_string(), compile.co_firstlineno));
+            compiled
+                .entry(file)
+                .or_default()
+                .push((user_function(&compile.co_name).to_string(), compile.co_firstlineno));
         }
     }
     for event in &evidence.events {

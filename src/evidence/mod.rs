@@ -184,7 +184,8 @@ fn trace_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
         }
         return Ok(vec![path.to_path_buf()]);
     }
-    let entries = std::fs::read_dir(path).with_context(|| format!("{}: cannot read the trace directory", path.display()))?;
+    let entries =
+        std::fs::read_dir(path).with_context(|| format!("{}: cannot read the trace directory", path.display()))?;
     let mut logs: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|file| file.is_file() && file.extension().is_some_and(|ext| ext == "log"))
@@ -214,7 +215,11 @@ pub fn attach(
     for report in reports.iter_mut() {
         if let Ok(checked) = &mut report.outcome {
             paths.push(report.path.clone());
-            files.push(CheckedFile { path: &report.path, text: &mut checked.text, diagnostics: &mut checked.diagnostics });
+            files.push(CheckedFile {
+                path: &report.path,
+                text: &mut checked.text,
+                diagnostics: &mut checked.diagnostics,
+            });
         }
     }
     let joined = join(evidence, &mut files, &|rule| settings.selection.enabled(rule));

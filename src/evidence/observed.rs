@@ -50,7 +50,8 @@ impl Observed {
         }
         let mut out = parts.join(", ");
         if !self.per_rank.is_empty() {
-            let ranks: Vec<String> = self.per_rank.iter().map(|(rank, events)| format!("rank {rank}: {events}")).collect();
+            let ranks: Vec<String> =
+                self.per_rank.iter().map(|(rank, events)| format!("rank {rank}: {events}")).collect();
             let _ = write!(out, " ({})", ranks.join(", "));
         }
         if self.compile_seconds > 0.0 {
@@ -70,7 +71,9 @@ impl Runtime {
         match self {
             Runtime::Seen(observed) if runtime_only => format!("seen at runtime, no rule: {}", observed.counts()),
             Runtime::Seen(observed) => format!("confirmed at runtime: {}", observed.counts()),
-            Runtime::NotSeen => "not seen in this run (the function was compiled; this path may not have run)".to_string(),
+            Runtime::NotSeen => {
+                "not seen in this run (the function was compiled; this path may not have run)".to_string()
+            }
         }
     }
 

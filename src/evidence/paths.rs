@@ -29,7 +29,8 @@ impl PathMap {
 
     /// The index (into the checked files) of the file a logged path names, if one does.
     pub fn resolve(&self, logged: &str) -> Option<usize> {
-        let logged_parts: Vec<String> = logged.split(['/', '\\']).rev().filter(|part| !part.is_empty()).map(String::from).collect();
+        let logged_parts: Vec<String> =
+            logged.split(['/', '\\']).rev().filter(|part| !part.is_empty()).map(String::from).collect();
         let candidates = self.by_name.get(logged_parts.first()?)?;
         let shared = |index: &usize| {
             self.files[*index].iter().zip(&logged_parts).take_while(|(checked, logged)| checked == logged).count()
@@ -48,13 +49,17 @@ impl PathMap {
 }
 
 fn absolute(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| {
-        std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
-    })
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf()))
 }
 
 fn components(path: &Path) -> Vec<String> {
-    path.to_string_lossy().split(['/', '\\']).rev().filter(|part| !part.is_empty() && *part != ".").map(String::from).collect()
+    path.to_string_lossy()
+        .split(['/', '\\'])
+        .rev()
+        .filter(|part| !part.is_empty() && *part != ".")
+        .map(String::from)
+        .collect()
 }
 
 #[cfg(test)]

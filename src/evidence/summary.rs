@@ -44,17 +44,19 @@ pub struct Summary {
     pub compiles_known: bool,
 }
 
-/// Build the summary. `paths` are the checked files given to `join`, `shown[i]` how the i-th
-/// is displayed.
+/// A frame: the file as shown, the function's first line, its name.
+type FrameKey = (String, usize, String);
+
+/// Build the summary. `shown[i]` is how the i-th checked file given to `join` is displayed.
 pub fn summarise(evidence: &Evidence, joined: &Joined, shown: &[String]) -> Summary {
-    let mut frames: BTreeMap<(String, usize, String), Frame> = BTreeMap::new();
+    let mut frames: BTreeMap<FrameKey, Frame> = BTreeMap::new();
     // A frame is the function in the checked file when the join placed it, else the names the
     // log gives (a file outside the checked paths).
     let key_of = |place: Option<&FrameRef>, file: &str, line: usize, name: &str| match place {
         Some(place) => (shown[place.file].clone(), place.first_line, place.qualname.clone()),
         None => (file.to_string(), line, user_function(name).to_string()),
     };
-    let mut by_frame_id: BTreeMap<(usize, Option<u32>, u64), (String, usize, String)> = BTreeMap::new();
+    let mut by_frame_id: BTreeMap<(usize, Option<u32>, u64), FrameKey> = BTreeMap::new();
     for (compile, place) in evidence.compiles.iter().zip(&joined.compiles) {
         let key = key_of(place.as_ref(), &compile.co_filename, compile.co_firstlineno, &compile.co_name);
         if let Some(frame_id) = compile.frame_id {
@@ -116,7 +118,8 @@ pub fn summarise(evidence: &Evidence, joined: &Joined, shown: &[String]) -> Summ
         b.seconds.total_cmp(&a.seconds).then((b.breaks + b.recompiles).cmp(&(a.breaks + a.recompiles)))
     });
     frames.iter_mut().for_each(|frame| frame.findings.sort());
-    let mut ranks: Vec<u32> = evidence.compiles.iter().filter_map(|c| c.rank).chain(evidence.events.iter().filter_map(|e| e.rank)).collect();
+    let mut ranks: Vec<u32> =
+        evidence.compiles.iter().filter_map(|c| c.rank).chain(evidence.events.iter().filter_map(|e| e.rank)).collect();
     ranks.sort_unstable();
     ranks.dedup();
     let compiles_known = !evidence.compiles.is_empty();
@@ -194,12 +197,7 @@ impl Summary {
 
     fn totals(&self) -> (usize, usize, f64, usize) {
         let sum = |field: fn(&Frame) -> usize| self.frames.iter().map(field).sum::<usize>();
-        (
-            sum(|f| f.breaks),
-            sum(|f| f.recompiles),
-            self.frames.iter().map(|f| f.seconds).sum(),
-            sum(|f| f.graphs),
-        )
+        (sum(|f| f.breaks), sum(|f| f.recompiles), self.frames.iter().map(|f| f.seconds).sum(), sum(|f| f.graphs))
     }
 
     /// `1 log, torch 2.15.0` / `2 logs, ranks 0-1, torch 2.15.0`.

@@ -168,10 +168,8 @@ fn tagged(line: &str) -> Option<Tagged<'_>> {
     };
     let text = line[at + tag.len()..].strip_prefix(' ').unwrap_or(&line[at + tag.len()..]);
     let before = &line[..at];
-    let rank = line
-        .strip_prefix("[rank")
-        .and_then(|rest| rest.split(']').next())
-        .and_then(|number| number.parse().ok());
+    let rank =
+        line.strip_prefix("[rank").and_then(|rest| rest.split(']').next()).and_then(|number| number.parse().ok());
     let glog = line.strip_prefix("[rank").and_then(|rest| rest.split_once("]:")).map_or(line, |(_, rest)| rest);
     let thread = glog.split_whitespace().nth(2).unwrap_or_default();
     // The compile id is the bracket just before the tag: `[3/1] `.

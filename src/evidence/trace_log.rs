@@ -87,13 +87,15 @@ pub fn read(log: &Path, evidence: &mut Evidence) -> Result<()> {
         if !kind.is_some_and(|kind| WANTED.contains(&kind)) {
             continue;
         }
-        let envelope: Envelope = match std::str::from_utf8(json).map_err(|err| err.to_string()).and_then(|text| {
-            serde_json::from_str(text).map_err(|err| err.to_string())
-        }) {
+        let envelope: Envelope = match std::str::from_utf8(json)
+            .map_err(|err| err.to_string())
+            .and_then(|text| serde_json::from_str(text).map_err(|err| err.to_string()))
+        {
             Ok(envelope) => envelope,
             Err(err) => {
                 let last = number == lines.len() || (number == lines.len() - 1 && lines[number].is_empty());
-                let why = if last && !ends_cleanly { "truncated event (the log ends mid-line)" } else { "corrupt event" };
+                let why =
+                    if last && !ends_cleanly { "truncated event (the log ends mid-line)" } else { "corrupt event" };
                 problem(evidence, log, number, format!("{why}, skipped: {err}"));
                 continue;
             }
