@@ -77,7 +77,8 @@ fn a_trace_from_another_machine_confirms_findings_and_reports_what_no_rule_expla
 fn the_text_report_says_what_the_run_saw_under_each_finding_after_a_summary() {
     let output = tcfix(&["--trace", "../flaky.trace.log"]);
     let out = stdout(&output);
-    let summary = "Runtime evidence (1 log, torch 2.15.0+cu132): 9 graphs, 2 graph breaks, 5 recompiles, 0.87 s compiling
+    let summary =
+        "Runtime evidence (1 log, torch 2.15.0+cu132): 9 graphs, 2 graph breaks, 5 recompiles, 0.87 s compiling
   models/flaky_net.py:14 FlakyNet.forward: 5 graphs, 2 graph breaks, 2 recompiles, 0.55 s compiling
       line 18: TCF101 print-in-compiled-code: guard print and logging calls in compiled code (fix: `--apply`)
 ";
@@ -159,7 +160,9 @@ fn a_foreign_file_is_an_error_and_the_static_report_still_comes() {
 fn each_log_kind_given_for_the_other_says_which_flag_reads_it() {
     let output = tcfix(&["--trace", "../flaky.torch_logs.txt", "-q"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("this is TORCH_LOGS text output, not a TORCH_TRACE log: read it with `--torch-logs"));
+    assert!(
+        stderr(&output).contains("this is TORCH_LOGS text output, not a TORCH_TRACE log: read it with `--torch-logs")
+    );
     let output = tcfix(&["--torch-logs", "../flaky.trace.log", "-q"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("this is a TORCH_TRACE log, not TORCH_LOGS text output: read it with `--trace"));
@@ -177,7 +180,9 @@ fn a_missing_trace_and_a_directory_without_logs_are_errors() {
 #[test]
 fn a_log_of_an_untested_torch_is_read_with_a_warning() {
     let output = tcfix(&["--trace", "../old_torch.trace.log", "--output-format", "json"]);
-    assert!(stderr(&output).contains("warning: the trace was written by torch 2.9.1+cpu; tcfix reads logs of torch 2.15"));
+    assert!(
+        stderr(&output).contains("warning: the trace was written by torch 2.9.1+cpu; tcfix reads logs of torch 2.15")
+    );
     assert_eq!(states(&json(&output)), joined(1));
 }
 
@@ -243,4 +248,22 @@ fn writing_fixes_with_a_trace_is_refused() {
     let output = tcfix(&["--trace", "../flaky.trace.log", "--apply"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("'--trace <PATH>' cannot be used with '--apply'"));
+}
+
+#[test]
+fn a_suppression_comment_silences_a_runtime_only_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = std::fs::read_to_string(data().join("proj/models/flaky_net.py")).unwrap();
+    let silenced = model.replace("        if self.use_bias:\n", "        if self.use_bias:  # noqa: TCF200\n");
+    assert_ne!(model, silenced);
+    std::fs::create_dir(dir.path().join("models")).unwrap();
+    std::fs::write(dir.path().join("models/flaky_net.py"), silenced).unwrap();
+    let trace = data().join("flaky.trace.log");
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["--isolated", "--output-format", "json", "--trace", trace.to_str().unwrap(), "models"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let codes: Vec<String> = states(&json(&output)).into_iter().map(|(code, ..)| code).collect();
+    assert_eq!(codes, ["TCF101", "TCF101", "TCF104", "TCF203"]);
 }

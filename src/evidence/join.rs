@@ -52,9 +52,12 @@ pub struct Placed {
     pub frame: Option<FrameRef>,
 }
 
-/// Join `evidence` to the files' findings. `enabled` says whether a runtime-only finding's code
-/// is selected (`--select`/`--ignore`).
-pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn Fn(&Rule) -> bool) -> Joined {
+/// Which of a file's runtime-only findings to keep, as its rules' findings were kept: by
+/// `--select`/`--ignore`, suppression comments, `--diff-base` and `--baseline`.
+pub type Keep<'k> = &'k dyn Fn(&Path, &str, &mut Vec<Diagnostic>);
+
+/// Join `evidence` to the files' findings.
+pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -> Joined {
     let paths = PathMap::new(&files.iter().map(|file| file.path.to_path_buf()).collect::<Vec<PathBuf>>());
     let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
     let mut resolve = |logged: &'e str| *resolved.entry(logged).or_insert_with(|| paths.resolve(logged));
@@ -166,37 +169,51 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], enabled: &dyn
 
     for (index, file) in files.iter_mut().enumerate() {
         let observed = seen.remove(&index).unwrap_or_default();
-        let no_spans = Vec::new();
-        let spans = spans.get(&index).unwrap_or(&no_spans);
-        let line_index = lines.get(&index);
-        for (number, diagnostic) in file.diagnostics.iter_mut().enumerate() {
-            diagnostic.runtime = match observed.get(&number) {
-                Some(observed) => Some(Runtime::Seen(observed.clone())),
-                None => {
-                    let line =
-                        line_index.map(|lines| lines.line_column(diagnostic.range.start(), file.text).line.get());
-                    let in_compiled = line.is_some_and(|line| {
-                        compiled.get(&index).is_some_and(|functions| runs_compiled(spans, functions, line))
-                    });
-                    in_compiled.then_some(Runtime::NotSeen)
-                }
-            };
-        }
+        let compiled_here = match (compiled.get(&index), spans.get(&index), lines.get(&index)) {
+            (Some(functions), Some(spans), Some(lines)) => Some((functions.as_slice(), spans.as_slice(), lines)),
+            _ => None,
+        };
+        mark_findings(file, &observed, compiled_here);
     }
+    let mut added: BTreeMap<usize, Vec<Diagnostic>> = BTreeMap::new();
     for ((index, line, kind), observed) in runtime_only {
-        let rule = runtime_rule(&kind);
-        if !enabled(rule) {
-            continue;
-        }
+        let range = line_range(files[index].text, &lines[&index], line);
+        added.entry(index).or_default().push(runtime_only_finding(kind, range, observed));
+    }
+    for (index, mut found) in added {
         let file = &mut files[index];
-        let range = line_range(file.text, &lines[&index], line);
-        let message = runtime_message(&kind, &observed);
-        let mut diagnostic = Diagnostic::new(rule, range, message).with_severity(Severity::High);
-        diagnostic.runtime = Some(Runtime::Seen(observed));
-        file.diagnostics.push(diagnostic);
+        keep(file.path, file.text, &mut found);
+        file.diagnostics.extend(found);
         crate::baseline::fingerprint(file.text, file.diagnostics);
     }
     joined
+}
+
+/// Each of a file's findings gets what the run saw there: `observed` by finding index; for one
+/// with no event, "not seen" when it lies in a function the run compiled (`compiled`: those
+/// functions, the file's function spans and its line index).
+fn mark_findings(
+    file: &mut CheckedFile,
+    observed: &BTreeMap<usize, Observed>,
+    compiled: Option<(&[(String, usize)], &[FunctionSpan], &LineIndex)>,
+) {
+    for (index, diagnostic) in file.diagnostics.iter_mut().enumerate() {
+        diagnostic.runtime = match observed.get(&index) {
+            Some(observed) => Some(Runtime::Seen(observed.clone())),
+            None => compiled.and_then(|(functions, spans, lines)| {
+                let line = lines.line_column(diagnostic.range.start(), file.text).line.get();
+                runs_compiled(spans, functions, line).then_some(Runtime::NotSeen)
+            }),
+        };
+    }
+}
+
+/// A TCF100/TCF200 finding for the events no rule explains at one line.
+fn runtime_only_finding(kind: EventKind, range: TextRange, observed: Observed) -> Diagnostic {
+    let message = runtime_message(&kind, &observed);
+    let mut diagnostic = Diagnostic::new(runtime_rule(&kind), range, message).with_severity(Severity::High);
+    diagnostic.runtime = Some(Runtime::Seen(observed));
+    diagnostic
 }
 
 /// What an event is joined to: a finding of a rule's (file, index in its findings), or the
@@ -380,7 +397,7 @@ mod tests {
         let mut diagnostics = Vec::new();
         let path = std::path::PathBuf::from("/here/m.py");
         let mut files = [CheckedFile { path: &path, text: &mut text, diagnostics: &mut diagnostics }];
-        join(evidence, &mut files, &|_| true);
+        join(evidence, &mut files, &|_, _, _| {});
         diagnostics
     }
 

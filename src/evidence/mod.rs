@@ -222,7 +222,18 @@ pub fn attach(
             });
         }
     }
-    let joined = join(evidence, &mut files, &|rule| settings.selection.enabled(rule));
+    let keep = |path: &Path, text: &str, found: &mut Vec<crate::diagnostic::Diagnostic>| {
+        found.retain(|diagnostic| settings.selection.enabled(diagnostic.rule));
+        // Suppression comments name TCF100/TCF200 like any code (`# noqa: TCF200`).
+        if let Ok(source) = crate::source::SourceFile::parse(path, text.to_string()) {
+            let suppressions = crate::suppress::Suppressions::of(&source);
+            found.retain(|diagnostic| !suppressions.silences(diagnostic, &source));
+        }
+        if let Some(scope) = &settings.scope {
+            scope.retain(path, text, found);
+        }
+    };
+    let joined = join(evidence, &mut files, &keep);
     let displayed: Vec<String> = paths.iter().map(|path| shown(path)).collect();
     summary::summarise(evidence, &joined, &displayed)
 }
