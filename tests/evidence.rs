@@ -267,3 +267,41 @@ fn a_suppression_comment_silences_a_runtime_only_finding() {
     let codes: Vec<String> = states(&json(&output)).into_iter().map(|(code, ..)| code).collect();
     assert_eq!(codes, ["TCF101", "TCF101", "TCF104", "TCF203"]);
 }
+
+#[test]
+fn two_processes_in_one_text_log_count_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read_to_string(data().join("flaky.torch_logs.txt")).unwrap();
+    let thread = log.lines().nth(1).and_then(|line| line.split_whitespace().nth(2)).unwrap().to_string();
+    let other = log.replace(&format!(" {thread} "), " 424242 ");
+    assert_ne!(log, other);
+    let both = dir.path().join("both.txt");
+    std::fs::write(&both, format!("{log}{other}")).unwrap();
+    let output = tcfix(&["--torch-logs", both.to_str().unwrap(), "--output-format", "json"]);
+    let doubled: Vec<(String, u64, String, u64, u64)> = joined(1)
+        .into_iter()
+        .map(|(code, line, state, breaks, recompiles)| (code, line, state, breaks * 2, recompiles * 2))
+        .collect();
+    assert_eq!(states(&json(&output)), doubled);
+}
+
+#[test]
+fn a_log_of_other_files_says_none_of_its_events_is_here() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("models")).unwrap();
+    std::fs::write(dir.path().join("models/other.py"), "import torch\n").unwrap();
+    let trace = data().join("flaky.trace.log");
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["--isolated", "--trace", trace.to_str().unwrap(), "models"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("warning: none of the 7 graph breaks and recompiles in the logs is in the checked files"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).contains("/workspace/proj/models/flaky_net.py:18: not in the checked files"));
+}

@@ -106,12 +106,14 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     let mut joined = Joined { events: Vec::new(), compiles };
     let mut seen: HashMap<usize, BTreeMap<usize, Observed>> = HashMap::new();
     let mut runtime_only: BTreeMap<(usize, usize, EventKind), Observed> = BTreeMap::new();
-    type Key = (usize, Option<u32>, Option<u64>, Option<u64>, EventKind, Vec<(usize, usize)>, String);
+    type Key<'a> =
+        (usize, Option<u32>, Option<&'a str>, Option<u64>, Option<u64>, EventKind, Vec<(usize, usize)>, String);
     let mut counted: HashSet<Key> = HashSet::new();
     for (event, frames) in evidence.events.iter().zip(&placements) {
         let key = (
             event.log,
             event.rank,
+            event.thread.as_deref(),
             event.frame_id,
             event.frame_compile_id,
             event.kind.clone(),
@@ -366,6 +368,7 @@ mod tests {
             kind: EventKind::GraphBreak,
             log: 0,
             rank: None,
+            thread: None,
             frame_id: Some(0),
             frame_compile_id: Some(0),
             frames: vec![LoggedFrame { file: "/elsewhere/m.py".into(), line, function: "forward".into() }],

@@ -47,6 +47,8 @@ pub struct Event {
     pub log: usize,
     /// The process that logged it in a distributed run; `None` for a single process.
     pub rank: Option<u32>,
+    /// In a text log, which several processes may share: glog's thread id of the lines.
+    pub thread: Option<String>,
     /// Dynamo's frame id and that frame's compile number (`[3/1]`): 0 is the first compile,
     /// more is a recompile.
     pub frame_id: Option<u64>,

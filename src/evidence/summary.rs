@@ -42,6 +42,9 @@ pub struct Summary {
     pub torch: Vec<String>,
     /// Whether the logs record compiles (a trace does; a text log has only the events).
     pub compiles_known: bool,
+    /// Graph breaks and recompiles read, and how many of them lie in the checked files.
+    pub events: usize,
+    pub placed: usize,
 }
 
 /// A frame: the file as shown, the function's first line, its name.
@@ -72,10 +75,13 @@ pub fn summarise(evidence: &Evidence, joined: &Joined, shown: &[String]) -> Summ
             frame.failures.push(failure.clone());
         }
     }
+    let (mut events, mut placed_events) = (0, 0);
     for (event, placed) in evidence.events.iter().zip(&joined.events) {
         if placed.duplicate {
             continue;
         }
+        events += 1;
+        placed_events += usize::from(placed.at.is_some());
         let innermost = event.frames.first();
         let key = match (&placed.frame, event.frame_id.and_then(|id| by_frame_id.get(&(event.log, event.rank, id)))) {
             (Some(place), _) => key_of(Some(place), "", 0, ""),
@@ -123,10 +129,30 @@ pub fn summarise(evidence: &Evidence, joined: &Joined, shown: &[String]) -> Summ
     ranks.sort_unstable();
     ranks.dedup();
     let compiles_known = !evidence.compiles.is_empty();
-    Summary { frames, logs: evidence.logs.len(), ranks, torch: evidence.torch_versions.clone(), compiles_known }
+    Summary {
+        frames,
+        logs: evidence.logs.len(),
+        ranks,
+        torch: evidence.torch_versions.clone(),
+        compiles_known,
+        events,
+        placed: placed_events,
+    }
 }
 
 impl Summary {
+    /// A warning when the run's events all lie outside the checked files: a log of another
+    /// project, or the wrong paths checked.
+    pub fn warning(&self) -> Option<String> {
+        (self.events > 0 && self.placed == 0).then(|| {
+            format!(
+                "none of the {} graph breaks and recompiles in the logs is in the checked files: check the paths \
+                 the run used (its files are matched by their trailing path components)",
+                self.events
+            )
+        })
+    }
+
     /// The text form, printed above the findings.
     pub fn text(&self) -> String {
         let (breaks, recompiles, seconds, graphs) = self.totals();

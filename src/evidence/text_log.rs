@@ -21,6 +21,7 @@ const RECOMPILES: &str = "[__recompiles]";
 struct Message {
     kind: EventKind,
     rank: Option<u32>,
+    thread: String,
     compile_id: Option<(u64, u64)>,
     line: usize,
     text: String,
@@ -64,6 +65,7 @@ pub fn read(log: &Path, bytes: &[u8], evidence: &mut Evidence) -> Result<()> {
             let message = Message {
                 kind: tagged.kind.clone(),
                 rank: tagged.rank,
+                thread: tagged.thread.to_string(),
                 compile_id: tagged.compile_id,
                 line: index + 1,
                 text: String::new(),
@@ -118,6 +120,7 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 kind: EventKind::GraphBreak,
                 log: log_index,
                 rank: message.rank,
+                thread: Some(message.thread.clone()),
                 frame_id,
                 frame_compile_id,
                 frames: read.frames,
@@ -133,6 +136,7 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 kind: EventKind::Recompile,
                 log: log_index,
                 rank: message.rank,
+                thread: Some(message.thread.clone()),
                 frame_id,
                 frame_compile_id,
                 frames: read.frames,
