@@ -159,6 +159,7 @@ fn fixes(rule: &Rule) -> String {
 fn explain(wanted: &str) -> Result<Status> {
     let rule = RULES
         .iter()
+        .chain(tcfix::evidence::runtime_rule::RUNTIME_RULES)
         .find(|rule| rule.code.eq_ignore_ascii_case(wanted) || rule.name.eq_ignore_ascii_case(wanted))
         .ok_or_else(|| anyhow!("no rule is called {wanted:?}: `tcfix rules` lists them"))?;
     write(&mut std::io::stdout().lock(), rule.explanation)?;

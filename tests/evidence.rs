@@ -305,3 +305,10 @@ fn a_log_of_other_files_says_none_of_its_events_is_here() {
     );
     assert!(stdout(&output).contains("/workspace/proj/models/flaky_net.py:18: not in the checked files"));
 }
+
+#[test]
+fn explain_knows_the_runtime_only_codes() {
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix")).args(["explain", "TCF200"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).starts_with("# recompile-seen-at-runtime (TCF200)\n"), "{}", stdout(&output));
+}

@@ -41,6 +41,9 @@ pub static RECOMPILE_SEEN: Rule = Rule {
     mentions: &[],
 };
 
+/// Both, for `tcfix explain TCF100`.
+pub static RUNTIME_RULES: &[&Rule] = &[&GRAPH_BREAK_SEEN, &RECOMPILE_SEEN];
+
 /// Whether a finding is one of these (and so has no rule behind it).
 pub fn is_runtime_only(rule: &Rule) -> bool {
     rule.code == GRAPH_BREAK_SEEN.code || rule.code == RECOMPILE_SEEN.code

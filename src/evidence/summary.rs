@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::frames::{FrameRef, user_function};
 use super::join::Joined;
-use super::runtime_rule::is_runtime_only;
+use super::runtime_rule::RUNTIME_RULES;
 use super::{EventKind, Evidence};
 use crate::fix::Safety;
 use crate::rules::RULES;
@@ -252,8 +252,7 @@ fn fix_of(code: &str) -> String {
         };
         return format!("{}: {} ({fix})", rule.name, rule.summary);
     }
-    let runtime_only = [&super::runtime_rule::GRAPH_BREAK_SEEN, &super::runtime_rule::RECOMPILE_SEEN];
-    match runtime_only.iter().find(|rule| rule.code == code && is_runtime_only(rule)) {
+    match RUNTIME_RULES.iter().find(|rule| rule.code == code) {
         Some(rule) => format!("{}: no rule explains it (see the finding for Dynamo's reason)", rule.name),
         None => String::new(),
     }
