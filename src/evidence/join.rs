@@ -344,7 +344,12 @@ fn line_range(text: &str, lines: &LineIndex, line: usize) -> TextRange {
 
 /// `graph break seen at runtime, no rule: Data-dependent branching [GB0170]`.
 fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
-    let reasons = observed.reasons.join("; ");
+    // A counter's guard fails with a new value each time: a few say enough.
+    const SHOWN: usize = 3;
+    let mut reasons = observed.reasons.iter().take(SHOWN).cloned().collect::<Vec<_>>().join("; ");
+    if observed.reasons.len() > SHOWN {
+        reasons.push_str(&format!("; {} more", observed.reasons.len() - SHOWN));
+    }
     match kind {
         EventKind::GraphBreak => format!("graph break seen at runtime, no rule explains it: {reasons}"),
         EventKind::Recompile if !observed.guarded.is_empty() => {
