@@ -151,12 +151,20 @@ fn strip_compile_id(line: &str) -> &str {
     if is_id && id.contains('/') { rest } else { line }
 }
 
-/// The name a guard checks: `self.flag` in `self.flag == True`, `x` in `L['x'].size()[0] == 2`.
+/// The name a guard checks, as the user writes it: `self.flag` in `self.flag == True`,
+/// `self.blocks[0].scale` in `self._modules['blocks']._modules['0']._buffers['scale'] ...`, `x` in
+/// `L['x'].size()[0] == 2` and in `tensor 'x' size mismatch at index 1`, `(closure).latest` for
+/// a variable a hook closes over (`...__closure__[0].cell_contents.latest`).
 pub fn guarded_name(guard: &str) -> Option<String> {
+    let guard = readable(guard);
+    if let Some(at) = guard.find(".cell_contents.") {
+        return Some(format!("(closure).{}", name_chain(&guard[at + ".cell_contents.".len()..])));
+    }
+    if let Some(rest) = guard.strip_prefix("tensor '") {
+        return Some(rest[..rest.find("' ")?].to_string());
+    }
     if let Some(at) = guard.find("self.") {
-        let name: String =
-            guard[at + "self.".len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.').collect();
-        let name = name.trim_end_matches('.');
+        let name = name_chain(&guard[at + "self.".len()..]);
         if !name.is_empty() {
             return Some(format!("self.{name}"));
         }
@@ -164,6 +172,27 @@ pub fn guarded_name(guard: &str) -> Option<String> {
     let at = guard.find("L['")? + "L['".len();
     let name = &guard[at..];
     Some(name[..name.find('\'')?].to_string())
+}
+
+/// `self._modules['blocks']._modules['0']._buffers['table']` -> `self.blocks[0].table`.
+fn readable(guard: &str) -> String {
+    let mut out = guard.replace("L['self']", "self");
+    for store in ["._modules['", "._buffers['", "._parameters['"] {
+        while let Some(at) = out.find(store) {
+            let rest = &out[at + store.len()..];
+            let Some(end) = rest.find("']") else { break };
+            let key = &rest[..end];
+            let shown = if key.chars().all(|c| c.is_ascii_digit()) { format!("[{key}]") } else { format!(".{key}") };
+            out = format!("{}{shown}{}", &out[..at], &rest[end + 2..]);
+        }
+    }
+    out
+}
+
+/// The leading `name.name[0].name` of a text.
+fn name_chain(text: &str) -> &str {
+    let end = text.find(|c: char| !(c.is_alphanumeric() || "_.[]".contains(c))).unwrap_or(text.len());
+    text[..end].trim_end_matches('.')
 }
 
 #[cfg(test)]
@@ -210,6 +239,20 @@ mod tests {
         assert_eq!(message.guarded.as_deref(), Some("x"));
         assert_eq!((message.frames[0].file.as_str(), message.frames[0].line), ("els/m.py", 9));
         assert_eq!(message.frames[0].function, "forward");
+    }
+
+    #[test]
+    fn a_guard_through_modules_and_closures_names_what_the_user_wrote() {
+        let guard = "self._modules['blocks']._modules['0']._forward_hooks[list(dict.keys(x))[0]].__closure__[0].cell_contents.enabled == False";
+        assert_eq!(guarded_name(guard).as_deref(), Some("(closure).enabled"));
+        let guard =
+            "tensor 'self._modules['positions']._buffers['table']' size mismatch at index 0. expected 8, actual 24";
+        assert_eq!(guarded_name(guard).as_deref(), Some("self.positions.table"));
+        assert_eq!(guarded_name("tensor 'tokens' size mismatch at index 1").as_deref(), Some("tokens"));
+        assert_eq!(
+            guarded_name("L['self']._modules['blocks']._modules['1'].scale == 2").as_deref(),
+            Some("self.blocks[1].scale")
+        );
     }
 
     #[test]

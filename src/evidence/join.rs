@@ -61,11 +61,30 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     let paths = PathMap::new(&files.iter().map(|file| file.path.to_path_buf()).collect::<Vec<PathBuf>>());
     let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
     let mut resolve = |logged: &'e str| *resolved.entry(logged).or_insert_with(|| paths.resolve(logged));
+    // The compiles of each frame of each process, for the events to find theirs.
+    let mut compiles_of: HashMap<(usize, Option<u32>, u64), Vec<usize>> = HashMap::new();
+    for (index, compile) in evidence.compiles.iter().enumerate() {
+        if let Some(frame_id) = compile.frame_id {
+            compiles_of.entry((compile.log, compile.rank, frame_id)).or_default().push(index);
+        }
+    }
+    let compiles_of_event = |event: &Event| -> &[usize] {
+        event.frame_id.and_then(|id| compiles_of.get(&(event.log, event.rank, id))).map_or(&[], Vec::as_slice)
+    };
     let mut texts_needed: HashSet<usize> = HashSet::new();
     let mut placements: Vec<Vec<(usize, usize)>> = Vec::new();
     for event in &evidence.events {
-        let frames: Vec<(usize, usize)> =
+        let mut frames: Vec<(usize, usize)> =
             event.frames.iter().filter_map(|frame| resolve(&frame.file).map(|file| (file, frame.line))).collect();
+        // A guard on an input (`tensor 'x' size mismatch`) names no source line: the compiled
+        // frame's own first line stands for it.
+        if frames.is_empty()
+            && event.kind == EventKind::Recompile
+            && let Some(compile) = compiles_of_event(event).first().map(|&at| &evidence.compiles[at])
+            && let Some(file) = resolve(&compile.co_filename)
+        {
+            frames.push((file, compile.co_firstlineno));
+        }
         texts_needed.extend(frames.iter().map(|(file, _)| *file));
         placements.push(frames);
     }
@@ -86,16 +105,6 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
         Some(FrameRef { file, first_line: span.first_line, qualname: span.qualname.clone() })
     };
 
-    // The compiles of each frame of each process, for the events to find theirs.
-    let mut compiles_of: HashMap<(usize, Option<u32>, u64), Vec<usize>> = HashMap::new();
-    for (index, compile) in evidence.compiles.iter().enumerate() {
-        if let Some(frame_id) = compile.frame_id {
-            compiles_of.entry((compile.log, compile.rank, frame_id)).or_default().push(index);
-        }
-    }
-    let compiles_of_event = |event: &Event| -> &[usize] {
-        event.frame_id.and_then(|id| compiles_of.get(&(event.log, event.rank, id))).map_or(&[], Vec::as_slice)
-    };
     // A finding's compile time counts each compile once, however many of its events it holds.
     let mut timed: HashSet<(Target, usize)> = HashSet::new();
     let compiles = evidence
@@ -255,12 +264,16 @@ fn matching(event: &Event, file: &CheckedFile, lines: &LineIndex, line: usize) -
     if !on_line.is_empty() || event.kind == EventKind::GraphBreak {
         return on_line;
     }
-    // A recompile whose guard names an attribute joins the finding that writes or reads it.
-    let Some(guarded) = event.guarded.as_deref().filter(|name| name.starts_with("self.")) else { return on_line };
+    // A recompile whose guard names an attribute joins the finding that writes or reads it, or
+    // whose message names it (rules quote the attribute: "the int attribute `steps`").
+    let Some(guarded) = event.guarded.as_deref() else { return on_line };
+    let last = guarded.rsplit('.').next().unwrap_or(guarded);
     candidates()
         .filter(|(_, diagnostic)| {
             let code = file.text.get(usize::from(diagnostic.range.start())..usize::from(diagnostic.range.end()));
-            code.is_some_and(|code| mentions(code, guarded))
+            let in_code = guarded.starts_with("self.") && code.is_some_and(|code| mentions(code, guarded));
+            let message = &diagnostic.message;
+            in_code || message.contains(&format!("`{last}`")) || message.contains(&format!(".{last}`"))
         })
         .map(|(index, _)| index)
         .collect()
@@ -422,6 +435,21 @@ mod tests {
     fn the_same_event_logged_twice_for_one_compile_counts_once() {
         let found = joined(&evidence(vec![event("one", 2), event("one", 2)]));
         assert_eq!(found[0].runtime.as_ref().and_then(Runtime::observed).map(|o| o.breaks), Some(1));
+    }
+
+    #[test]
+    fn a_recompile_on_an_input_with_no_source_line_is_placed_at_the_compiled_function() {
+        let mut recompile = event("tensor 'x' size mismatch at index 0. expected 2, actual 3", 0);
+        recompile.kind = EventKind::Recompile;
+        recompile.frames.clear();
+        recompile.guarded = Some("x".into());
+        let found = joined(&evidence(vec![recompile]));
+        assert_eq!(found[0].rule.code, "TCF200");
+        assert_eq!(
+            found[0].message,
+            "recompile seen at runtime, no rule explains it: `x` changed between calls (guard `tensor 'x' size mismatch at index 0. expected 2, actual 3` failed)"
+        );
+        assert_eq!(u32::from(found[0].range.start()), 0, "line 1, the `def`");
     }
 
     #[test]
