@@ -6,6 +6,7 @@
 //! [`Problem`] with its position and the rest of the log is still read. Only a file that is no
 //! Dynamo log at all (or cannot be read) is an error.
 
+pub mod attach;
 pub mod dynamo_message;
 pub mod frames;
 pub mod join;
@@ -18,6 +19,7 @@ pub mod trace_log;
 
 use std::path::{Path, PathBuf};
 
+pub use attach::attach;
 pub use join::{CheckedFile, Joined, join};
 pub use observed::{Observed, Runtime};
 
@@ -202,40 +204,4 @@ fn trace_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
         );
     }
     Ok(logs)
-}
-
-/// Join the evidence to a run's reports (files that could not be checked are left out) and
-/// summarise it per compiled frame. `shown` is how a path is displayed.
-pub fn attach(
-    evidence: &Evidence,
-    reports: &mut [crate::project::FileReport],
-    settings: &crate::rules::Settings,
-    shown: impl Fn(&Path) -> String,
-) -> summary::Summary {
-    let mut paths = Vec::new();
-    let mut files = Vec::new();
-    for report in reports.iter_mut() {
-        if let Ok(checked) = &mut report.outcome {
-            paths.push(report.path.clone());
-            files.push(CheckedFile {
-                path: &report.path,
-                text: &mut checked.text,
-                diagnostics: &mut checked.diagnostics,
-            });
-        }
-    }
-    let keep = |path: &Path, text: &str, found: &mut Vec<crate::diagnostic::Diagnostic>| {
-        found.retain(|diagnostic| settings.selection.enabled(diagnostic.rule));
-        // Suppression comments name TCF100/TCF200 like any code (`# noqa: TCF200`).
-        if let Ok(source) = crate::source::SourceFile::parse(path, text.to_string()) {
-            let suppressions = crate::suppress::Suppressions::of(&source);
-            found.retain(|diagnostic| !suppressions.silences(diagnostic, &source));
-        }
-        if let Some(scope) = &settings.scope {
-            scope.retain(path, text, found);
-        }
-    };
-    let joined = join(evidence, &mut files, &keep);
-    let displayed: Vec<String> = paths.iter().map(|path| shown(path)).collect();
-    summary::summarise(evidence, &joined, &displayed)
 }
