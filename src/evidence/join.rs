@@ -181,7 +181,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     for (index, file) in files.iter_mut().enumerate() {
         let observed = seen.remove(&index).unwrap_or_default();
         let compiled_here = match (compiled.get(&index), spans.get(&index), lines.get(&index)) {
-            (Some(functions), Some(spans), Some(lines)) => Some((functions.as_slice(), spans.as_slice(), lines)),
+            (Some(functions), Some(spans), Some(lines)) => Some(Compiled { functions, spans, lines }),
             _ => None,
         };
         mark_findings(file, &observed, compiled_here);
@@ -200,20 +200,23 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     joined
 }
 
+/// What the run compiled of one file: (function name, a line in it), with the file's function
+/// spans and line index to place findings in them.
+struct Compiled<'a> {
+    functions: &'a [(String, usize)],
+    spans: &'a [FunctionSpan],
+    lines: &'a LineIndex,
+}
+
 /// Each of a file's findings gets what the run saw there: `observed` by finding index; for one
-/// with no event, "not seen" when it lies in a function the run compiled (`compiled`: those
-/// functions, the file's function spans and its line index).
-fn mark_findings(
-    file: &mut CheckedFile,
-    observed: &BTreeMap<usize, Observed>,
-    compiled: Option<(&[(String, usize)], &[FunctionSpan], &LineIndex)>,
-) {
+/// with no event, "not seen" when it lies in a function the run compiled.
+fn mark_findings(file: &mut CheckedFile, observed: &BTreeMap<usize, Observed>, compiled: Option<Compiled>) {
     for (index, diagnostic) in file.diagnostics.iter_mut().enumerate() {
         diagnostic.runtime = match observed.get(&index) {
             Some(observed) => Some(Runtime::Seen(observed.clone())),
-            None => compiled.and_then(|(functions, spans, lines)| {
-                let line = lines.line_column(diagnostic.range.start(), file.text).line.get();
-                runs_compiled(spans, functions, line).then_some(Runtime::NotSeen)
+            None => compiled.as_ref().and_then(|compiled| {
+                let line = compiled.lines.line_column(diagnostic.range.start(), file.text).line.get();
+                runs_compiled(compiled.spans, compiled.functions, line).then_some(Runtime::NotSeen)
             }),
         };
     }
