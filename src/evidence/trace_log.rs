@@ -7,6 +7,7 @@
 //! whether it made a graph); the `torch_version` artifact says who wrote the log. Everything else
 //! is skipped without parsing its JSON, which keeps a 100 MB trace quick to read.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -58,34 +59,88 @@ const WANTED: &[&str] = &["artifact", "compilation_metrics"];
 /// Read one log file into `evidence`. Errors only when the file cannot be read or holds no
 /// Dynamo event at all (a foreign file); bad lines become problems.
 pub fn read(log: &Path, evidence: &mut Evidence) -> Result<()> {
-    let bytes = std::fs::read(log).with_context(|| format!("{}: cannot read the trace", log.display()))?;
-    let rank_in_name = rank_in_file_name(log);
-    let log_index = evidence.logs.len();
-    let lines: Vec<&[u8]> = bytes.split(|byte| *byte == b'\n').collect();
-    let ends_cleanly = bytes.last().is_none_or(|byte| *byte == b'\n');
-    let mut events_seen = 0usize;
-    let problems_before = evidence.problems.len();
-    let mut index = 0;
-    while index < lines.len() {
-        let raw = lines[index];
-        let number = index + 1;
-        index += 1;
-        if raw.is_empty() || raw[0] == b'\t' {
-            // An empty line, or the payload of an event not read.
-            continue;
+    let cannot = || format!("{}: cannot read the trace", log.display());
+    let file = std::fs::File::open(log).with_context(cannot)?;
+    // Read a line at a time: a trace of a long job is large, and most of it is skipped.
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut reading = Reading {
+        log,
+        log_index: evidence.logs.len(),
+        rank_in_name: rank_in_file_name(log),
+        problems_before: evidence.problems.len(),
+        events_seen: 0,
+        text_log_lines: false,
+        pending: None,
+    };
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).with_context(cannot)? == 0 {
+            break;
+        }
+        number += 1;
+        let ends = line.last() == Some(&b'\n');
+        if ends {
+            line.pop();
+        }
+        reading.line(&line, number, ends, evidence);
+    }
+    reading.finish_pending(evidence);
+    if reading.events_seen == 0 {
+        // Every line of a foreign file is a problem: say it once, for the file.
+        evidence.problems.truncate(reading.problems_before);
+        bail!("{}", foreign(log, reading.text_log_lines));
+    }
+    evidence.logs.push(log.to_path_buf());
+    Ok(())
+}
+
+/// One log being read.
+struct Reading<'a> {
+    log: &'a Path,
+    log_index: usize,
+    rank_in_name: Option<u32>,
+    problems_before: usize,
+    events_seen: usize,
+    /// Whether an early line is tagged like TORCH_LOGS text (for the hint when no event is found).
+    text_log_lines: bool,
+    /// An artifact read, waiting for its payload lines.
+    pending: Option<Pending>,
+}
+
+struct Pending {
+    name: String,
+    envelope: Envelope,
+    origin: Origin,
+    payload: String,
+}
+
+impl Reading<'_> {
+    fn line(&mut self, raw: &[u8], number: usize, ends: bool, evidence: &mut Evidence) {
+        if raw.first() == Some(&b'\t') {
+            // A payload line: kept for the artifact waiting for it, else skipped.
+            if let Some(pending) = &mut self.pending {
+                pending.payload.push_str(&String::from_utf8_lossy(&raw[1..]));
+                pending.payload.push('\n');
+            }
+            return;
+        }
+        self.finish_pending(evidence);
+        if raw.is_empty() {
+            return;
+        }
+        if number <= 200 && !self.text_log_lines {
+            let line = String::from_utf8_lossy(raw);
+            self.text_log_lines = line.contains("[__graph_breaks]") || line.contains("[__recompiles]");
         }
         let Some(json) = event_json(raw) else {
-            problem(evidence, log, number, not_an_event(raw));
-            continue;
+            problem(evidence, self.log, number, not_an_event(raw));
+            return;
         };
-        events_seen += 1;
-        let kind = first_key(json);
-        // Payload lines follow the event; gather them only for the events read.
-        let payload_end = (index..lines.len()).find(|&at| !lines[at].starts_with(b"\t")).unwrap_or(lines.len());
-        let payload_lines = &lines[index..payload_end];
-        index = payload_end;
-        if !kind.is_some_and(|kind| WANTED.contains(&kind)) {
-            continue;
+        self.events_seen += 1;
+        if !first_key(json).is_some_and(|kind| WANTED.contains(&kind)) {
+            return;
         }
         let envelope: Envelope = match std::str::from_utf8(json)
             .map_err(|err| err.to_string())
@@ -93,55 +148,53 @@ pub fn read(log: &Path, evidence: &mut Evidence) -> Result<()> {
         {
             Ok(envelope) => envelope,
             Err(err) => {
-                let last = number == lines.len() || (number == lines.len() - 1 && lines[number].is_empty());
-                let why =
-                    if last && !ends_cleanly { "truncated event (the log ends mid-line)" } else { "corrupt event" };
-                problem(evidence, log, number, format!("{why}, skipped: {err}"));
-                continue;
+                let why = if ends { "corrupt event" } else { "truncated event (the log ends mid-line)" };
+                problem(evidence, self.log, number, format!("{why}, skipped: {err}"));
+                return;
             }
         };
-        let rank = envelope.rank.or(rank_in_name);
-        let origin = Origin { log: log.to_path_buf(), line: number };
-        if let Some(metrics) = envelope.compilation_metrics {
+        let origin = Origin { log: self.log.to_path_buf(), line: number };
+        if let Some(metrics) = &envelope.compilation_metrics {
+            let rank = envelope.rank.or(self.rank_in_name);
             let mut compile = compile(metrics, rank, envelope.frame_id, envelope.frame_compile_id);
-            compile.log = log_index;
+            compile.log = self.log_index;
             evidence.compiles.push(compile);
-            continue;
+        } else if let Some(name) = envelope.artifact.as_ref().map(|artifact| artifact.name.clone()) {
+            self.pending = Some(Pending { name, envelope, origin, payload: String::new() });
         }
-        let Some(artifact) = envelope.artifact else { continue };
-        let payload = payload(payload_lines);
-        match artifact.name.as_str() {
+    }
+
+    /// The artifact waiting for its payload, now that it has all of it.
+    fn finish_pending(&mut self, evidence: &mut Evidence) {
+        let Some(Pending { name, envelope, origin, payload }) = self.pending.take() else { return };
+        let rank = envelope.rank.or(self.rank_in_name);
+        let event = |kind, frames, reason, gb_code, guarded| Event {
+            kind,
+            log: self.log_index,
+            rank,
+            thread: None,
+            frame_id: envelope.frame_id,
+            frame_compile_id: envelope.frame_compile_id,
+            frames,
+            reason,
+            gb_code,
+            guarded,
+            origin,
+        };
+        match name.as_str() {
             "dynamo_graph_break_reason" => {
                 let message = dynamo_message::graph_break(&payload);
-                evidence.events.push(Event {
-                    kind: EventKind::GraphBreak,
-                    log: log_index,
-                    rank,
-                    thread: None,
-                    frame_id: envelope.frame_id,
-                    frame_compile_id: envelope.frame_compile_id,
-                    frames: message.frames,
-                    reason: message.reason,
-                    gb_code: message.gb_code,
-                    guarded: None,
-                    origin,
-                });
+                evidence.events.push(event(
+                    EventKind::GraphBreak,
+                    message.frames,
+                    message.reason,
+                    message.gb_code,
+                    None,
+                ));
             }
             "recompile_reasons" => {
                 let message = dynamo_message::recompile(&recompile_text(&payload));
-                evidence.events.push(Event {
-                    kind: EventKind::Recompile,
-                    log: log_index,
-                    rank,
-                    thread: None,
-                    frame_id: envelope.frame_id,
-                    frame_compile_id: envelope.frame_compile_id,
-                    frames: message.frames,
-                    reason: message.guard,
-                    gb_code: None,
-                    guarded: message.guarded,
-                    origin,
-                });
+                evidence.events.push(event(EventKind::Recompile, message.frames, message.guard, None, message.guarded));
             }
             "torch_version" => {
                 if let Some(version) = serde_json::from_str::<serde_json::Value>(&payload)
@@ -154,13 +207,6 @@ pub fn read(log: &Path, evidence: &mut Evidence) -> Result<()> {
             _ => {}
         }
     }
-    if events_seen == 0 {
-        // Every line of a foreign file is a problem: say it once, for the file.
-        evidence.problems.truncate(problems_before);
-        bail!("{}", foreign(log, &lines));
-    }
-    evidence.logs.push(log.to_path_buf());
-    Ok(())
 }
 
 /// The JSON object of an event line: after the glog prefix's `] `.
@@ -178,16 +224,6 @@ fn first_key(json: &[u8]) -> Option<&str> {
     std::str::from_utf8(&rest[..end]).ok()
 }
 
-/// A payload's lines, each without its leading tab.
-fn payload(lines: &[&[u8]]) -> String {
-    let mut text = String::new();
-    for line in lines {
-        text.push_str(&String::from_utf8_lossy(&line[1..]));
-        text.push('\n');
-    }
-    text
-}
-
 /// A `recompile_reasons` payload is a JSON list of failures when there are several, and the
 /// failure's plain text when there is one.
 fn recompile_text(payload: &str) -> String {
@@ -197,20 +233,20 @@ fn recompile_text(payload: &str) -> String {
     }
 }
 
-fn compile(metrics: Metrics, rank: Option<u32>, frame_id: Option<u64>, frame_compile_id: Option<u64>) -> Compile {
+fn compile(metrics: &Metrics, rank: Option<u32>, frame_id: Option<u64>, frame_compile_id: Option<u64>) -> Compile {
     Compile {
         log: 0,
         rank,
         frame_id,
         frame_compile_id,
-        co_name: metrics.co_name.unwrap_or_default(),
-        co_filename: metrics.co_filename.unwrap_or_default(),
+        co_name: metrics.co_name.clone().unwrap_or_default(),
+        co_filename: metrics.co_filename.clone().unwrap_or_default(),
         co_firstlineno: metrics.co_firstlineno.unwrap_or_default(),
         seconds: metrics.entire_frame_compile_time_s.unwrap_or_default(),
         graph: metrics.graph_op_count.is_some(),
-        failure: metrics.fail_type.map(|kind| match metrics.fail_reason {
+        failure: metrics.fail_type.as_ref().map(|kind| match &metrics.fail_reason {
             Some(reason) => format!("{kind}: {reason}"),
-            None => kind,
+            None => kind.clone(),
         }),
     }
 }
@@ -232,12 +268,8 @@ fn not_an_event(line: &[u8]) -> String {
 }
 
 /// Why a file is no TORCH_TRACE log, with a hint when it is the other kind of log.
-fn foreign(log: &Path, lines: &[&[u8]]) -> String {
-    let text_log = lines.iter().take(200).any(|line| {
-        let line = String::from_utf8_lossy(line);
-        line.contains("[__graph_breaks]") || line.contains("[__recompiles]")
-    });
-    if text_log {
+fn foreign(log: &Path, text_log_lines: bool) -> String {
+    if text_log_lines {
         format!(
             "{}: this is TORCH_LOGS text output, not a TORCH_TRACE log: read it with `--torch-logs {}`",
             log.display(),
