@@ -92,6 +92,26 @@ pub struct Cli {
     )]
     pub write_baseline: Option<PathBuf>,
 
+    /// Join the findings to what torch.compile did in a run: a TORCH_TRACE directory (one log
+    /// per rank) or log file, written by `TORCH_TRACE=DIR python train.py`. Findings Dynamo hit
+    /// are marked confirmed, breaks and recompiles no rule explains are reported as TCF100/TCF200,
+    /// and a summary per compiled frame comes first. Repeatable.
+    #[arg(
+        long,
+        value_name = "PATH",
+        conflicts_with_all = ["apply", "diff", "patch", "patch_dir", "add_noqa", "write_baseline"]
+    )]
+    pub trace: Vec<PathBuf>,
+
+    /// Like --trace, for the text `TORCH_LOGS="graph_breaks,recompiles" python train.py 2> FILE`
+    /// writes; `-` reads it from standard input.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["apply", "diff", "patch", "patch_dir", "add_noqa", "write_baseline"]
+    )]
+    pub torch_logs: Option<PathBuf>,
+
     /// Report and fix only findings at least this severe.
     #[arg(long, value_enum, value_name = "SEVERITY")]
     pub min_severity: Option<Severity>,

@@ -42,6 +42,9 @@ pub struct Diagnostic {
     /// Identifies the finding across edits that move it (see `baseline::fingerprint`); set once
     /// the file's findings are known, empty before.
     pub fingerprint: String,
+    /// What a traced run saw here (`--trace`, `--torch-logs`); `None` without a log, or when the
+    /// run did not compile the code.
+    pub runtime: Option<crate::evidence::Runtime>,
 }
 
 impl Diagnostic {
@@ -54,6 +57,7 @@ impl Diagnostic {
             fix: None,
             no_fix_reason: None,
             fingerprint: String::new(),
+            runtime: None,
         }
     }
 

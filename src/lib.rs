@@ -9,6 +9,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod diff;
 pub mod discover;
+pub mod evidence;
 pub mod fix;
 pub mod git;
 pub mod memory;

@@ -61,6 +61,8 @@ struct Run<'c> {
     scope: Option<Arc<Scope>>,
     /// A path could not be walked: the summary must not say everything passed.
     walk_failed: std::cell::Cell<bool>,
+    /// With --trace / --torch-logs: the run's account per compiled frame, printed first.
+    evidence_summary: std::cell::RefCell<Option<tcfix::evidence::summary::Summary>>,
 }
 
 fn run_cli(cli: &Cli) -> Result<Status> {
@@ -85,8 +87,12 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         config,
         scope,
         walk_failed: Default::default(),
+        evidence_summary: Default::default(),
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
+        if !cli.trace.is_empty() || cli.torch_logs.is_some() {
+            bail!("--trace and --torch-logs join a run's log to the files it ran: name the files, not `-`");
+        }
         return run.stdin();
     }
     let (files, mut status) = run.files();
@@ -112,6 +118,8 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         run.add_noqa(&files)
     } else if cli.apply {
         run.apply(&files)?
+    } else if !cli.trace.is_empty() || cli.torch_logs.is_some() {
+        run.report_with_evidence(&files)?
     } else {
         run.report(&run.reports(&files, FixMode::Report))?
     };
@@ -152,6 +160,7 @@ fn fixes(rule: &Rule) -> String {
 fn explain(wanted: &str) -> Result<Status> {
     let rule = RULES
         .iter()
+        .chain(tcfix::evidence::runtime_rule::RUNTIME_RULES)
         .find(|rule| rule.code.eq_ignore_ascii_case(wanted) || rule.name.eq_ignore_ascii_case(wanted))
         .ok_or_else(|| anyhow!("no rule is called {wanted:?}: `tcfix rules` lists them"))?;
     write(&mut std::io::stdout().lock(), rule.explanation)?;
@@ -276,6 +285,13 @@ impl Run<'_> {
         let format = self.cli.output_format;
         let mut out = self.output()?;
         let scope = self.scope.as_ref().map(|scope| scope.describe());
+        if let Some(summary) = self.evidence_summary.borrow().as_ref().filter(|_| !self.cli.quiet) {
+            match format {
+                Format::Full | Format::Concise => write(&mut out, &format!("{}\n", summary.text()))?,
+                Format::Markdown => write(&mut out, &summary.markdown())?,
+                _ => {}
+            }
+        }
         if self.cli.statistics {
             write(&mut out, &tcfix::output::statistics(&files, self.unsafe_fixes))?;
         } else if format == Format::Markdown {
@@ -309,6 +325,47 @@ impl Run<'_> {
                 .with_context(|| format!("{}: cannot write the report", path.display())),
             None => Ok(Box::new(std::io::stdout().lock())),
         }
+    }
+
+    /// `--trace` / `--torch-logs`: the findings joined to what a run of torch.compile logged
+    /// (see `tcfix::evidence`). A log that cannot be read at all is an error; the rest is used.
+    fn report_with_evidence(&self, files: &[PathBuf]) -> Result<Status> {
+        let evidence = self.read_evidence();
+        let mut reports = self.reports(files, FixMode::Report);
+        let summary = tcfix::evidence::attach(&evidence, &mut reports, &self.settings, display_path);
+        summary.warning().iter().for_each(|warning| eprintln!("warning: {warning}"));
+        // No log read (all unreadable): the errors said so; a summary of nothing would not.
+        *self.evidence_summary.borrow_mut() = (!evidence.is_empty()).then_some(summary);
+        let status = if evidence.unreadable.is_empty() { Status::Clean } else { Status::Error };
+        Ok(status.max(self.report(&reports)?))
+    }
+
+    fn read_evidence(&self) -> tcfix::evidence::Evidence {
+        let mut evidence = tcfix::evidence::Evidence::default();
+        evidence.read_traces(&self.cli.trace);
+        if let Some(path) = &self.cli.torch_logs {
+            let mut bytes = Vec::new();
+            let read = if path == Path::new("-") {
+                std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+            } else {
+                std::fs::read(path).map(|read| bytes = read)
+            };
+            match read {
+                Ok(()) => evidence.read_torch_logs(path, &bytes),
+                Err(err) => evidence.unreadable.push(format!("{}: cannot read the log: {err}", display_path(path))),
+            }
+        }
+        const SHOWN: usize = 20;
+        for problem in evidence.problems.iter().take(SHOWN) {
+            let line = problem.line.map(|line| format!(":{line}")).unwrap_or_default();
+            eprintln!("{}{line}: warning: {}", display_path(&problem.log), problem.message);
+        }
+        if evidence.problems.len() > SHOWN {
+            eprintln!("warning: {} more unreadable log lines, skipped", evidence.problems.len() - SHOWN);
+        }
+        evidence.version_warnings().iter().for_each(|warning| eprintln!("warning: {warning}"));
+        evidence.unreadable.iter().for_each(|error| eprintln!("error: {error}"));
+        evidence
     }
 
     /// `--write-baseline FILE`: record every current finding.

@@ -12,6 +12,7 @@ use std::fmt::Write;
 
 use super::{FileFindings, Locator, by_file};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::evidence::runtime_rule::is_runtime_only;
 use crate::fix::Safety;
 
 pub fn render(files: &[FileFindings]) -> String {
@@ -57,6 +58,9 @@ fn message(diagnostic: &Diagnostic) -> String {
         let _ = write!(message, "\n{kind}: {}", fix.title);
     } else if let Some(reason) = &diagnostic.no_fix_reason {
         let _ = write!(message, "\nNo fix: {reason}");
+    }
+    if let Some(runtime) = &diagnostic.runtime {
+        let _ = write!(message, "\n{}", runtime.describe(is_runtime_only(diagnostic.rule)));
     }
     message
 }

@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use super::{FileFindings, Locator, Position, applicability, by_file};
 use crate::diagnostic::Diagnostic;
+use crate::evidence::observed::RuntimeRecord;
+use crate::evidence::runtime_rule::is_runtime_only;
 use crate::fix::Fix;
 
 #[derive(Serialize)]
@@ -21,6 +23,9 @@ struct JsonFinding<'a> {
     end_location: Location,
     fix: Option<JsonFix<'a>>,
     no_fix_reason: Option<&'a str>,
+    /// With --trace: what the run saw here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime: Option<RuntimeRecord<'a>>,
 }
 
 #[derive(Serialize)]
@@ -72,6 +77,7 @@ fn json_finding<'a>(path: &'a str, locator: &Locator, diagnostic: &'a Diagnostic
         end_location: locator.position(diagnostic.range.end()).into(),
         fix: diagnostic.fix.as_ref().map(|fix| json_fix(locator, fix)),
         no_fix_reason: diagnostic.no_fix_reason.as_deref(),
+        runtime: diagnostic.runtime.as_ref().map(|runtime| runtime.record(is_runtime_only(diagnostic.rule))),
     }
 }
 

@@ -205,6 +205,10 @@ fn finding(out: &mut String, file: &FileFindings, locator: &Locator, diagnostic:
     let _ = writeln!(out, "**{}** · {}\n", diagnostic.severity, rule.category);
     let _ = writeln!(out, "{}\n", escape_text(&diagnostic.message));
     let _ = writeln!(out, "**Why it hurts:** {}\n", escape_text(rule.why));
+    if let Some(runtime) = &diagnostic.runtime {
+        let described = runtime.describe(crate::evidence::runtime_rule::is_runtime_only(rule));
+        let _ = writeln!(out, "**At runtime:** {}\n", escape_text(&described));
+    }
     match (&diagnostic.fix, &diagnostic.no_fix_reason) {
         (Some(fix), _) => fix_section(out, file, fix, unsafe_fixes),
         (None, Some(reason)) => {

@@ -47,6 +47,9 @@ pub enum Order {
     Path,
     /// The most severe first (critical, high, medium, low), then by path and line.
     Severity,
+    /// With --trace: what the run cost most first (compile time, then graph breaks and
+    /// recompiles seen), then the findings not seen, by path and line.
+    Cost,
 }
 
 /// One file's findings, as the renderers see them.

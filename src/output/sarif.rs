@@ -10,6 +10,8 @@ use serde::Serialize;
 use super::first_paragraph;
 use super::{FileFindings, Locator, Position, applicability, by_file};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::evidence::observed::RuntimeRecord;
+use crate::evidence::runtime_rule::is_runtime_only;
 use crate::fix::Fix;
 use crate::rules::{RULES, Rule};
 
@@ -180,6 +182,9 @@ struct ResultProperties<'a> {
     category: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     no_fix_reason: Option<&'a str>,
+    /// With --trace: what the run saw here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime: Option<RuntimeRecord<'a>>,
 }
 
 pub fn render(files: &[FileFindings]) -> String {
@@ -247,6 +252,7 @@ fn result<'a>(artifact: &'a ArtifactLocation, locator: &Locator, diagnostic: &'a
             severity: diagnostic.severity.to_string(),
             category: diagnostic.rule.category.to_string(),
             no_fix_reason: diagnostic.no_fix_reason.as_deref(),
+            runtime: diagnostic.runtime.as_ref().map(|runtime| runtime.record(is_runtime_only(diagnostic.rule))),
         },
     }
 }

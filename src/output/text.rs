@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use super::{FileFindings, Locator, Order, by_file};
 use crate::diagnostic::Diagnostic;
+use crate::evidence::runtime_rule::is_runtime_only;
 use crate::fix::Safety;
 
 /// `--output-format full`: every file's findings, in `order`.
@@ -27,14 +28,23 @@ fn report(files: &[FileFindings], order: Order, unsafe_fixes: bool, reasons: boo
             .into_iter()
             .map(|(file, found)| lines(file.path, file.text, &found, unsafe_fixes, reasons))
             .collect(),
-        Order::Severity => {
-            // Worst first; within a severity, the path order (the sort is stable).
+        Order::Severity | Order::Cost => {
+            // Worst first; within a severity (or cost), the path order (the sort is stable).
             let mut found: Vec<(&FileFindings, &Diagnostic)> =
                 by_file.iter().flat_map(|(file, found)| found.iter().map(move |d| (*file, *d))).collect();
-            found.sort_by_key(|(_, diagnostic)| std::cmp::Reverse(diagnostic.severity));
+            if order == Order::Severity {
+                found.sort_by_key(|(_, diagnostic)| std::cmp::Reverse(diagnostic.severity));
+            } else {
+                found.sort_by(|(_, a), (_, b)| cost(b).partial_cmp(&cost(a)).unwrap_or(std::cmp::Ordering::Equal));
+            }
             found.into_iter().map(|(file, d)| lines(file.path, file.text, &[d], unsafe_fixes, reasons)).collect()
         }
     }
+}
+
+/// What the run cost at a finding (`--sort cost`): compile time, then events; nothing seen is least.
+fn cost(diagnostic: &Diagnostic) -> (f64, usize) {
+    diagnostic.runtime.as_ref().and_then(|runtime| runtime.observed()).map_or((-1.0, 0), |observed| observed.cost())
 }
 
 /// The `full` report lines of one file's findings, in the order given.
@@ -60,6 +70,9 @@ fn lines(path: &str, text: &str, diagnostics: &[&Diagnostic], unsafe_fixes: bool
         );
         if !reasons {
             continue;
+        }
+        if let Some(runtime) = &diagnostic.runtime {
+            let _ = writeln!(out, "    {}", runtime.describe(is_runtime_only(diagnostic.rule)));
         }
         if let Some(reason) = &diagnostic.no_fix_reason {
             let _ = writeln!(out, "    no fix: {reason}");
