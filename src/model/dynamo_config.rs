@@ -34,8 +34,8 @@ impl Capture {
 /// Whether the file turns `capture` on: an assignment of a true constant to the option, through
 /// any import of it (`torch._dynamo.config.X`, `import torch._dynamo as dynamo` then
 /// `dynamo.config.X`, `from torch._dynamo import config` then `config.X`), at module level or in a
-/// function (a script's `main` that sets it before compiling) other than a test's, which sets it
-/// for that test alone.
+/// function (a script's `main` that sets it before compiling) other than a test's: a test's setting
+/// says nothing of how the project's code is compiled.
 pub fn sets(model: &FileModel, capture: Capture) -> bool {
     if !model.source.text.contains(capture.option()) {
         return false;
@@ -63,9 +63,11 @@ fn any_setting(body: &[Stmt], is_option: &dyn Fn(&Expr) -> bool) -> bool {
     })
 }
 
-/// `test_x`, `setUp`: a test's own code (pytest, unittest).
+/// `test_x`, `setUp`, `setup_method`: a test's own code (pytest, unittest).
 fn is_test(name: &str) -> bool {
-    name.starts_with("test") || name.starts_with("setUp")
+    name == "test"
+        || name.starts_with("test_")
+        || matches!(name, "setUp" | "setUpClass" | "setup_method" | "setup_class" | "setup_module" | "setup_function")
 }
 
 /// `True`, or a non-zero number.

@@ -23,7 +23,9 @@
 //!   `nonzero()`) with `capture_scalar_outputs` (PendingUnbackedSymbolNotFound). `crash_with` finds
 //!   those in a file, so that the option is not offered there.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, Stmt, UnaryOp};
@@ -53,6 +55,8 @@ pub enum Value {
     /// A tensor computed from one by a call (`self.decoder(x[mask])`, `out.index_add(0, idx, v)`):
     /// it may have the selection's size, or not.
     Derived,
+    /// A tuple a helper returns (`return positions, n`) whose given element holds the number.
+    Element(usize),
 }
 
 impl Value {
@@ -67,6 +71,10 @@ impl Value {
             Value::Zipped(_) => self,
             _ => Value::Number,
         }
+    }
+
+    fn is_number_or_list(self) -> bool {
+        matches!(self, Value::Number | Value::List)
     }
 }
 
@@ -92,6 +100,9 @@ pub enum Stop {
     Returned,
     /// Followed through more names or calls than tcfix follows: it does not know where it ends.
     TooFar,
+    /// Not a place Dynamo stops: the value is returned, as the given kind, to the call of the file
+    /// that passed it into the helper, where its walk goes on (`Flow::into_callee`).
+    Returns(Value),
     /// A selection walked by a `for` or a comprehension, or cut into a data-dependent number of
     /// pieces: Dynamo needs its length as a Python int.
     Iterated,
@@ -150,7 +161,7 @@ impl StillBreaks {
                  such as `itertools.groupby` or `sorted` compare the values, and code in another file may branch on \
                  them; Dynamo still breaks there)"
             ),
-            Stop::Returned => format!(
+            Stop::Returned | Stop::Returns(_) => format!(
                 "the value is returned by `{at}` to callers tcfix cannot see: `{option}` is not offered (a caller that \
                  branches on it still breaks)"
             ),
@@ -233,11 +244,37 @@ struct Walk<'w, 'a> {
     others: &'w [Other<'a>],
     me: Option<usize>,
     mask: Option<&'a str>,
+    /// Inside a helper the value was passed into: a `return` goes back to that call.
+    returns_to_caller: bool,
+    /// How many more helpers and callers the whole walk may enter, shared with the walks it
+    /// starts: a file whose helpers call each other many times must not take exponential time.
+    budget: Rc<Cell<usize>>,
 }
 
 impl<'w, 'a> Walk<'w, 'a> {
     fn new(others: &'w [Other<'a>], me: Option<usize>, mask: Option<&'a str>) -> Self {
-        Walk { visited: HashSet::new(), sized: HashSet::new(), others, me, mask }
+        let budget = Rc::new(Cell::new(MAX_CALLS));
+        Walk { visited: HashSet::new(), sized: HashSet::new(), others, me, mask, returns_to_caller: false, budget }
+    }
+
+    /// The walk of the value in another function, on this walk's budget.
+    fn elsewhere<'b>(&self, returns_to_caller: bool) -> Walk<'static, 'b> {
+        Walk {
+            visited: HashSet::new(),
+            sized: HashSet::new(),
+            others: &[],
+            me: None,
+            mask: None,
+            returns_to_caller,
+            budget: Rc::clone(&self.budget),
+        }
+    }
+
+    /// Takes one entry into a helper or a caller from the budget; `false` when none is left.
+    fn enter(&self) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(1));
+        left > 0
     }
 }
 
@@ -251,6 +288,9 @@ struct Other<'a> {
 /// How many names (and calls) deep a value is followed (`n = x.item(); m = n * 2; ... m`); past
 /// it, tcfix says it does not know. Attention code passes a selection through a dozen names.
 const MAX_DEPTH: usize = 32;
+
+/// How many helpers and callers one finding's walk enters in all.
+const MAX_CALLS: usize = 256;
 
 /// Library functions that hand their condition to `torch._check` under compile, measured to trace
 /// a data-dependent condition with the capture options on: transformers' `torch_compilable_check`.
@@ -370,12 +410,19 @@ impl<'m, 'a> Flow<'m, 'a> {
                     }
                     Step::Bind(target, value, after) => return self.assigned(target, value, after, walk, depth),
                     Step::Into { call, callee, parameter, then } => {
-                        if let Some(verdict) = self.into_callee(call, callee, parameter, value, depth) {
-                            return Some(verdict);
+                        match self.into_callee(call, callee, parameter, value, walk, depth) {
+                            // Returned by the helper: what the call gives is the value again.
+                            Some(StillBreaks { stop: Stop::Returns(returned), .. }) => {
+                                current = call;
+                                value = returned;
+                            }
+                            Some(verdict) => return Some(verdict),
+                            None => {
+                                let Some((next, next_value)) = then else { return None };
+                                current = next;
+                                value = next_value;
+                            }
                         }
-                        let Some((next, next_value)) = then else { return None };
-                        current = next;
-                        value = next_value;
                     }
                     Step::Done(verdict) => return verdict,
                 },
@@ -446,6 +493,11 @@ impl<'m, 'a> Flow<'m, 'a> {
             Expr::Call(call) => self.argument(call, parent, child, value, walk),
             // An element of a list (of a nested list, a number too).
             Expr::Subscript(subscript) if is(&subscript.value, child) => match value {
+                // `helper(...)[1]`: the number only if it is that element.
+                Value::Element(position) => match int_literal(&subscript.slice) {
+                    Some(index) if index != position => Step::Done(None),
+                    _ => Step::Up(parent, Value::Number),
+                },
                 Value::List if matches!(subscript.slice.as_ref(), Expr::Slice(_)) => Step::Up(parent, Value::List),
                 Value::Number | Value::List => Step::Up(parent, Value::Number),
                 Value::Zipped(_) => Step::Up(parent, Value::List),
@@ -607,42 +659,49 @@ impl<'m, 'a> Flow<'m, 'a> {
     }
 
     /// Follow `value` into `callee` as its `parameter`; `call` is where the file's code calls it.
+    /// `Stop::Returns` when the helper returns it (the walk goes on from `call`).
     fn into_callee(
         &self,
         call: &'a Expr,
         callee: usize,
         parameter: &'a str,
         value: Value,
+        walk: &Walk<'_, 'a>,
         depth: usize,
     ) -> Option<StillBreaks> {
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_DEPTH || !walk.enter() {
             return Some(StillBreaks { stop: Stop::TooFar, at: call.range() });
         }
         let tensors = Tensors::of(self.model, callee);
         let flow = Flow::of(self.model, callee, &tensors);
         let start = self.model.function(callee).node.range().start();
-        flow.follow_name(parameter, value, start, &mut Walk::new(&[], None, None), depth + 1)
+        flow.follow_name(parameter, value, start, &mut walk.elsewhere(true), depth + 1)
     }
 
-    /// `return v`: what the function's callers in the file do with it. A `forward` hands it back
-    /// to the module's caller (measured: a returned number traces); another function's callers
-    /// must all be seen, or a number is reported as going where tcfix cannot follow.
-    fn returned(&self, ret: &'a Stmt, value: Value, depth: usize) -> Option<StillBreaks> {
-        if is_entry_point(&self.model.function(self.function).name) {
-            return None;
+    /// `return v`. A value passed into this helper goes back to the call that passed it. One made
+    /// here goes to every caller of the function in the file; with none, a `forward` (or another
+    /// entry point) hands it to the module's caller (measured: a returned number traces), and any
+    /// other function to callers tcfix cannot see.
+    fn returned(&self, ret: &'a Stmt, value: Value, walk: &Walk<'_, 'a>, depth: usize) -> Option<StillBreaks> {
+        if walk.returns_to_caller {
+            return Some(StillBreaks { stop: Stop::Returns(value), at: ret.range() });
         }
         let sites: Vec<&CallSite<'a>> = self.model.calls().call_sites(self.function).map(|(_, site)| site).collect();
         if sites.is_empty() {
-            return (!value.is_tensor()).then_some(StillBreaks { stop: Stop::Returned, at: ret.range() });
-        }
-        if depth >= MAX_DEPTH {
-            return Some(StillBreaks { stop: Stop::TooFar, at: ret.range() });
+            let unseen_callers = !is_entry_point(&self.model.function(self.function).name);
+            return unseen_callers.then_some(StillBreaks { stop: Stop::Returned, at: ret.range() });
         }
         sites.iter().find_map(|site| {
+            if depth >= MAX_DEPTH || !walk.enter() {
+                return Some(StillBreaks { stop: Stop::TooFar, at: ret.range() });
+            }
             let tensors = Tensors::of(self.model, site.caller);
             let flow = Flow::of(self.model, site.caller, &tensors);
-            let call = flow.calls.get(&site.call.range())?;
-            flow.follow(call, value, &mut Walk::new(&[], None, None), depth + 1)
+            // A call the walk of compiled code did not record (in a lambda): not followed.
+            let Some(call) = flow.calls.get(&site.call.range()) else {
+                return Some(StillBreaks { stop: Stop::Unknown, at: site.call.range() });
+            };
+            flow.follow(call, value, &mut walk.elsewhere(false), depth + 1)
         })
     }
 
@@ -670,7 +729,15 @@ impl<'m, 'a> Flow<'m, 'a> {
     /// `(a, v)`, `[v, w]`: part of a literal. A tuple assigned to a tuple of names hands each
     /// element to its name.
     fn element(&self, literal: &'a Expr, child: &'a Expr, value: Value) -> Step<'a> {
-        let Some(Parent::Stmt(Stmt::Assign(assign))) = self.parents.get(&address(literal)) else {
+        let position = elements(literal).and_then(|elts| elts.iter().position(|elt| is(elt, child)));
+        let parent = self.parents.get(&address(literal));
+        // `return positions, n`: the caller's `positions, n = helper(...)` gives it to `n` alone.
+        if let (Some(Parent::Stmt(Stmt::Return(_))), Some(position)) = (parent, position)
+            && value.is_number_or_list()
+        {
+            return Step::Up(literal, Value::Element(position));
+        }
+        let Some(Parent::Stmt(Stmt::Assign(assign))) = parent else {
             return Step::Up(literal, value);
         };
         let (Some(targets), Some(elts)) = (assign.targets.first().and_then(elements), elements(literal)) else {
@@ -708,7 +775,7 @@ impl<'m, 'a> Flow<'m, 'a> {
                     Value::Sized => stop(Stop::Iterated, node.range()),
                     Value::Derived if self.tensors.is_tensor(child) => stop(Stop::Iterated, node.range()),
                     Value::Derived => Step::Done(None),
-                    Value::Number => stop(Stop::Unknown, node.range()),
+                    Value::Number | Value::Element(_) => stop(Stop::Unknown, node.range()),
                 };
             }
             if generator.ifs.iter().any(|test| is(test, child)) {
@@ -766,9 +833,9 @@ impl<'m, 'a> Flow<'m, 'a> {
                 // (A dataclass or dict built from one is walked by its fields: nothing to say.)
                 Value::Derived if self.tensors.is_tensor(child) => stop(Stop::Iterated, for_stmt.range()),
                 Value::Derived => None,
-                Value::Number => stop(Stop::Unknown, child.range()),
+                Value::Number | Value::Element(_) => stop(Stop::Unknown, child.range()),
             },
-            Stmt::Return(_) => self.returned(stmt, value, depth),
+            Stmt::Return(_) => self.returned(stmt, value, walk, depth),
             Stmt::With(_) | Stmt::Match(_) => stop(Stop::Unknown, child.range()),
             _ => None,
         }
@@ -792,6 +859,12 @@ impl<'m, 'a> Flow<'m, 'a> {
             {
                 let Value::Zipped(position) = value else { return None };
                 elts.get(position).and_then(|elt| self.assigned(elt, Value::List, after, walk, depth))
+            }
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. })
+                if matches!(value, Value::Element(_)) =>
+            {
+                let Value::Element(position) = value else { return None };
+                elts.get(position).and_then(|elt| self.assigned(elt, Value::Number, after, walk, depth))
             }
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 let element = match value {
@@ -828,7 +901,16 @@ impl<'m, 'a> Flow<'m, 'a> {
         if value == Value::Sized {
             walk.sized.insert(name);
         }
-        later.find_map(|use_| self.follow(use_, value, walk, depth + 1))
+        // A use that returns the value to the caller is one of its ends: the other uses still count.
+        let mut returns = None;
+        for use_ in later {
+            match self.follow(use_, value, walk, depth + 1) {
+                Some(verdict @ StillBreaks { stop: Stop::Returns(_), .. }) => returns = returns.or(Some(verdict)),
+                Some(verdict) => return Some(verdict),
+                None => {}
+            }
+        }
+        returns
     }
 
     /// Whether `expr` holds another selection (of unrelated size) than the one being followed.
@@ -1011,6 +1093,12 @@ fn starts_at_self(expr: &Expr) -> bool {
         Expr::Call(call) => starts_at_self(&call.func),
         _ => false,
     }
+}
+
+/// `1` in `t[1]`.
+fn int_literal(expr: &Expr) -> Option<usize> {
+    let Expr::NumberLiteral(ast::ExprNumberLiteral { value: ast::Number::Int(int), .. }) = expr else { return None };
+    int.as_usize()
 }
 
 /// The elements of a tuple or list literal.
@@ -1279,8 +1367,10 @@ impl<'a> CrashScan<'a> {
                 Expr::Name(name) => {
                     let name = name.id.as_str();
                     let row = rows.contains(name) && !self.tested_before(name, *at);
-                    // `i = x.argmax()` then `emb[i]`.
-                    row || self.bindings.get(name).is_some_and(|values| values.iter().any(|v| is_zero_d_reduction(v)))
+                    // `i = x.argmax()` then `emb[i]`: every binding of the name (the text alone does not
+                    // say which reaches the index).
+                    let bound = self.bindings.get(name).filter(|values| !values.is_empty());
+                    row || bound.is_some_and(|values| values.iter().all(|value| is_zero_d_reduction(value)))
                 }
                 index => is_zero_d_reduction(index),
             };
@@ -1463,6 +1553,37 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_returns_a_number_to_the_call_that_passed_it_in() {
+        // Measured: one frame each, with the option on (a reviewer's repros).
+        let twice = "        a = self.twice(m.sum().item())\n        b = self.twice(a)\n        return x[:, :b]\n\n    def twice(self, v):\n        return v * 2\n";
+        assert_eq!(verdict(twice, "m.sum().item()", Value::Number), None, "not round the helper's other call");
+        let other_call = "        n = self.clamp(m.sum().item())\n        k = self.clamp(x.shape[0])\n        if k > 2:\n            x = x * 2\n        return x[:, :n]\n\n    def clamp(self, v):\n        return min(v, 8)\n";
+        assert_eq!(verdict(other_call, "m.sum().item()", Value::Number), None, "`k` is another call's result");
+        let tuple = "        positions, rows = self.grid(m)\n        return x[:, :rows] * positions.sum()\n\n    def grid(self, m):\n        return torch.arange(4), int(m.sum().item())\n";
+        assert_eq!(verdict_in(tuple, "grid", "m.sum().item()", Value::Number), None, "`rows` alone holds it");
+        let features = "        n = self.forward_features(m)\n        if n > 0:\n            return x\n        return -x\n\n    def forward_features(self, m):\n        return m.sum().item()\n";
+        assert_eq!(
+            verdict_in(features, "forward_features", "m.sum().item()", Value::Number),
+            Some(Stop::Branch),
+            "an entry point called in the file returns to that call"
+        );
+        let lambda = "        return sorted([x, grid], key=lambda t: self.count(t))\n\n    def count(self, t):\n        return t.sum().item()\n";
+        assert_eq!(verdict_in(lambda, "count", "t.sum().item()", Value::Number), Some(Stop::Unknown));
+    }
+
+    #[test]
+    fn helpers_that_call_each_other_many_times_are_followed_on_a_budget() {
+        // Each level calls the next four times: 4^8 paths, cut off by the budget, not walked.
+        let mut body = String::from("        return x[:, : self.f0(m.sum().item())]\n");
+        for level in 0..8 {
+            let next = format!("self.f{}(v)", level + 1);
+            body.push_str(&format!("\n    def f{level}(self, v):\n        return {next} + {next} + {next} + {next}\n"));
+        }
+        body.push_str("\n    def f8(self, v):\n        return v\n");
+        assert_eq!(verdict(&body, "m.sum().item()", Value::Number), Some(Stop::TooFar));
+    }
+
+    #[test]
     fn a_number_given_to_code_tcfix_cannot_see_is_unknown_and_math_keeps_it_a_number() {
         let submodule = "        n = m.sum().item()\n        return self.rotary(x, n)\n";
         assert_eq!(verdict(submodule, "m.sum().item()", Value::Number), Some(Stop::Unknown));
@@ -1554,6 +1675,8 @@ mod tests {
         assert_eq!(crash(tested, Capture::ScalarOutputs), None, "the `if` breaks the graph first");
         let named = "        i = m.argmax()\n        return x[i] * 2\n";
         assert_eq!(crash(named, Capture::ScalarOutputs).as_deref(), Some("x[i]"), "measured: fails to compile");
+        let rebound = "        i = m.argmax()\n        x = x * i\n        i = 1\n        return x[i]\n";
+        assert_eq!(crash(rebound, Capture::ScalarOutputs), None, "measured: compiles");
         let argmax = "        return x[m.argmax()]\n";
         assert_eq!(crash(argmax, Capture::ScalarOutputs).as_deref(), Some("x[m.argmax()]"));
         let listed = "        kept = grid[m.bool()]\n        return kept.tolist()\n";

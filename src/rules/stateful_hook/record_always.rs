@@ -5,21 +5,26 @@
 //! in inference and training, where `@torch.compiler.disable` sent it to eager. Unsafe: the hook
 //! now computes and stores its records on every call, also when the flags are off, and the code
 //! that reads them (the training script, which tcfix does not see) must check the flags itself.
-//! Only for a hook that stores values in places it overwrites (`collector.latest[key] = v`,
-//! `probe.last = v`): a hook that appends would grow its list on every call (measured: Dynamo then
-//! guards on the list and recompiles), and one whose records break the graph (`.item()`) would
-//! break it on every call, in forward's loop.
+//! Only for a hook that stores detached values in places it overwrites (`collector.latest[key] =
+//! out.detach().mean()` with a key fixed at registration, `probe.last = out.detach()`): a hook that
+//! appends, or keys by something that changes, would grow its container on every call (and Dynamo
+//! guards on a container's length); one whose records break the graph (`.item()`) or copy to the
+//! host (`.cpu()`) would do so on every call, in forward's loop; a stored output that is not
+//! detached would keep its autograd graph alive until the next call. Comments in the lines the fix
+//! rewrites, and multi-line strings, make it refuse: their text must not change.
 
+use std::collections::HashSet;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt, UnaryOp};
 use ruff_source_file::LineRanges;
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::fix::text::{indentation, stands_alone};
+use crate::fix::text::{indentation, inside_string, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::{FileModel, FunctionNode};
 
-/// The edits and the tests they take out, when every flag test of the hook is one of the two
-/// shapes (`None` otherwise); `is_flag` says whether an expression reads a flag.
+/// The edits that take a hook's flag tests out, the tests they take out, and the flags.
 pub(super) struct FlagTests {
     pub edits: Vec<Edit>,
     /// The tests taken out: reads inside them are gone after the fix.
@@ -29,13 +34,15 @@ pub(super) struct FlagTests {
 }
 
 impl FlagTests {
+    /// When every statement of the hook is a flag test of the two shapes or a store (see the
+    /// module's doc), else `None`; `is_flag` says whether an expression reads a flag.
     pub(super) fn of(model: &FileModel, hook: usize, is_flag: &dyn Fn(&Expr) -> bool) -> Option<Self> {
         let FunctionNode::Def(def) = model.function(hook).node else { return None };
-        let text = model.source.text.as_str();
+        let stores = Stores::of(def);
         let mut found = FlagTests { edits: Vec::new(), tests: Vec::new(), flags: Vec::new() };
         for stmt in &def.body {
             let Stmt::If(if_stmt) = stmt else {
-                if is_store(stmt) || is_docstring(stmt) {
+                if stores.holds(stmt) || is_docstring(stmt) {
                     continue;
                 }
                 return None;
@@ -44,14 +51,14 @@ impl FlagTests {
                 Expr::UnaryOp(op) if op.op == UnaryOp::Not => (op.operand.as_ref(), true),
                 test => (test, false),
             };
-            let stores = negated || if_stmt.body.iter().all(is_store);
-            if !is_flag(flag) || !if_stmt.elif_else_clauses.is_empty() || !stands_alone(text, stmt.range()) || !stores {
+            let plain = if_stmt.elif_else_clauses.is_empty() && stands_alone(&model.source.text, stmt.range());
+            if !is_flag(flag) || !plain || (!negated && !if_stmt.body.iter().all(|stmt| stores.holds(stmt))) {
                 return None;
             }
-            let edit = if negated { returns_early(text, if_stmt)? } else { unwrap(text, if_stmt)? };
+            let edit = if negated { returns_early(model, if_stmt)? } else { unwrap(model, if_stmt)? };
             found.edits.push(edit);
             found.tests.push(if_stmt.test.range());
-            found.flags.push(format!("`{}`", &text[flag.range()]));
+            found.flags.push(format!("`{}`", &model.source.text[flag.range()]));
         }
         (!found.edits.is_empty()).then_some(found)
     }
@@ -67,38 +74,117 @@ impl FlagTests {
     }
 }
 
-/// `x.attr = v`, `x.d[key] = v`: a store that overwrites what the last call stored.
-fn is_store(stmt: &Stmt) -> bool {
-    let Stmt::Assign(assign) = stmt else { return false };
-    assign.targets.iter().all(|target| matches!(target, Expr::Attribute(_) | Expr::Subscript(_)))
+/// What the hook's stores may be: overwrites, of detached values, at keys fixed at registration.
+struct Stores<'a> {
+    /// Parameters with a default (`index=index`): bound when the hook is made.
+    fixed: HashSet<&'a str>,
+    /// The other parameters: the module, its inputs and output.
+    call_values: HashSet<&'a str>,
+}
+
+impl<'a> Stores<'a> {
+    fn of(def: &'a ast::StmtFunctionDef) -> Self {
+        let mut stores = Stores { fixed: HashSet::new(), call_values: HashSet::new() };
+        for parameter in def.parameters.iter_non_variadic_params() {
+            let name = parameter.parameter.name.id.as_str();
+            if parameter.default.is_some() { stores.fixed.insert(name) } else { stores.call_values.insert(name) };
+        }
+        stores
+    }
+
+    /// `x.attr = v`, `x.d[key] = v`.
+    fn holds(&self, stmt: &Stmt) -> bool {
+        let Stmt::Assign(assign) = stmt else { return false };
+        let places = assign.targets.iter().all(|target| match target {
+            Expr::Attribute(_) => true,
+            Expr::Subscript(subscript) => self.is_fixed_key(&subscript.slice),
+            _ => false,
+        });
+        places && self.is_kept_value(&assign.value)
+    }
+
+    /// A literal, or built from literals and parameters bound at registration (`f"block{index}"`).
+    fn is_fixed_key(&self, key: &Expr) -> bool {
+        let mut names = Names::default();
+        names.visit_expr(key);
+        !names.other_parts && names.found.iter().all(|name| self.fixed.contains(name))
+    }
+
+    /// No graph break or host copy, and the call's tensors detached.
+    fn is_kept_value(&self, value: &Expr) -> bool {
+        let mut names = Names::default();
+        names.visit_expr(value);
+        let host = names.methods.iter().any(|method| matches!(*method, "item" | "tolist" | "cpu" | "numpy"));
+        let reads_call = names.found.iter().any(|name| self.call_values.contains(name));
+        !host && (!reads_call || names.methods.contains(&"detach"))
+    }
+}
+
+/// The names an expression reads, the methods it calls, and whether it has parts other than
+/// names and literals (calls, attributes, subscripts).
+#[derive(Default)]
+struct Names<'a> {
+    found: Vec<&'a str>,
+    methods: Vec<&'a str>,
+    other_parts: bool,
+}
+
+impl<'a> Visitor<'a> for Names<'a> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Name(name) => self.found.push(name.id.as_str()),
+            Expr::Call(call) => {
+                self.other_parts = true;
+                if let Expr::Attribute(method) = call.func.as_ref() {
+                    self.methods.push(method.attr.id.as_str());
+                }
+            }
+            Expr::Attribute(_) | Expr::Subscript(_) => self.other_parts = true,
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
 }
 
 fn is_docstring(stmt: &Stmt) -> bool {
     matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr())
 }
 
-/// `if not flag: return`: the line goes.
-fn returns_early(text: &str, if_stmt: &ast::StmtIf) -> Option<Edit> {
+/// `if not flag: return`: the line goes (not with a comment on it, which would be lost).
+fn returns_early(model: &FileModel, if_stmt: &ast::StmtIf) -> Option<Edit> {
+    let text = model.source.text.as_str();
     let [Stmt::Return(ret)] = if_stmt.body.as_slice() else { return None };
     if ret.value.as_deref().is_some_and(|value| !value.is_none_literal_expr()) {
         return None;
     }
     let whole = TextRange::new(text.line_start(if_stmt.start()), text.full_line_end(if_stmt.end()));
-    Some(Edit::replace(whole, ""))
+    (!text[whole].contains('#')).then(|| Edit::replace(whole, ""))
 }
 
-/// `if flag:` and its block: the block, one level out. A line that does not carry the block's
-/// indentation (inside a multi-line string) must not change: no fix then.
-fn unwrap(text: &str, if_stmt: &ast::StmtIf) -> Option<Edit> {
+/// `if flag:` and its block: the block, one level out. Not when a comment sits on the header or
+/// before the first statement (it would be lost), nor when a line of the block is inside a string
+/// (its text would change).
+fn unwrap(model: &FileModel, if_stmt: &ast::StmtIf) -> Option<Edit> {
+    let text = model.source.text.as_str();
     let first = if_stmt.body.first()?;
     let outer = indentation(text, if_stmt.start());
     let inner = indentation(text, first.start());
-    if text.line_start(first.start()) == text.line_start(if_stmt.start()) || inner.len() <= outer.len() {
+    let body_line = text.line_start(first.start());
+    // `if flag: store` on one line has no block to move out.
+    if body_line <= if_stmt.start() || inner.len() <= outer.len() {
         return None;
     }
-    let block = &text[TextRange::new(text.line_start(first.start()), if_stmt.end())];
+    if text[TextRange::new(if_stmt.start(), body_line)].contains('#') {
+        return None;
+    }
+    let block = TextRange::new(text.line_start(first.start()), if_stmt.end());
     let mut lines = Vec::new();
-    for line in block.split_inclusive('\n') {
+    let mut start = block.start();
+    for line in text[block].split_inclusive('\n') {
+        if inside_string(&model.source, start) {
+            return None;
+        }
+        start += ruff_text_size::TextSize::of(line);
         if line.trim().is_empty() {
             lines.push(line.trim_start_matches([' ', '\t']).to_string());
         } else {
