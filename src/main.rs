@@ -330,6 +330,11 @@ impl Run<'_> {
     /// `--trace` / `--torch-logs`: the findings joined to what a run of torch.compile logged
     /// (see `tcfix::evidence`). A log that cannot be read at all is an error; the rest is used.
     fn report_with_evidence(&self, files: &[PathBuf]) -> Result<Status> {
+        // A log path that is not there is a mistyped argument: said before any work, like git does.
+        let logs = self.cli.trace.iter().chain(self.cli.torch_logs.iter().filter(|path| *path != Path::new("-")));
+        if let Some(missing) = logs.into_iter().find(|path| !path.exists()) {
+            bail!("{}: no such trace file or directory", display_path(missing));
+        }
         let evidence = self.read_evidence();
         let mut reports = self.reports(files, FixMode::Report);
         let summary = tcfix::evidence::attach(&evidence, &mut reports, &self.settings, display_path);

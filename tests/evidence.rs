@@ -173,6 +173,7 @@ fn a_missing_trace_and_a_directory_without_logs_are_errors() {
     let output = tcfix(&["--trace", "nowhere", "-q"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("error: nowhere: no such trace file or directory"));
+    assert!(output.stdout.is_empty(), "a mistyped path stops the run before any report");
     let output = tcfix(&["--trace", "models", "-q"]);
     assert!(stderr(&output).contains("error: models: no `.log` files"), "{}", stderr(&output));
 }
