@@ -101,7 +101,7 @@ pub enum Stop {
     /// Followed through more names or calls than tcfix follows: it does not know where it ends.
     TooFar,
     /// Not a place Dynamo stops: the value is returned, as the given kind, to the call of the file
-    /// that passed it into the helper, where its walk goes on (`Flow::into_callee`).
+    /// that passed it into the helper, where its walk goes on (`Flow::follow_into_callee`).
     Returns(Value),
     /// A selection walked by a `for` or a comprehension, or cut into a data-dependent number of
     /// pieces: Dynamo needs its length as a Python int.
@@ -410,7 +410,7 @@ impl<'m, 'a> Flow<'m, 'a> {
                     }
                     Step::Bind(target, value, after) => return self.assigned(target, value, after, walk, depth),
                     Step::Into { call, callee, parameter, then } => {
-                        match self.into_callee(call, callee, parameter, value, walk, depth) {
+                        match self.follow_into_callee(call, callee, parameter, value, walk, depth) {
                             // Returned by the helper: what the call gives is the value again.
                             Some(StillBreaks { stop: Stop::Returns(returned), .. }) => {
                                 current = call;
@@ -418,7 +418,7 @@ impl<'m, 'a> Flow<'m, 'a> {
                             }
                             Some(verdict) => return Some(verdict),
                             None => {
-                                let Some((next, next_value)) = then else { return None };
+                                let (next, next_value) = then?;
                                 current = next;
                                 value = next_value;
                             }
@@ -660,7 +660,7 @@ impl<'m, 'a> Flow<'m, 'a> {
 
     /// Follow `value` into `callee` as its `parameter`; `call` is where the file's code calls it.
     /// `Stop::Returns` when the helper returns it (the walk goes on from `call`).
-    fn into_callee(
+    fn follow_into_callee(
         &self,
         call: &'a Expr,
         callee: usize,

@@ -181,7 +181,7 @@ fn unwrap(model: &FileModel, if_stmt: &ast::StmtIf) -> Option<Edit> {
     let mut lines = Vec::new();
     let mut start = block.start();
     for line in text[block].split_inclusive('\n') {
-        if inside_string(&model.source, start) {
+        if inside_string(model.source, start) {
             return None;
         }
         start += ruff_text_size::TextSize::of(line);
