@@ -32,11 +32,11 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, Stmt, Una
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::snippet;
+use crate::model::calls::{self, CallSite};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled, visit_function};
 use crate::model::dynamo_config::Capture;
 use crate::model::file::FileModel;
 use crate::model::imports::{dotted_name, last_segment, unqualified};
-use crate::model::calls::{self, CallSite};
 use crate::model::module::is_self;
 use crate::model::reach::is_entry_point;
 use crate::model::tensor::{FULL_REDUCTIONS, MASK_METHODS, Tensors};
@@ -1536,15 +1536,14 @@ mod tests {
     #[test]
     fn a_number_is_followed_into_the_files_helpers_and_back_to_their_callers() {
         let helper = |use_: &str| {
-            format!(
-                "        n = m.sum().item()\n        return self.scale(x, n)\n\n    def scale(self, x, n):\n{use_}"
-            )
+            format!("        n = m.sum().item()\n        return self.scale(x, n)\n\n    def scale(self, x, n):\n{use_}")
         };
         let branches = helper("        if n > 0:\n            return x * 2\n        return x\n");
         assert_eq!(verdict(&branches, "m.sum().item()", Value::Number), Some(Stop::Branch));
         let slices = helper("        return x[:, :n]\n");
         assert_eq!(verdict(&slices, "m.sum().item()", Value::Number), None);
-        let counted = "        return x[:, : self.count(m)]\n\n    def count(self, m):\n        return m.sum().item()\n";
+        let counted =
+            "        return x[:, : self.count(m)]\n\n    def count(self, m):\n        return m.sum().item()\n";
         assert_eq!(verdict_in(counted, "count", "m.sum().item()", Value::Number), None);
         let tested = "        if self.count(m) > 0:\n            return x\n        return -x\n\n    def count(self, m):\n        return m.sum().item()\n";
         assert_eq!(verdict_in(tested, "count", "m.sum().item()", Value::Number), Some(Stop::Branch));
@@ -1658,7 +1657,8 @@ mod tests {
         assert_eq!(selections(counted, &["m.nonzero()"]), [Some(Stop::Branch)]);
         let derived = "        kept = torch.cumsum(x[m > 0], 0)\n        for v in kept:\n            grid = grid + v\n        return grid\n";
         assert_eq!(selections(derived, &["x[m > 0]"]), [Some(Stop::Iterated)]);
-        let asserted = "        kept = x[m > 0]\n        assert kept.numel() >= 0, f\"{kept.shape}\"\n        return kept.sum()\n";
+        let asserted =
+            "        kept = x[m > 0]\n        assert kept.numel() >= 0, f\"{kept.shape}\"\n        return kept.sum()\n";
         assert_eq!(selections(asserted, &["x[m > 0]"]), [None], "the message is built only on failure");
     }
 
