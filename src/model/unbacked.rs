@@ -194,6 +194,12 @@ pub struct Flow<'m, 'a> {
     model: &'m FileModel<'a>,
     function: usize,
     tensors: &'m Tensors<'a, 'a>,
+    code: CompiledCode<'a>,
+}
+
+/// What one walk of a function's compiled code records.
+#[derive(Default)]
+struct CompiledCode<'a> {
     parents: HashMap<usize, Parent<'a>>,
     uses: HashMap<&'a str, Vec<&'a Expr>>,
     /// The values assigned to each name (`name = value`, one target).
@@ -322,22 +328,12 @@ impl<'m, 'a> Flow<'m, 'a> {
     pub fn of(model: &'m FileModel<'a>, function: usize, tensors: &'m Tensors<'a, 'a>) -> Self {
         let mut collector = ParentCollector::default();
         visit_function(model, function, &mut collector);
-        Flow {
-            model,
-            function,
-            tensors,
-            parents: collector.parents,
-            uses: collector.uses,
-            bindings: collector.bindings,
-            module_loops: collector.module_loops,
-            walked: collector.walked,
-            calls: collector.calls,
-        }
+        Flow { model, function, tensors, code: collector.code }
     }
 
     /// The expression `expr` is a direct part of, if any.
     pub fn parent_expr(&self, expr: &Expr) -> Option<&'a Expr> {
-        match self.parents.get(&address(expr)) {
+        match self.code.parents.get(&address(expr)) {
             Some(Parent::Expr(parent)) => Some(parent),
             _ => None,
         }
@@ -345,7 +341,7 @@ impl<'m, 'a> Flow<'m, 'a> {
 
     /// The values assigned to `name` in the function (`name = value`).
     pub fn bindings(&self, name: &str) -> &[&'a Expr] {
-        self.bindings.get(name).map_or(&[], Vec::as_slice)
+        self.code.bindings.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// Where Dynamo still stops on the Python value `expr` makes (`Number` or `List`) with
@@ -400,7 +396,7 @@ impl<'m, 'a> Flow<'m, 'a> {
         let mut current = expr;
         let mut value = value;
         loop {
-            match self.parents.get(&address(current)) {
+            match self.code.parents.get(&address(current)) {
                 None => return None,
                 Some(Parent::Stmt(stmt)) => return self.at_statement(stmt, current, value, walk, depth),
                 Some(Parent::Expr(parent)) => match self.step(parent, current, value, walk) {
@@ -698,7 +694,7 @@ impl<'m, 'a> Flow<'m, 'a> {
             let tensors = Tensors::of(self.model, site.caller);
             let flow = Flow::of(self.model, site.caller, &tensors);
             // A call the walk of compiled code did not record (in a lambda): not followed.
-            let Some(call) = flow.calls.get(&site.call.range()) else {
+            let Some(call) = flow.code.calls.get(&site.call.range()) else {
                 return Some(StillBreaks { stop: Stop::Unknown, at: site.call.range() });
             };
             flow.follow(call, value, &mut walk.elsewhere(false), depth + 1)
@@ -730,7 +726,7 @@ impl<'m, 'a> Flow<'m, 'a> {
     /// element to its name.
     fn element(&self, literal: &'a Expr, child: &'a Expr, value: Value) -> Step<'a> {
         let position = elements(literal).and_then(|elts| elts.iter().position(|elt| is(elt, child)));
-        let parent = self.parents.get(&address(literal));
+        let parent = self.code.parents.get(&address(literal));
         // `return positions, n`: the caller's `positions, n = helper(...)` gives it to `n` alone.
         if let (Some(Parent::Stmt(Stmt::Return(_))), Some(position)) = (parent, position)
             && value.is_number_or_list()
@@ -890,7 +886,7 @@ impl<'m, 'a> Flow<'m, 'a> {
         walk: &mut Walk<'_, 'a>,
         depth: usize,
     ) -> Option<StillBreaks> {
-        let uses = self.uses.get(name).map_or(&[][..], Vec::as_slice);
+        let uses = self.code.uses.get(name).map_or(&[][..], Vec::as_slice);
         let mut later = uses.iter().filter(|use_| use_.start() >= after).peekable();
         if depth >= MAX_DEPTH {
             return later.peek().map(|use_| StillBreaks { stop: Stop::TooFar, at: use_.range() });
@@ -1017,7 +1013,7 @@ impl Flow<'_, '_> {
             },
         };
         let Expr::Name(name) = receiver else { return false };
-        self.walked.get(name.id.as_str()).is_some_and(|walked| walked.iter().any(|iter| self.splits(iter, 0)))
+        self.code.walked.get(name.id.as_str()).is_some_and(|walked| walked.iter().any(|iter| self.splits(iter, 0)))
     }
 
     /// Whether `expr` holds the pieces of a split (`x.split(sizes)`, `torch.split(...)`, a name bound
@@ -1047,7 +1043,7 @@ impl Flow<'_, '_> {
                 matches!(value, Expr::Call(call) if self.model.imports.qualified_name(&call.func)
                     .is_some_and(|q| q.starts_with("torch.") || self.model.class_named(unqualified(&q)).is_some()))
             });
-        torch_built || self.module_loops.contains(name)
+        torch_built || self.code.module_loops.contains(name)
     }
 }
 
@@ -1151,12 +1147,7 @@ fn is(a: &Expr, b: &Expr) -> bool {
 /// Records each node's parent in one walk of compiled code.
 #[derive(Default)]
 struct ParentCollector<'a> {
-    parents: HashMap<usize, Parent<'a>>,
-    uses: HashMap<&'a str, Vec<&'a Expr>>,
-    bindings: HashMap<&'a str, Vec<&'a Expr>>,
-    module_loops: HashSet<&'a str>,
-    walked: HashMap<&'a str, Vec<&'a Expr>>,
-    calls: HashMap<TextRange, &'a Expr>,
+    code: CompiledCode<'a>,
     /// The statements around the walk's position, outermost first.
     statements: Vec<&'a Stmt>,
     /// The expressions around the walk's position, outermost first.
@@ -1179,7 +1170,7 @@ impl<'a> ParentCollector<'a> {
     /// The names a `for` target binds (`piece`, `(t, h, w)`), each walking `iter`.
     fn record_walk(&mut self, target: &'a Expr, iter: &'a Expr) {
         match target {
-            Expr::Name(name) => self.walked.entry(name.id.as_str()).or_default().push(iter),
+            Expr::Name(name) => self.code.walked.entry(name.id.as_str()).or_default().push(iter),
             Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
                 for elt in elts {
                     self.record_walk(elt, iter);
@@ -1199,7 +1190,7 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
         match stmt {
             Stmt::Assign(assign) => {
                 if let [Expr::Name(name)] = assign.targets.as_slice() {
-                    self.bindings.entry(name.id.as_str()).or_default().push(&assign.value);
+                    self.code.bindings.entry(name.id.as_str()).or_default().push(&assign.value);
                 }
             }
             Stmt::For(for_stmt) => {
@@ -1218,7 +1209,7 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
                     && starts_at_self(walked)
                     && !is_self(walked)
                 {
-                    self.module_loops.insert(name.id.as_str());
+                    self.code.module_loops.insert(name.id.as_str());
                 }
             }
             _ => {}
@@ -1241,9 +1232,9 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
                 }
             }
         };
-        self.parents.insert(address(expr), parent);
+        self.code.parents.insert(address(expr), parent);
         if matches!(expr, Expr::Call(_)) {
-            self.calls.insert(expr.range(), expr);
+            self.code.calls.insert(expr.range(), expr);
         }
         let generators = match expr {
             Expr::ListComp(comp) => comp.generators.as_slice(),
@@ -1258,7 +1249,7 @@ impl<'a> CompiledCodeVisitor<'a> for ParentCollector<'a> {
         if let Expr::Name(name) = expr
             && name.ctx == ExprContext::Load
         {
-            self.uses.entry(name.id.as_str()).or_default().push(expr);
+            self.code.uses.entry(name.id.as_str()).or_default().push(expr);
         }
         self.expressions.push(expr);
         true
@@ -1494,6 +1485,7 @@ mod tests {
         let flow = Flow::of(&model, forward, &tensors);
         let at = code.find(probe).unwrap();
         let expr = flow
+            .code
             .parents
             .keys()
             .map(|&address| unsafe { &*(address as *const Expr) })
@@ -1621,6 +1613,7 @@ mod tests {
             .map(|probe| {
                 let at = code.find(probe).unwrap();
                 let expr = flow
+                    .code
                     .parents
                     .keys()
                     .map(|&address| unsafe { &*(address as *const Expr) })
