@@ -1,6 +1,7 @@
 # transformers patches `logging.Logger.warning_once`; HF modeling code calls it in forward.
 # It is a logger method like any other: Dynamo breaks the graph on it (GB0291) when the branch runs.
-# tcfix: TCF101 (high) on `logger.warning_once()`, fix guards it.
+# tcfix: TCF101 on `logger.warning_once()`, fix guards it; low, as the branch needs a caller that
+# passes `use_cache=True` (`unset_flags`).
 import logging
 
 import torch

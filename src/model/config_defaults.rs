@@ -9,8 +9,10 @@
 //!
 //! Only simple tests are read: a config-derived attribute compared with a number, its truth,
 //! `is None` / `is not None` of an attribute built only when a config flag holds
-//! (`self.adapter = Adapter(config) if config.add_adapter else None`), and `and` / `or` / `not` of
-//! those. Anything else is unknown, and unknown changes nothing.
+//! (`self.adapter = Adapter(config) if config.add_adapter else None`), a value past a configured
+//! maximum (`count > self.max_objects`), and `and` / `or` / `not` of those; and loops over
+//! `range(config.n)` that the default leaves empty. Anything else is unknown, and unknown changes
+//! nothing.
 
 use std::collections::{HashMap, HashSet};
 
@@ -370,6 +372,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
         let (field, number_side, field_left) = match (self.number(left), self.number(right)) {
             (None, Some(n)) => (left, n, true),
             (Some(n), None) => (right, n, false),
+            (None, None) => return self.against_maximum(left, *op, right, depth),
             _ => return None,
         };
         let Read::Field { name, default } = self.read(field, depth)? else { return None };
@@ -392,6 +395,58 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
         let (l, r) = if field_left { (&field_text, &number_side.1) } else { (&number_side.1, &field_text) };
         let (text, negated) = (format!("{l} {} {r}", op.as_str()), format!("{l} {} {r}", negated_op.as_str()));
         Some(Truth::leaf(value, text, negated, name, default))
+    }
+
+    /// `count > self.max_objects` (`>=`, or `self.max_objects < count`), the maximum a config
+    /// field with a number default: the branch taken past a configured maximum handles input the
+    /// model was not sized for (warn, drop, truncate), so a normal call does not take it, and the
+    /// condition names the limit's default. The reverse tests (`count <= limit`) are the normal
+    /// path: true. Only fields whose name says they are a maximum (`max_*`): a threshold such as
+    /// `sliding_window` is crossed by ordinary input.
+    fn against_maximum(&mut self, left: &Expr, op: CmpOp, right: &Expr, depth: usize) -> Option<Truth> {
+        let negated_op = match op {
+            CmpOp::Gt => CmpOp::LtE,
+            CmpOp::GtE => CmpOp::Lt,
+            CmpOp::Lt => CmpOp::GtE,
+            CmpOp::LtE => CmpOp::Gt,
+            _ => return None,
+        };
+        let (limit, limit_left) = match (self.read(left, depth), self.read(right, depth)) {
+            (Some(limit), None) => (limit, true),
+            (None, Some(limit)) => (limit, false),
+            _ => return None,
+        };
+        let Read::Field { name, default } = limit else { return None };
+        if !matches!(default.value, Value::Number(_)) || !says_maximum(&name) {
+            return None;
+        }
+        let value = &self.model.source.text[if limit_left { right } else { left }.range()];
+        let field = format!("config.{name}");
+        let (l, r) = if limit_left { (field.as_str(), value) } else { (value, field.as_str()) };
+        let (text, negated) = (format!("{l} {} {r}", op.as_str()), format!("{l} {} {r}", negated_op.as_str()));
+        let past_maximum = matches!(op, CmpOp::Gt | CmpOp::GtE) != limit_left;
+        Some(Truth::leaf(!past_maximum, text, negated, name, default))
+    }
+
+    /// `range(self.merger_times)` or `range(1, self.merger_times)` with the stop a config field:
+    /// the loop's body runs only when the field is above the start.
+    fn range_runs(&mut self, iter: &Expr) -> Option<Truth> {
+        let Expr::Call(call) = iter else { return None };
+        if !matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range")
+            || !call.arguments.keywords.is_empty()
+        {
+            return None;
+        }
+        let (start, stop) = match &*call.arguments.args {
+            [stop] => ((0.0, "0".to_string()), stop),
+            [start, stop] => (self.number(start)?, stop),
+            _ => return None,
+        };
+        let Read::Field { name, default } = self.read(stop, 0)? else { return None };
+        let Value::Number(n) = default.value else { return None };
+        let field = format!("config.{name}");
+        let (text, negated) = (format!("{field} > {}", start.1), format!("{field} <= {}", start.1));
+        Some(Truth::leaf(n > start.0, text, negated, name, default))
     }
 
     /// A number literal's value and text.
@@ -489,6 +544,11 @@ fn fields_stored(model: &FileModel) -> HashSet<String> {
     let mut stores = Stores(HashSet::new());
     stores.visit_body(model.source.parsed.suite());
     stores.0
+}
+
+/// A config field that names a maximum: `max_num_objects`, `num_max_tokens`.
+fn says_maximum(field: &str) -> bool {
+    field.split('_').any(|part| matches!(part, "max" | "maximum"))
 }
 
 /// `config.name` or `self.config.name`'s object: a name ending in `config`, or `self.config`.
@@ -632,6 +692,13 @@ impl<'b> Visitor<'b> for OffBranches<'_, '_, '_> {
         }
         if let Stmt::If(if_stmt) = stmt {
             self.mark_if(if_stmt);
+        }
+        if let Stmt::For(for_stmt) = stmt
+            && let Some(runs) = self.flags.range_runs(&for_stmt.iter)
+            && !runs.value
+            && let Some(body) = body_range(&for_stmt.body)
+        {
+            self.mark(body, &runs.condition());
         }
         walk_stmt(self, stmt);
     }

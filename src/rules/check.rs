@@ -24,8 +24,10 @@ use crate::model::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::loops::{InLoop, LoopCalls};
 use crate::model::reach::describe;
+use crate::model::replaced_submodules::off_unless_replaced;
 use crate::model::shapes::InputSizes;
 use crate::model::tensor::Tensors;
+use crate::model::unset_flags::off_unless_passed;
 use crate::rules::rule::{Category, Rule};
 use crate::rules::settings::Settings;
 
@@ -210,13 +212,24 @@ fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>)
 }
 
 /// Findings in code the default config turns off (`config_defaults`) are real only for a config
-/// that turns it on: low, and the message says when.
+/// that turns it on, those in a branch on a flag the caller leaves unset (`unset_flags`) only
+/// for a caller who sets it, and those in a branch for a replaced submodule
+/// (`replaced_submodules`) only for a model where someone replaced it: low, and the message says
+/// when.
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
-    if diagnostics.is_empty() || model.config_defaults.is_empty() {
+    if diagnostics.is_empty() {
         return;
     }
     let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
-    let conditions = off_by_default(model, &ranges, &mut HashSet::new());
+    let mut conditions = match model.config_defaults.is_empty() {
+        true => vec![None; ranges.len()],
+        false => off_by_default(model, &ranges, &mut HashSet::new()),
+    };
+    let unset = off_unless_passed(model, &ranges);
+    let replaced = off_unless_replaced(model, &ranges);
+    for ((slot, unset), replaced) in conditions.iter_mut().zip(unset).zip(replaced) {
+        *slot = slot.take().or(unset).or(replaced);
+    }
     for (diagnostic, condition) in diagnostics.iter_mut().zip(conditions) {
         if let Some(condition) = condition {
             diagnostic.severity = Severity::Low;
