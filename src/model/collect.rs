@@ -217,6 +217,7 @@ impl<'a> ScopeCollector<'_, 'a> {
             is_module: false,
             forward_replaced: false,
             never_built: false,
+            imported_elsewhere: false,
         });
         let function = self.scope.function;
         let outer =

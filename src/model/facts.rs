@@ -27,6 +27,8 @@ pub struct Facts {
     pub disabled: HashSet<String>,
     /// Qualnames of the file's functions that compiled code of another file calls.
     pub called_from_other_files: HashSet<String>,
+    /// Qualnames of the file's classes that another project file imports (and may build and call).
+    pub imported_elsewhere: HashSet<String>,
     /// Names the file imports that are project `nn.Module` classes.
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
@@ -94,6 +96,7 @@ impl Facts {
         self.reached == other.reached
             && self.disabled == other.disabled
             && self.called_from_other_files == other.called_from_other_files
+            && self.imported_elsewhere == other.imported_elsewhere
             && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)

@@ -144,6 +144,9 @@ pub struct Class<'a> {
     /// Nothing builds it: its file names it only in dead code, no other file imports it (its
     /// methods are no roots, and their code is dead). Filled by `reach::mark_region`.
     pub never_built: bool,
+    /// Another project file imports it (and may build it and call it). Filled by
+    /// `reach::mark_region`.
+    pub imported_elsewhere: bool,
 }
 
 /// A function registered as a forward hook or pre-hook.

@@ -324,8 +324,12 @@ impl ProjectIndex {
         }
         for (file, summary) in self.files.iter().enumerate() {
             for (local, full) in &summary.imported_classes {
-                if self.find_class(file, full).is_some_and(|class| self.module_classes.contains(&class)) {
+                let Some(class) = self.find_class(file, full) else { continue };
+                if self.module_classes.contains(&class) {
                     facts[file].imported_module_classes.insert(local.clone());
+                }
+                if class.file != file {
+                    facts[class.file].imported_elsewhere.insert(self.class(class).qualname.clone());
                 }
             }
         }

@@ -104,6 +104,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         class.is_module = facts.module_classes.contains(&class.qualname);
         class.forward_replaced = facts.forward_replaced.contains(&class.qualname);
         class.never_built = facts.never_built.contains(&class.qualname);
+        class.imported_elsewhere = facts.imported_elsewhere.contains(&class.qualname);
         if class.never_built {
             model.dead_code.add(class.node.range(), DeadReason::NeverBuilt(class.qualname.clone()));
         }

@@ -15,9 +15,10 @@
 //! - its decorators are ones known to leave the arguments alone (docstring decorators,
 //!   `can_return_tuple`, grad modes): transformers' `@merge_with_config_defaults` fills
 //!   `use_cache` from the config;
-//! - no compiled code of another file calls it, and in this file the class is only built as a
-//!   submodule (`self.text_model = TextModel(config)`) whose calls pass the flag as `None` or
-//!   `False`, or not at all, or pass on their own `forward`'s flag of the same name, itself unset.
+//! - no other file imports the class, no compiled code of another file calls the function, and
+//!   in this file the class is only built as a submodule (`self.text_model = TextModel(config)`)
+//!   whose calls pass the flag as `None` or `False`, or not at all, or pass on their own
+//!   `forward`'s flag of the same name, itself unset.
 
 use std::collections::HashMap;
 
@@ -113,6 +114,9 @@ impl Unset<'_, '_> {
             return false;
         }
         let Some(position) = parameter_position(def, flag) else { return false };
+        if model.classes[class].imported_elsewhere {
+            return false;
+        }
         let class_name = model.classes[class].node.name.id.as_str();
         let Some(holders) = holders(model, class_name) else { return false };
         for attr in holders {
