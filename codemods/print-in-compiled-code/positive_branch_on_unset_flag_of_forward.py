@@ -2,8 +2,8 @@
 `None` and nothing fills it, so `model(ids, labels=labels)` never warns. The finding stays, low,
 and says which call makes it real. It stays high where something does set the flag: the function
 itself (`use_cache = ... self.config.use_cache`), a decorator tcfix does not know (it may fill
-arguments from the config), a parent module that passes `use_cache=True`, or one that passes on
-its own flag after assigning it. A submodule given its parent's unset flag as it came
+arguments from the config), a parent module that passes `use_cache=True`, one that passes on
+its own flag after assigning it, or the module's own decoding loop (`self(x, use_cache=True)`). A submodule given its parent's unset flag as it came
 (`Wrapper` to `Inner`) is unset too. A data argument's `is not None` test (`labels`) is the
 training path: no condition there."""
 import logging
@@ -101,3 +101,19 @@ class Wrapper(nn.Module):
 
     def forward(self, hidden, use_cache: bool | None = None):
         return self.inner(hidden, use_cache=use_cache)
+
+
+class Decoding(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, hidden, use_cache: bool | None = None):
+        if use_cache:
+            print("decoding step with a cache")
+        return self.proj(hidden)
+
+    def decode(self, hidden, steps: int):
+        for _ in range(steps):
+            hidden = self(hidden, use_cache=True)
+        return hidden

@@ -119,14 +119,11 @@ impl Unset<'_, '_> {
         }
         let class_name = model.classes[class].node.name.id.as_str();
         let Some(holders) = holders(model, class_name) else { return false };
-        for attr in holders {
-            for (caller, call) in calls_of_attribute(model, &attr) {
-                if !self.passes_unset(caller, call, flag, position, depth) {
-                    return false;
-                }
-            }
-        }
-        true
+        // The module's own methods may call it too (`self(ids, use_cache=True)` in a decoding loop).
+        let own_calls = calls_of(model, None, |caller| model.self_class(caller) == Some(class));
+        let held_calls = holders.iter().flat_map(|attr| calls_of(model, Some(attr), |_| true));
+        let calls: Vec<_> = own_calls.into_iter().chain(held_calls).collect();
+        calls.into_iter().all(|(caller, call)| self.passes_unset(caller, call, flag, position, depth))
     }
 
     /// Whether `call` (made in `caller`) leaves `flag` unset: not passed, passed as `None` or
@@ -232,11 +229,16 @@ impl<'a> Visitor<'a> for Names<'_> {
     }
 }
 
-/// The calls `self.<attr>(...)` and `self.<attr>.forward(...)` in the file's functions, with the
-/// function each is made in.
-fn calls_of_attribute<'a>(model: &FileModel<'a>, attr: &str) -> Vec<(usize, &'a ast::ExprCall)> {
+/// The calls of a module in the functions `made_in` accepts, with the function each is made in:
+/// of the submodule `self.<attr>` (`self.<attr>(...)`, `self.<attr>.forward(...)`), or with no
+/// `attr`, of the module itself (`self(...)`, `self.forward(...)`).
+fn calls_of<'a>(
+    model: &FileModel<'a>,
+    attr: Option<&str>,
+    made_in: impl Fn(usize) -> bool,
+) -> Vec<(usize, &'a ast::ExprCall)> {
     struct Calls<'s, 'a> {
-        attr: &'s str,
+        attr: Option<&'s str>,
         found: Vec<&'a ast::ExprCall>,
     }
     impl<'a> Visitor<'a> for Calls<'_, 'a> {
@@ -247,11 +249,16 @@ fn calls_of_attribute<'a>(model: &FileModel<'a>, attr: &str) -> Vec<(usize, &'a 
         }
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Call(call) = expr {
-                let held = match call.func.as_ref() {
+                let module = match call.func.as_ref() {
                     Expr::Attribute(method) if method.attr.id.as_str() == "forward" => method.value.as_ref(),
                     other => other,
                 };
-                if matches!(held, Expr::Attribute(a) if a.attr.id.as_str() == self.attr && is_self(&a.value)) {
+                let called = match (self.attr, module) {
+                    (None, module) => is_self(module),
+                    (Some(attr), Expr::Attribute(held)) => held.attr.id.as_str() == attr && is_self(&held.value),
+                    _ => false,
+                };
+                if called {
                     self.found.push(call);
                 }
             }
@@ -259,7 +266,7 @@ fn calls_of_attribute<'a>(model: &FileModel<'a>, attr: &str) -> Vec<(usize, &'a 
         }
     }
     let mut found = Vec::new();
-    for function in 0..model.functions.len() {
+    for function in (0..model.functions.len()).filter(|&function| made_in(function)) {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
         let mut calls = Calls { attr, found: Vec::new() };
         calls.visit_body(&def.body);
