@@ -1,9 +1,10 @@
 //! The code of a file that does not run on a normal compiled call, with the reason for each
 //! piece: what runs only after something raised (`except` bodies), only on the way to an error
 //! (a branch that ends in `raise`), only in training in a model that refuses to train, or only
-//! when a flag is set that is off by default and never set. The checker drops findings there
-//! and `reach` follows no call from there: a hazard on a path that never runs costs nothing, and
-//! its "fix" would only hide an error report.
+//! when a flag is set that is off by default and never set, or only on a path a normal call
+//! never takes (a NaN report, an empty input, a loader's first call: `rare_paths`). The checker
+//! drops findings there and `reach` follows no call from there: a hazard on a path that never
+//! runs costs nothing, and its "fix" would only hide an error report.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -13,6 +14,7 @@ use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::module::is_self;
+use crate::model::rare_paths::{one_shot_global, only_when_empty, only_when_not_finite};
 use crate::model::reach::is_entry_point;
 use crate::source::SourceFile;
 
@@ -32,6 +34,12 @@ pub enum DeadReason {
     ParameterOff(String),
     /// A class built only in code that does not run: its methods never run.
     NeverBuilt(String),
+    /// A branch taken only when a tensor holds NaN or inf: an anomaly report.
+    NotFinite,
+    /// A branch taken only for an empty tensor, which Dynamo traces only for an empty input.
+    EmptyInput,
+    /// What a one-shot loader runs after its guard: only on the first call, which sets the global.
+    FirstCallOnly(String),
 }
 
 impl fmt::Display for DeadReason {
@@ -43,6 +51,9 @@ impl fmt::Display for DeadReason {
             DeadReason::FlagOff(name) => write!(f, "a branch on `{name}`, off and never set"),
             DeadReason::ParameterOff(name) => write!(f, "a branch on parameter `{name}`, off and never passed"),
             DeadReason::NeverBuilt(class) => write!(f, "class `{class}`, built only in code that does not run"),
+            DeadReason::NotFinite => f.write_str("a branch taken only when a tensor holds NaN or inf"),
+            DeadReason::EmptyInput => f.write_str("a branch taken only for an empty tensor"),
+            DeadReason::FirstCallOnly(name) => write!(f, "a loader's first call, which sets `{name}`"),
         }
     }
 }
@@ -52,21 +63,24 @@ impl fmt::Display for DeadReason {
 #[derive(Default, Debug)]
 pub struct DeadCode {
     ranges: Vec<(TextRange, DeadReason)>,
+    /// The class whose code raises when asked to train (`None` at module level), if one does.
+    training_refused_by: Option<Option<String>>,
 }
 
 impl DeadCode {
     /// The dead code of a file, from its text alone (`add` adds what the project index knows).
     pub fn find(source: &SourceFile) -> Self {
         let suite = source.parsed.suite();
+        let training_refused_by = refuses_training(suite, source);
         let mut finder = Finder {
             found: Vec::new(),
-            training_refused: refuses_training(suite, source),
+            training_refused: training_refused_by.is_some(),
             flags: module_flags_off(suite),
             references: References::of(suite),
             parameters: Vec::new(),
         };
         finder.visit_body(suite);
-        let mut dead = DeadCode::default();
+        let mut dead = DeadCode { training_refused_by, ..DeadCode::default() };
         for (range, reason) in finder.found {
             dead.add(range, reason);
         }
@@ -96,6 +110,12 @@ impl DeadCode {
 
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
+    }
+
+    /// Whether the file's model raises when asked to train, and in which class (`None` when the
+    /// raise is at module level): no backward runs through its code.
+    pub fn training_refused_by(&self) -> Option<Option<&str>> {
+        self.training_refused_by.as_ref().map(Option::as_deref)
     }
 }
 
@@ -167,6 +187,10 @@ impl<'a> Finder<'a> {
             self.mark_body(&if_stmt.body, DeadReason::BeforeRaise);
         } else if let Some(reason) = self.off_test(&if_stmt.test) {
             self.mark_body(&if_stmt.body, reason);
+        } else if only_when_not_finite(&if_stmt.test) {
+            self.mark_body(&if_stmt.body, DeadReason::NotFinite);
+        } else if only_when_empty(&if_stmt.test) {
+            self.mark_body(&if_stmt.body, DeadReason::EmptyInput);
         }
         for clause in &if_stmt.elif_else_clauses {
             if ends_in_raise(&clause.body) {
@@ -229,6 +253,9 @@ impl<'a> Visitor<'a> for Finder<'a> {
             }
             Stmt::If(if_stmt) => self.visit_if(if_stmt),
             Stmt::FunctionDef(def) => {
+                if let Some((global, guard)) = one_shot_global(&def.body) {
+                    self.mark_body(&def.body[guard + 1..], DeadReason::FirstCallOnly(global.to_string()));
+                }
                 let parameters = self.off_parameters(def);
                 self.parameters.push(parameters);
                 walk_stmt(self, stmt);
@@ -270,27 +297,36 @@ fn ends_in_raise(body: &[Stmt]) -> bool {
 }
 
 /// Whether a `raise` of the file says the model cannot be trained at all: "Training is not
-/// implemented yet", "`X` does not support training". Not "Optical flow training is not yet
-/// supported": that is one task of a model that trains otherwise.
-fn refuses_training(suite: &[Stmt], source: &SourceFile) -> bool {
+/// implemented yet", "`X` does not support training", and in which class. Not "Optical flow
+/// training is not yet supported": that is one task of a model that trains otherwise.
+fn refuses_training(suite: &[Stmt], source: &SourceFile) -> Option<Option<String>> {
     struct Raises<'s> {
         source: &'s SourceFile,
-        refused: bool,
+        classes: Vec<String>,
+        refused_by: Option<Option<String>>,
     }
     impl<'a> Visitor<'a> for Raises<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             if let Stmt::Raise(ast::StmtRaise { exc: Some(exc), .. }) = stmt
                 && let Expr::Call(call) = exc.as_ref()
                 && let Some(message) = call.arguments.args.first()
+                && self.refused_by.is_none()
+                && says_training_refused(&self.source.text[message.range()])
             {
-                self.refused |= says_training_refused(&self.source.text[message.range()]);
+                self.refused_by = Some(self.classes.last().cloned());
+            }
+            if let Stmt::ClassDef(class) = stmt {
+                self.classes.push(class.name.id.to_string());
+                walk_stmt(self, stmt);
+                self.classes.pop();
+                return;
             }
             walk_stmt(self, stmt);
         }
     }
-    let mut raises = Raises { source, refused: false };
+    let mut raises = Raises { source, classes: Vec::new(), refused_by: None };
     raises.visit_body(suite);
-    raises.refused
+    raises.refused_by
 }
 
 /// The message of a raise (its source text) says training as a whole is refused.

@@ -17,6 +17,7 @@ pub mod inputs;
 pub mod loops;
 pub mod module;
 pub mod mutation;
+pub mod rare_paths;
 pub mod reach;
 pub mod replaced_submodules;
 pub mod scalars;

@@ -130,7 +130,7 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
         if self.found.is_empty() || grad_is_off(model, function.id, &mut Vec::new()) {
             return;
         }
-        let inference_only = raises_in_training(model, function.id);
+        let inference_only = raises_in_training(model, function.id).or_else(|| refused_in_file(model));
         for put in self.found {
             let text = &model.source.text[put.target.range()];
             let diagnostic = match &inference_only {
@@ -450,6 +450,12 @@ fn raises_in_training(model: &FileModel, function: usize) -> Option<String> {
         }
         seen.push(current);
     }
+}
+
+/// The model that says, in a `raise` of this file, that it cannot be trained at all ("Training
+/// of X is not supported yet"): no backward runs through this file's code, whichever function.
+fn refused_in_file(model: &FileModel) -> Option<String> {
+    model.dead_code.training_refused_by().map(|class| class.unwrap_or("this file's model").to_string())
 }
 
 /// `if self.training: raise ...` at the top level of a method.

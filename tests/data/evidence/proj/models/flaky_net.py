@@ -12,8 +12,8 @@ class FlakyNet(nn.Module):
         self.use_bias = False
 
     def forward(self, x):
-        if x.shape[0] == 0:
-            print("empty batch")  # never runs: tcfix finds it, the run does not see it
+        if x.dtype == torch.float64:
+            print("double input")  # the run feeds float32: tcfix finds it, the run does not see it
         x = self.linear(x)
         print("hidden", x.shape)
         if x.sum() > 0:
