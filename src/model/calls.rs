@@ -86,10 +86,12 @@ impl<'a> CallGraph<'a> {
 }
 
 /// The function of the file a call in `caller`'s code runs: `self.method(...)` of the caller's
-/// class, or a function visible by name (`helper(...)`).
+/// class or of a base class the file defines, or a function visible by name (`helper(...)`).
 pub fn callee(model: &FileModel, caller: usize, call: &ast::ExprCall) -> Option<usize> {
     match call.func.as_ref() {
-        Expr::Attribute(method) if is_self(&method.value) => model.method(model.self_class(caller)?, &method.attr.id),
+        Expr::Attribute(method) if is_self(&method.value) => {
+            model.method_or_inherited(model.self_class(caller)?, &method.attr.id)
+        }
         Expr::Name(name) => model.resolve_name(&name.id, Some(caller)),
         _ => None,
     }

@@ -282,6 +282,29 @@ impl<'a> FileModel<'a> {
         self.methods.get(&(class, name.to_string())).copied()
     }
 
+    /// The method `self.name(...)` runs in a method of `class`: its own, else the one a base
+    /// class of this file defines, searched in base order as Python does for the usual chains
+    /// (`ForObjectDetection(PreTrainedModel)` calling a helper the file's `PreTrainedModel`
+    /// defines). `None` when a base from elsewhere comes first: it may define `name` itself.
+    pub fn method_or_inherited(&self, class: usize, name: &str) -> Option<usize> {
+        self.method_in_chain(class, name, &mut Vec::new())
+    }
+
+    fn method_in_chain(&self, class: usize, name: &str, seen: &mut Vec<usize>) -> Option<usize> {
+        if let Some(method) = self.method(class, name) {
+            return Some(method);
+        }
+        seen.push(class);
+        for base in &self.classes[class].bases {
+            let in_file = (!base.contains('.')).then(|| self.class_named(base)).flatten();
+            let base = in_file.filter(|base| !seen.contains(base))?;
+            if let Some(method) = self.method_in_chain(base, name, seen) {
+                return Some(method);
+            }
+        }
+        None
+    }
+
     /// The methods defined directly in `class`, in source order.
     pub fn methods_of(&self, class: usize) -> &[usize] {
         self.methods_of.get(&class).map_or(&[], Vec::as_slice)

@@ -45,10 +45,13 @@ impl fmt::Display for InLoop {
     }
 }
 
-/// The functions of a file that run inside a loop of a traced frame, each with the frame.
+/// The functions of a file that run inside a loop of a traced frame, each with the frames: a
+/// helper two loops call (`get_cached_class_embeddings` and `get_cached_task_embeddings` both
+/// looping over `_get_cache_key_at_index`) sends both eagerly. The first found is the one a
+/// message names.
 #[derive(Default)]
 pub struct LoopCalls {
-    frame_of: HashMap<usize, String>,
+    frames_of: HashMap<usize, Vec<String>>,
 }
 
 impl LoopCalls {
@@ -56,26 +59,25 @@ impl LoopCalls {
     pub fn find(model: &FileModel) -> Self {
         let mut submodules = Submodules::default();
         let mut calls = |function: usize| resolve(model, function, &CalledNames::of(model, function), &mut submodules);
-        let mut frame_of = HashMap::new();
+        let mut frames_of: HashMap<usize, Vec<String>> = HashMap::new();
         let mut queue = Vec::new();
         for &function in model.region_functions() {
-            for call in calls(function).into_iter().filter(|call| call.in_loop) {
-                if call.callee != function && !frame_of.contains_key(&call.callee) {
-                    frame_of.insert(call.callee, model.function(function).qualname.clone());
+            for call in calls(function).into_iter().filter(|call| call.in_loop && call.callee != function) {
+                let frame = &model.function(function).qualname;
+                if add_frames(&mut frames_of, call.callee, std::slice::from_ref(frame)) {
                     queue.push(call.callee);
                 }
             }
         }
         while let Some(caller) = queue.pop() {
-            let frame = frame_of[&caller].clone();
+            let frames = frames_of[&caller].clone();
             for call in calls(caller) {
-                if let std::collections::hash_map::Entry::Vacant(e) = frame_of.entry(call.callee) {
-                    e.insert(frame.clone());
+                if add_frames(&mut frames_of, call.callee, &frames) {
                     queue.push(call.callee);
                 }
             }
         }
-        Self { frame_of }
+        Self { frames_of }
     }
 
     /// Whether a graph break at `site` in `function` sits in a loop of a traced frame, and how.
@@ -83,12 +85,29 @@ impl LoopCalls {
         if site.in_loop {
             return Some(InLoop::Body(model.function(function).qualname.clone()));
         }
-        if let Some(frame) = self.frame_of.get(&function) {
+        if let Some(frame) = self.frames_of.get(&function).and_then(|frames| frames.first()) {
             return Some(InLoop::CalledInLoop(frame.clone()));
         }
         let looped_hook = model.hooks_of(function).any(|hook| hook.in_loop);
         looped_hook.then_some(InLoop::HookOnRepeatedModules)
     }
+
+    /// Every frame that runs `function` in one of its loops (directly or through what it calls).
+    pub fn frames_running(&self, function: usize) -> &[String] {
+        self.frames_of.get(&function).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Adds `frames` to those running `function` in a loop; whether any was new.
+fn add_frames(frames_of: &mut HashMap<usize, Vec<String>>, function: usize, frames: &[String]) -> bool {
+    let known = frames_of.entry(function).or_default();
+    let before = known.len();
+    for frame in frames {
+        if !known.contains(frame) {
+            known.push(frame.clone());
+        }
+    }
+    known.len() > before
 }
 
 /// A call from compiled code to a function of the same file.

@@ -64,10 +64,12 @@ pub struct Tensors<'m, 'a> {
     returning_masks: HashSet<TextRange>,
 }
 
-/// How many calls deep tensor-ness is followed into callers and callees: a helper of a helper of
-/// `forward` still learns its parameters from `forward`'s tensors. Each level is one more tensors
-/// pass over the file's calling functions (see `across_calls`).
-const CALL_DEPTH: usize = 2;
+/// How many calls deep tensor-ness is followed into callers and callees at most: a helper of a
+/// helper of a helper of `forward` (transformers' `forward` -> `get_language_embedding` ->
+/// `get_cached_task_embeddings` -> `_get_cache_key_at_index`) still learns its parameters from
+/// `forward`'s tensors. Each level is one more tensors pass over the file's calling functions
+/// (see `across_calls`), taken only while the level before taught something.
+const CALL_DEPTH: usize = 4;
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -364,6 +366,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
         let mut bindings = bindings(model, function);
         for name in &facts.passed_tensors {
             bindings.entry(name.clone()).or_default().push(Binding::UsedAsTensor);
+        }
+        for name in &facts.passed_python {
+            bindings.entry(name.clone()).or_default().push(Binding::NotTensor);
         }
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
@@ -671,7 +676,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
 }
 
 /// What the file's calls tell one function about its tensors.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 pub struct CallFacts {
     /// Its calls of functions of the file that return tensors (`image_embd = self._project(x)`).
     returning_tensors: HashSet<TextRange>,
@@ -681,6 +686,10 @@ pub struct CallFacts {
     /// a tensor, and none a Python value or `None` (`self._merge(ids, embeds, image_embd)` with
     /// `image_embd` a submodule's output).
     passed_tensors: HashSet<String>,
+    /// Its parameters that every compiled caller in the file passes a Python value (a size such
+    /// as `attention_mask.shape[-1]`, a tuple of them), when no other file calls it: not tensors,
+    /// whatever their annotation says (`thw: torch.LongTensor` given `(t, h, w)`).
+    passed_python: HashSet<String>,
 }
 
 /// What one function's tensors tell its callers (what it returns) and its callees (what it
@@ -701,10 +710,11 @@ enum Passed {
     Unknown,
 }
 
-/// What calls tell every function of the file, `CALL_DEPTH` calls deep: each round works out the
-/// tensors of every function that calls or is called, with the facts of the round before, and
-/// passes on what they return and what they pass. Each round is one tensors pass per function, so
-/// the whole costs `CALL_DEPTH` passes over the file, however many helpers `forward` calls.
+/// What calls tell every function of the file, up to `CALL_DEPTH` calls deep: each round works out
+/// the tensors of every function that calls or is called, with the facts of the round before, and
+/// passes on what they return and what they pass. Each round is one tensors pass per function;
+/// the rounds stop when one teaches nothing new (facts only grow, so they settle), which for most
+/// files is the second.
 fn across_calls(model: &FileModel) -> Vec<CallFacts> {
     let graph = model.calls();
     let linked: Vec<usize> = graph.linked().collect();
@@ -712,8 +722,14 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
     for _ in 0..CALL_DEPTH {
         let summaries: HashMap<usize, Summary> =
             linked.iter().map(|&function| (function, summarize(model, function, &facts[function]))).collect();
+        let mut learned = false;
         for &function in &linked {
-            facts[function] = told(model, function, &summaries);
+            let told = told(model, function, &summaries);
+            learned |= told != facts[function];
+            facts[function] = told;
+        }
+        if !learned {
+            break;
         }
     }
     facts
@@ -774,17 +790,22 @@ fn told(model: &FileModel, function: usize, summaries: &HashMap<usize, Summary>)
         }
     }
     let slots = parameter_slots(model, function);
+    let called_elsewhere = model.called_from_other_files.contains(&model.function(function).qualname);
     for (slot, &(_, name)) in slots.iter().enumerate() {
         let passed = graph
             .call_sites(function)
             .filter_map(|(id, site)| Some(summaries.get(&site.caller)?.passes.get(&id)?[slot]));
-        let (mut some_tensor, mut some_python) = (false, false);
+        let (mut some_tensor, mut some_python, mut all_python) = (false, false, true);
         for passed in passed {
             some_tensor |= passed == Passed::Tensor;
             some_python |= passed == Passed::PythonValue;
+            all_python &= passed == Passed::PythonValue;
         }
         if some_tensor && !some_python {
             facts.passed_tensors.insert(name.to_string());
+        }
+        if some_python && all_python && !called_elsewhere {
+            facts.passed_python.insert(name.to_string());
         }
     }
     facts
@@ -856,6 +877,10 @@ fn is_python_value(expr: &Expr) -> bool {
         | Expr::DictComp(_)
         | Expr::SetComp(_) => true,
         Expr::Attribute(attr) => matches!(attr.attr.id.as_str(), "shape" | "ndim" | "dtype" | "device"),
+        // `x.shape[-1]`: one size.
+        Expr::Subscript(subscript) => {
+            matches!(subscript.value.as_ref(), Expr::Attribute(attr) if attr.attr.id.as_str() == "shape")
+        }
         Expr::Call(call) => match call.func.as_ref() {
             Expr::Name(name) => matches!(
                 name.id.as_str(),

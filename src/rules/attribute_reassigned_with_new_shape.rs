@@ -70,10 +70,14 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 fn report(model: &FileModel, function: usize, rebuild: &Rebuild, buffer: bool) -> Diagnostic {
     let place = describe(model, function);
     let (what, severity, cost) = if buffer {
+        // Medium, not high: a model fed one input size (a ViT at its image size) pays one
+        // recompile, when the first call replaces what `__init__` registered; only varying sizes
+        // pay more.
         (
             "buffer",
-            Severity::High,
-            "buffers are static to Dynamo, so every new size recompiles (dynamic shapes do not help) and after 8 \
+            Severity::Medium,
+            "buffers are static to Dynamo, so the first call whose size differs from the one `__init__` \
+             registered recompiles, and so does every new size after it (dynamic shapes do not help); after 8 \
              sizes the frame runs eagerly",
         )
     } else {

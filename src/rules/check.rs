@@ -88,8 +88,13 @@ impl<'a> Checker<'a> {
         }
         let loop_calls = self.loop_calls.get_or_init(|| LoopCalls::find(self.model));
         if let Some(in_loop) = loop_calls.in_loop(self.model, function, site) {
-            if let (Some(recording), InLoop::Body(frame) | InLoop::CalledInLoop(frame)) = (&self.recording, &in_loop) {
-                recording.borrow_mut().insert(frame.clone());
+            if let Some(recording) = &self.recording {
+                let mut recording = recording.borrow_mut();
+                match &in_loop {
+                    InLoop::Body(frame) => _ = recording.insert(frame.clone()),
+                    InLoop::CalledInLoop(_) => recording.extend(loop_calls.frames_running(function).iter().cloned()),
+                    InLoop::HookOnRepeatedModules => {}
+                }
             }
             diagnostic.severity = Severity::Critical;
             diagnostic.message.push_str(&format!("; {in_loop}"));
