@@ -78,7 +78,9 @@ impl DeadCode {
             flags: module_flags_off(suite),
             references: References::of(suite),
             parameters: Vec::new(),
+            off_by_def: HashMap::new(),
         };
+        finder.off_by_def = finder.settle_off_parameters(suite);
         finder.visit_body(suite);
         let mut dead = DeadCode { training_refused_by, ..DeadCode::default() };
         for (range, reason) in finder.found {
@@ -143,6 +145,10 @@ struct Finder<'a> {
     references: References<'a>,
     /// The off parameters of each function the walk is in, innermost last.
     parameters: Vec<HashMap<&'a str, Off>>,
+    /// By `def` (its range): its parameters that default off and that no call passes, or passes
+    /// only the caller's own off parameter (`attention_mask=attention_mask` from a function whose
+    /// `attention_mask` no call passes).
+    off_by_def: HashMap<TextRange, HashMap<&'a str, Off>>,
 }
 
 impl<'a> Finder<'a> {
@@ -199,9 +205,31 @@ impl<'a> Finder<'a> {
         }
     }
 
+    /// The off parameters of every `def` of the file, passing through: a call that passes a
+    /// parameter only its caller's own off parameter does not turn it on. Rounds until nothing
+    /// changes (each round can only add), at most a few calls deep.
+    fn settle_off_parameters(&self, suite: &'a [Stmt]) -> HashMap<TextRange, HashMap<&'a str, Off>> {
+        let defs = all_defs(suite);
+        let mut settled: HashMap<TextRange, HashMap<&'a str, Off>> = HashMap::new();
+        for _ in 0..4 {
+            let next: HashMap<_, _> =
+                defs.iter().map(|def| (def.range(), self.off_parameters(def, &settled))).collect();
+            if next == settled {
+                break;
+            }
+            settled = next;
+        }
+        settled
+    }
+
     /// The parameters of `def` that default to off, that its body never rebinds, and that no
-    /// call in the file passes (entry points are called by the user, so theirs are not known).
-    fn off_parameters(&self, def: &'a ast::StmtFunctionDef) -> HashMap<&'a str, Off> {
+    /// call in the file passes (entry points are called by the user, so theirs are not known);
+    /// passing the caller's own off parameter (`settled`) is not passing.
+    fn off_parameters(
+        &self,
+        def: &'a ast::StmtFunctionDef,
+        settled: &HashMap<TextRange, HashMap<&'a str, Off>>,
+    ) -> HashMap<&'a str, Off> {
         let mut off = HashMap::new();
         if is_entry_point(&def.name.id) || !def.decorator_list.is_empty() && !is_plain_method_decorators(def) {
             return off;
@@ -215,10 +243,22 @@ impl<'a> Finder<'a> {
             let Some(value) = parameter.default.as_deref().and_then(off_literal) else { continue };
             let name = parameter.parameter.name.id.as_str();
             let passed = |call: &&ast::ExprCall| {
+                let caller_off = self.references.caller(call).and_then(|caller| settled.get(&caller));
+                let passes = |argument: &Expr| match (argument, caller_off) {
+                    (Expr::Name(passed), Some(caller_off)) => caller_off.get(passed.id.as_str()) != Some(&value),
+                    _ => true,
+                };
                 let arguments = &call.arguments;
                 arguments.args.iter().any(|arg| arg.is_starred_expr())
-                    || position != usize::MAX && arguments.args.len() + bound > position
-                    || arguments.keywords.iter().any(|k| k.arg.as_ref().is_none_or(|arg| arg.id == name))
+                    || position != usize::MAX
+                        && (position + 1)
+                            .checked_sub(bound)
+                            .and_then(|at| arguments.args.get(at.checked_sub(1)?))
+                            .is_some_and(passes)
+                    || arguments.keywords.iter().any(|k| match &k.arg {
+                        None => true,
+                        Some(arg) => arg.id == name && passes(&k.value),
+                    })
             };
             if !rebound.contains(name) && !calls.iter().any(passed) {
                 off.insert(name, value);
@@ -256,7 +296,7 @@ impl<'a> Visitor<'a> for Finder<'a> {
                 if let Some((global, guard)) = one_shot_global(&def.body) {
                     self.mark_body(&def.body[guard + 1..], DeadReason::FirstCallOnly(global.to_string()));
                 }
-                let parameters = self.off_parameters(def);
+                let parameters = self.off_by_def.get(&def.range()).cloned().unwrap_or_default();
                 self.parameters.push(parameters);
                 walk_stmt(self, stmt);
                 self.parameters.pop();
@@ -289,6 +329,22 @@ impl<'a> Visitor<'a> for Finder<'a> {
         }
         walk_expr(self, expr);
     }
+}
+
+/// Every `def` of the file, nested ones included.
+fn all_defs(suite: &[Stmt]) -> Vec<&ast::StmtFunctionDef> {
+    struct Defs<'a>(Vec<&'a ast::StmtFunctionDef>);
+    impl<'a> Visitor<'a> for Defs<'a> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::FunctionDef(def) = stmt {
+                self.0.push(def);
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut defs = Defs(Vec::new());
+    defs.visit_body(suite);
+    defs.0
 }
 
 /// A branch whose last statement raises: it exists to report an error.
@@ -420,6 +476,10 @@ fn stored_names(body: &[Stmt]) -> HashSet<&str> {
 struct References<'a> {
     calls: HashMap<&'a str, Vec<&'a ast::ExprCall>>,
     other_uses: HashSet<&'a str>,
+    /// By call (its range): the range of the `def` whose body makes it.
+    callers: HashMap<TextRange, TextRange>,
+    /// The `def`s the walk is in, innermost last.
+    defs: Vec<TextRange>,
 }
 
 impl<'a> References<'a> {
@@ -427,6 +487,11 @@ impl<'a> References<'a> {
         let mut references = References::default();
         references.visit_body(suite);
         references
+    }
+
+    /// The `def` (its range) whose body makes `call`.
+    fn caller(&self, call: &ast::ExprCall) -> Option<TextRange> {
+        self.callers.get(&call.range()).copied()
     }
 
     /// The calls of `name`, when it is called at least once and used no other way.
@@ -448,8 +513,21 @@ fn referenced_name(expr: &Expr) -> Option<&str> {
 }
 
 impl<'a> Visitor<'a> for References<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::FunctionDef(def) = stmt {
+            self.defs.push(def.range());
+            walk_stmt(self, stmt);
+            self.defs.pop();
+            return;
+        }
+        walk_stmt(self, stmt);
+    }
+
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
+            if let Some(&def) = self.defs.last() {
+                self.callers.insert(call.range(), def);
+            }
             if let Some(name) = referenced_name(&call.func) {
                 self.calls.entry(name).or_default().push(call);
                 // The callee's own children (`self` of `self.f`) are not uses of `f`.

@@ -6,6 +6,7 @@ pub mod collect;
 pub mod compile_calls;
 pub mod compiled_code;
 pub mod config_defaults;
+pub mod constructor_flags;
 pub mod dead_code;
 pub mod dynamo_config;
 pub mod facts;

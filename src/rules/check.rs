@@ -21,6 +21,7 @@ use ruff_text_size::TextRange;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::config_defaults::off_by_default;
+use crate::model::constructor_flags::off_unless_built_with;
 use crate::model::file::FileModel;
 use crate::model::loops::{InLoop, LoopCalls};
 use crate::model::reach::describe;
@@ -218,9 +219,9 @@ fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>)
 
 /// Findings in code the default config turns off (`config_defaults`) are real only for a config
 /// that turns it on, those in a branch on a flag the caller leaves unset (`unset_flags`) only
-/// for a caller who sets it, and those in a branch for a replaced submodule
-/// (`replaced_submodules`) only for a model where someone replaced it: low, and the message says
-/// when.
+/// for a caller who sets it, those in a branch for a replaced submodule (`replaced_submodules`)
+/// only for a model where someone replaced it, and those in a branch on a constructor flag left
+/// off (`constructor_flags`) only for a module built with it: low, and the message says when.
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     if diagnostics.is_empty() {
         return;
@@ -232,8 +233,9 @@ fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     };
     let unset = off_unless_passed(model, &ranges);
     let replaced = off_unless_replaced(model, &ranges);
-    for ((slot, unset), replaced) in conditions.iter_mut().zip(unset).zip(replaced) {
-        *slot = slot.take().or(unset).or(replaced);
+    let built = off_unless_built_with(model, &ranges);
+    for (((slot, unset), replaced), built) in conditions.iter_mut().zip(unset).zip(replaced).zip(built) {
+        *slot = slot.take().or(unset).or(replaced).or(built);
     }
     for (diagnostic, condition) in diagnostics.iter_mut().zip(conditions) {
         if let Some(condition) = condition {
