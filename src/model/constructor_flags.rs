@@ -79,6 +79,9 @@ fn flags_off(model: &FileModel, class: usize) -> HashMap<String, Flag> {
             }
         }
     }
+    if flags.is_empty() {
+        return flags;
+    }
     let passed = Passed::of(model, class, &parameters);
     flags.retain(|_, flag| !passed.contains(&flag.parameter));
     flags

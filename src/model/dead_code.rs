@@ -209,7 +209,17 @@ impl<'a> Finder<'a> {
     /// parameter only its caller's own off parameter does not turn it on. Rounds until nothing
     /// changes (each round can only add), at most a few calls deep.
     fn settle_off_parameters(&self, suite: &'a [Stmt]) -> HashMap<TextRange, HashMap<&'a str, Off>> {
-        let defs = all_defs(suite);
+        // Only a def with a parameter that defaults off, and that is only ever called, can have one.
+        let defs: Vec<_> = all_defs(suite)
+            .into_iter()
+            .filter(|def| {
+                let parameters = def.parameters.posonlyargs.iter().chain(&def.parameters.args);
+                parameters
+                    .chain(&def.parameters.kwonlyargs)
+                    .any(|p| p.default.as_deref().and_then(off_literal).is_some())
+                    && self.references.only_called(def.name.id.as_str()).is_some()
+            })
+            .collect();
         let mut settled: HashMap<TextRange, HashMap<&'a str, Off>> = HashMap::new();
         for _ in 0..4 {
             let next: HashMap<_, _> =
@@ -242,8 +252,8 @@ impl<'a> Finder<'a> {
         for (position, parameter) in positional.chain(keyword) {
             let Some(value) = parameter.default.as_deref().and_then(off_literal) else { continue };
             let name = parameter.parameter.name.id.as_str();
-            let passed = |call: &&ast::ExprCall| {
-                let caller_off = self.references.caller(call).and_then(|caller| settled.get(&caller));
+            let passed = |(call, caller): &(&ast::ExprCall, Option<TextRange>)| {
+                let caller_off = caller.and_then(|caller| settled.get(&caller));
                 let passes = |argument: &Expr| match (argument, caller_off) {
                     (Expr::Name(passed), Some(caller_off)) => caller_off.get(passed.id.as_str()) != Some(&value),
                     _ => true,
@@ -474,10 +484,9 @@ fn stored_names(body: &[Stmt]) -> HashSet<&str> {
 /// decorated, looked up as an attribute without a call).
 #[derive(Default)]
 struct References<'a> {
-    calls: HashMap<&'a str, Vec<&'a ast::ExprCall>>,
+    /// By name: its calls, each with the range of the `def` whose body makes it.
+    calls: HashMap<&'a str, Vec<(&'a ast::ExprCall, Option<TextRange>)>>,
     other_uses: HashSet<&'a str>,
-    /// By call (its range): the range of the `def` whose body makes it.
-    callers: HashMap<TextRange, TextRange>,
     /// The `def`s the walk is in, innermost last.
     defs: Vec<TextRange>,
 }
@@ -489,13 +498,8 @@ impl<'a> References<'a> {
         references
     }
 
-    /// The `def` (its range) whose body makes `call`.
-    fn caller(&self, call: &ast::ExprCall) -> Option<TextRange> {
-        self.callers.get(&call.range()).copied()
-    }
-
     /// The calls of `name`, when it is called at least once and used no other way.
-    fn only_called(&self, name: &str) -> Option<&[&'a ast::ExprCall]> {
+    fn only_called(&self, name: &str) -> Option<&[(&'a ast::ExprCall, Option<TextRange>)]> {
         if self.other_uses.contains(name) {
             return None;
         }
@@ -525,11 +529,8 @@ impl<'a> Visitor<'a> for References<'a> {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
-            if let Some(&def) = self.defs.last() {
-                self.callers.insert(call.range(), def);
-            }
             if let Some(name) = referenced_name(&call.func) {
-                self.calls.entry(name).or_default().push(call);
+                self.calls.entry(name).or_default().push((call, self.defs.last().copied()));
                 // The callee's own children (`self` of `self.f`) are not uses of `f`.
                 if let Expr::Attribute(attr) = call.func.as_ref() {
                     self.visit_expr(&attr.value);

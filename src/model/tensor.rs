@@ -69,7 +69,7 @@ pub struct Tensors<'m, 'a> {
 /// `get_cached_task_embeddings` -> `_get_cache_key_at_index`) still learns its parameters from
 /// `forward`'s tensors. Each level is one more tensors pass over the file's calling functions
 /// (see `across_calls`), taken only while the level before taught something.
-const CALL_DEPTH: usize = 4;
+const CALL_DEPTH: usize = 3;
 
 #[derive(Clone, Copy)]
 enum Kind {
