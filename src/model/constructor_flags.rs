@@ -17,13 +17,14 @@ use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::finding_conditions::FindingConditions;
 use crate::model::module::{is_self, self_assignments};
 
 /// For each of `ranges`, the condition its code needs when it sits in a branch on a flag the
 /// module's constructor leaves off: "only when `RelativeBias` is built with `expand=True` (False
 /// by default)".
 pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
-    let mut conditions = vec![None; ranges.len()];
+    let mut conditions = FindingConditions::new(ranges);
     for class in 0..model.classes.len() {
         if !ranges.iter().any(|range| model.classes[class].node.range().contains_range(*range)) {
             continue;
@@ -33,14 +34,14 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
             continue;
         }
         let name = model.classes[class].node.name.id.as_str();
-        let mut walk = FlagBranches { class: name, flags: &flags, ranges, conditions: &mut conditions };
+        let mut walk = FlagBranches { class: name, flags: &flags, conditions: &mut conditions };
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node {
                 walk.visit_body(&def.body);
             }
         }
     }
-    conditions
+    conditions.into_vec()
 }
 
 /// A constructor parameter that defaults off, as stored on `self`.
@@ -155,14 +156,13 @@ impl<'a> Visitor<'a> for Passed<'_> {
 }
 
 /// The walk of a class's methods that marks the findings in branches on an off flag.
-struct FlagBranches<'w> {
+struct FlagBranches<'w, 'r> {
     class: &'w str,
     flags: &'w HashMap<String, Flag>,
-    ranges: &'w [TextRange],
-    conditions: &'w mut Vec<Option<String>>,
+    conditions: &'w mut FindingConditions<'r>,
 }
 
-impl FlagBranches<'_> {
+impl FlagBranches<'_, '_> {
     /// The condition a test needs when it holds only with a flag on: `self.expand`, `self.x is
     /// not None` (a `None` default), alone or as a part of an `and`.
     fn needs(&self, test: &Expr) -> Option<String> {
@@ -185,17 +185,9 @@ impl FlagBranches<'_> {
         };
         Some(format!("only when `{}` is built with {with} ({} by default)", self.class, flag.default))
     }
-
-    fn mark(&mut self, range: TextRange, condition: &str) {
-        for (found, slot) in self.ranges.iter().zip(self.conditions.iter_mut()) {
-            if slot.is_none() && range.contains_range(*found) {
-                *slot = Some(condition.to_string());
-            }
-        }
-    }
 }
 
-impl<'b> Visitor<'b> for FlagBranches<'_> {
+impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;
@@ -204,7 +196,7 @@ impl<'b> Visitor<'b> for FlagBranches<'_> {
             && let Some(condition) = self.needs(&if_stmt.test)
             && let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())
         {
-            self.mark(TextRange::new(first.start(), last.end()), &condition);
+            self.conditions.mark(TextRange::new(first.start(), last.end()), &condition);
         }
         walk_stmt(self, stmt);
     }

@@ -11,6 +11,7 @@ pub mod dead_code;
 pub mod dynamo_config;
 pub mod facts;
 pub mod file;
+pub mod finding_conditions;
 pub mod hooks;
 pub mod imports;
 pub mod index;

@@ -19,6 +19,7 @@ use ruff_python_ast::{BoolOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::finding_conditions::FindingConditions;
 use crate::model::imports::unqualified;
 use crate::model::module::{is_self, self_assignments};
 
@@ -26,7 +27,7 @@ use crate::model::module::{is_self, self_assignments};
 /// replaced submodule: "only when `self.kernel` is replaced by a `LoraLayer` (built as
 /// `nn.Linear`)".
 pub fn off_unless_replaced(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
-    let mut conditions = vec![None; ranges.len()];
+    let mut conditions = FindingConditions::new(ranges);
     for class in 0..model.classes.len() {
         if !ranges.iter().any(|range| model.classes[class].node.range().contains_range(*range)) {
             continue;
@@ -35,14 +36,14 @@ pub fn off_unless_replaced(model: &FileModel, ranges: &[TextRange]) -> Vec<Optio
         if built.is_empty() {
             continue;
         }
-        let mut walk = ReplacedBranches { model, built, ranges, conditions: &mut conditions };
+        let mut walk = ReplacedBranches { model, built, conditions: &mut conditions };
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node {
                 walk.visit_body(&def.body);
             }
         }
     }
-    conditions
+    conditions.into_vec()
 }
 
 /// What a submodule is built as: the call's class as written (`nn.Linear`), and the names of
@@ -104,22 +105,13 @@ fn instance_of(model: &FileModel, class: &Expr) -> Option<Vec<String>> {
 
 /// The walk of a class's methods that marks the findings in `isinstance` branches on a
 /// submodule that is built as another class.
-struct ReplacedBranches<'w, 'm, 'a> {
+struct ReplacedBranches<'w, 'r, 'm, 'a> {
     model: &'m FileModel<'a>,
     built: HashMap<String, Built>,
-    ranges: &'w [TextRange],
-    conditions: &'w mut Vec<Option<String>>,
+    conditions: &'w mut FindingConditions<'r>,
 }
 
-impl ReplacedBranches<'_, '_, '_> {
-    fn mark(&mut self, range: TextRange, condition: &str) {
-        for (found, slot) in self.ranges.iter().zip(self.conditions.iter_mut()) {
-            if slot.is_none() && range.contains_range(*found) {
-                *slot = Some(condition.to_string());
-            }
-        }
-    }
-
+impl ReplacedBranches<'_, '_, '_, '_> {
     /// The condition a test needs when it holds only for a replaced submodule:
     /// `isinstance(self.kernel, LoraLayer)`, alone or as a part of an `and`.
     fn replaced(&self, test: &Expr) -> Option<String> {
@@ -160,7 +152,7 @@ impl ReplacedBranches<'_, '_, '_> {
     }
 
     fn touches(&self, range: TextRange) -> bool {
-        self.ranges.iter().any(|found| range.contains_range(*found))
+        self.conditions.touches(range)
     }
 }
 
@@ -173,7 +165,7 @@ fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
-impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_> {
+impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_, '_> {
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;
@@ -182,7 +174,7 @@ impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_> {
             && let Some(condition) = self.replaced(&if_stmt.test)
             && let Some(body) = body_range(&if_stmt.body)
         {
-            self.mark(body, &condition);
+            self.conditions.mark(body, &condition);
         }
         walk_stmt(self, stmt);
     }
@@ -194,7 +186,7 @@ impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_> {
         if let Expr::If(if_exp) = expr
             && let Some(condition) = self.replaced(&if_exp.test)
         {
-            self.mark(if_exp.body.range(), &condition);
+            self.conditions.mark(if_exp.body.range(), &condition);
         }
         walk_expr(self, expr);
     }

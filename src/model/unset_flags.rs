@@ -27,6 +27,7 @@ use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::finding_conditions::FindingConditions;
 use crate::model::imports::last_segment;
 use crate::model::module::{is_self, self_assignments};
 use crate::model::reach::is_entry_point;
@@ -35,7 +36,7 @@ use crate::model::reach::is_entry_point;
 /// branch on an unset flag of an entry point: "only when `forward` is called with
 /// `use_cache=True` (None by default)".
 pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
-    let mut conditions = vec![None; ranges.len()];
+    let mut conditions = FindingConditions::new(ranges);
     let mut unset = Unset { model, known: HashMap::new() };
     for function in 0..model.functions.len() {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
@@ -47,10 +48,10 @@ pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<
         if flags.is_empty() {
             continue;
         }
-        let mut walk = FlagBranches { def, flags, ranges, conditions: &mut conditions };
+        let mut walk = FlagBranches { def, flags, conditions: &mut conditions };
         walk.visit_body(&def.body);
     }
-    conditions
+    conditions.into_vec()
 }
 
 /// A flag parameter: its name and its default's text.
@@ -322,23 +323,18 @@ impl Stores {
 }
 
 /// The walk of an entry point's body that marks the findings in branches on its unset flags.
-struct FlagBranches<'w, 'a> {
+struct FlagBranches<'w, 'r, 'a> {
     def: &'a ast::StmtFunctionDef,
     flags: Vec<Flag>,
-    ranges: &'w [TextRange],
-    conditions: &'w mut Vec<Option<String>>,
+    conditions: &'w mut FindingConditions<'r>,
 }
 
-impl FlagBranches<'_, '_> {
+impl FlagBranches<'_, '_, '_> {
     /// The outermost condition wins: the walk marks outer branches first.
     fn mark(&mut self, range: TextRange, flag: usize) {
         let Flag { name, default } = &self.flags[flag];
         let condition = format!("only when `{}` is called with `{name}=True` ({default} by default)", self.def.name.id);
-        for (found, slot) in self.ranges.iter().zip(self.conditions.iter_mut()) {
-            if slot.is_none() && range.contains_range(*found) {
-                *slot = Some(condition.clone());
-            }
-        }
+        self.conditions.mark(range, &condition);
     }
 
     /// The flag a test needs true (`flag`, `flag and x`, `x and flag`), unassigned before it.
@@ -370,7 +366,7 @@ impl FlagBranches<'_, '_> {
     }
 
     fn touches(&self, range: TextRange) -> bool {
-        self.ranges.iter().any(|found| range.contains_range(*found))
+        self.conditions.touches(range)
     }
 }
 
@@ -378,7 +374,7 @@ fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
-impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
+impl<'b> Visitor<'b> for FlagBranches<'_, '_, '_> {
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;
