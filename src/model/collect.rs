@@ -10,6 +10,7 @@ use crate::model::file::{Accessor, Class, FileModel, Function, FunctionNode, Sel
 use crate::model::hooks::{self, PendingCall};
 use crate::model::imports::{Imports, dotted_name};
 use crate::model::module::{method_body, self_attributes};
+use crate::model::uncalled_setters;
 use crate::model::untraced::{self, is_untraced_decorator};
 use crate::source::SourceFile;
 
@@ -39,6 +40,7 @@ impl<'a> FileModel<'a> {
         }
         model.self_assignments = collect_self_assignments(&model);
         model.dead_code = DeadCode::find(source);
+        model.uncalled_setters = uncalled_setters::find(&model);
         model
     }
 }

@@ -40,6 +40,9 @@ pub enum DeadReason {
     EmptyInput,
     /// What a one-shot loader runs after its guard: only on the first call, which sets the global.
     FirstCallOnly(String),
+    /// A branch that needs an attribute `__init__` leaves off and that only methods nothing in the
+    /// project calls turn on (`uncalled_setters`): the attribute, and one such method.
+    SetOnlyByUncalled(String, String),
 }
 
 impl fmt::Display for DeadReason {
@@ -54,6 +57,9 @@ impl fmt::Display for DeadReason {
             DeadReason::NotFinite => f.write_str("a branch taken only when a tensor holds NaN or inf"),
             DeadReason::EmptyInput => f.write_str("a branch taken only for an empty tensor"),
             DeadReason::FirstCallOnly(name) => write!(f, "a loader's first call, which sets `{name}`"),
+            DeadReason::SetOnlyByUncalled(attribute, method) => {
+                write!(f, "a branch on `self.{attribute}`, which only `{method}` turns on and nothing calls")
+            }
         }
     }
 }
@@ -65,6 +71,9 @@ pub struct DeadCode {
     ranges: Vec<(TextRange, DeadReason)>,
     /// The class whose code raises when asked to train (`None` at module level), if one does.
     training_refused_by: Option<Option<String>>,
+    /// Every name the file's code uses, sets as an attribute or holds in a string, hashed and
+    /// sorted (`name_hash`): the index asks it whether the file names another file's method.
+    names_used: Vec<u64>,
 }
 
 impl DeadCode {
@@ -82,7 +91,8 @@ impl DeadCode {
         };
         finder.off_by_def = finder.settle_off_parameters(suite);
         finder.visit_body(suite);
-        let mut dead = DeadCode { training_refused_by, ..DeadCode::default() };
+        let names_used = finder.references.names_used();
+        let mut dead = DeadCode { training_refused_by, names_used, ..DeadCode::default() };
         for (range, reason) in finder.found {
             dead.add(range, reason);
         }
@@ -112,6 +122,11 @@ impl DeadCode {
 
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
+    }
+
+    /// `names_used`, for the project index.
+    pub fn names_used(&self) -> &[u64] {
+        &self.names_used
     }
 
     /// Whether the file's model raises when asked to train, and in which class (`None` when the
@@ -487,6 +502,8 @@ struct References<'a> {
     /// By name: its calls, each with the range of the `def` whose body makes it.
     calls: HashMap<&'a str, Vec<(&'a ast::ExprCall, Option<TextRange>)>>,
     other_uses: HashSet<&'a str>,
+    /// Attributes set on any object (`obj.x = ...`).
+    stored_attributes: HashSet<&'a str>,
     /// The `def`s the walk is in, innermost last.
     defs: Vec<TextRange>,
 }
@@ -498,6 +515,16 @@ impl<'a> References<'a> {
         references
     }
 
+    /// Every name referenced, set as an attribute or held in an identifier-like string, hashed.
+    fn names_used(&self) -> Vec<u64> {
+        let strings = self.other_uses.iter().filter(|name| is_identifier(name));
+        let names = self.calls.keys().chain(strings).chain(&self.stored_attributes);
+        let mut hashes: Vec<u64> = names.map(|name| name_hash(name)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes
+    }
+
     /// The calls of `name`, when it is called at least once and used no other way.
     fn only_called(&self, name: &str) -> Option<&[(&'a ast::ExprCall, Option<TextRange>)]> {
         if self.other_uses.contains(name) {
@@ -505,6 +532,20 @@ impl<'a> References<'a> {
         }
         self.calls.get(name).map(Vec::as_slice).filter(|calls| !calls.is_empty())
     }
+}
+
+/// A name's hash in `DeadCode::names_used`: a set of hashes is a fraction of the names' size, and
+/// a collision only makes a name look used (the safe side).
+pub fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn is_identifier(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && text.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// The name a callee or a reference stands for: `f`, or `f` of `x.f`.
@@ -540,6 +581,10 @@ impl<'a> Visitor<'a> for References<'a> {
             }
         } else if let Some(name) = referenced_name(expr) {
             self.other_uses.insert(name);
+        } else if let Expr::Attribute(attr) = expr
+            && attr.ctx == ExprContext::Store
+        {
+            self.stored_attributes.insert(attr.attr.id.as_str());
         }
         walk_expr(self, expr);
     }

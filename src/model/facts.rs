@@ -29,6 +29,8 @@ pub struct Facts {
     pub called_from_other_files: HashSet<String>,
     /// Qualnames of the file's classes that another project file imports (and may build and call).
     pub imported_elsewhere: HashSet<String>,
+    /// Of the names the file asks about (`FileSummary::names_asked`), those another file uses.
+    pub named_elsewhere: HashSet<String>,
     /// Names the file imports that are project `nn.Module` classes.
     pub imported_module_classes: HashSet<String>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
@@ -97,6 +99,7 @@ impl Facts {
             && self.disabled == other.disabled
             && self.called_from_other_files == other.called_from_other_files
             && self.imported_elsewhere == other.imported_elsewhere
+            && self.named_elsewhere == other.named_elsewhere
             && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)

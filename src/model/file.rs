@@ -17,6 +17,7 @@ use crate::model::dead_code::DeadCode;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
 use crate::model::tensor::CallFacts;
+use crate::model::uncalled_setters::UncalledSetter;
 use crate::source::SourceFile;
 
 pub struct FileModel<'a> {
@@ -39,6 +40,9 @@ pub struct FileModel<'a> {
     /// The code that does not run on a normal compiled call (`dead_code`): no finding there, no
     /// call followed from there.
     pub dead_code: DeadCode,
+    /// Attributes only methods nothing calls turn on (`uncalled_setters`): their branches are
+    /// dead unless another file names them (`reach::mark_region` decides).
+    pub uncalled_setters: Vec<UncalledSetter>,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
     pub state_attributes: Arc<StateAttributes>,
     /// Defaults of the config classes the file sees (`config_defaults`). Filled by `reach`.
@@ -244,6 +248,7 @@ impl<'a> FileModel<'a> {
             imported_module_classes: HashSet::new(),
             called_from_other_files: HashSet::new(),
             dead_code: DeadCode::default(),
+            uncalled_setters: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
             local_state: StateAttributes::default(),

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults};
-use crate::model::dead_code::classes_named_only_in_dead_code;
+use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::is_torch_module_base;
@@ -41,6 +41,10 @@ pub struct FileSummary {
     /// Top-level classes the file names only in dead code (`dead_code`): never built unless
     /// another file imports them.
     pub named_only_in_dead_code: Vec<String>,
+    /// Every name the file uses (`DeadCode::names_used`, hashed).
+    pub names_used: Vec<u64>,
+    /// Names the file needs to know whether another file uses (`uncalled_setters`).
+    pub names_asked: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -133,6 +137,8 @@ impl FileSummary {
                 Vec::new()
             },
             named_only_in_dead_code: classes_named_only_in_dead_code(model.source.parsed.suite(), &model.dead_code),
+            names_used: model.dead_code.names_used().to_vec(),
+            names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
         }
     }
 }
@@ -340,6 +346,9 @@ impl ProjectIndex {
             let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
             facts[file].disabled.extend(disabled);
         }
+        for (file, summary) in self.files.iter().enumerate() {
+            facts[file].named_elsewhere = self.named_elsewhere(file, summary);
+        }
         let (reached, called_from_other_files) = self.reach();
         for (FunctionId { file, function }, reason) in reached {
             facts[file].reached.insert(self.files[file].functions[function].qualname.clone(), reason);
@@ -348,6 +357,14 @@ impl ProjectIndex {
             facts[file].called_from_other_files.insert(self.files[file].functions[function].qualname.clone());
         }
         facts
+    }
+
+    /// The names a file asks about that another file uses.
+    fn named_elsewhere(&self, file: usize, summary: &FileSummary) -> HashSet<String> {
+        let used_by_another = |hash: u64| {
+            self.files.iter().enumerate().any(|(other, s)| other != file && s.names_used.binary_search(&hash).is_ok())
+        };
+        summary.names_asked.iter().filter(|name| used_by_another(name_hash(name))).cloned().collect()
     }
 
     /// The defaults of the config classes a file defines or imports, their bases' included. A

@@ -109,6 +109,17 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
             model.dead_code.add(class.node.range(), DeadReason::NeverBuilt(class.qualname.clone()));
         }
     }
+    let setters = std::mem::take(&mut model.uncalled_setters);
+    for setter in &setters {
+        if setter.names().any(|name| facts.named_elsewhere.contains(name)) {
+            continue;
+        }
+        for &branch in &setter.branches {
+            let reason = DeadReason::SetOnlyByUncalled(setter.attribute.clone(), setter.methods[0].clone());
+            model.dead_code.add(branch, reason);
+        }
+    }
+    model.uncalled_setters = setters;
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.called_from_other_files = facts.called_from_other_files.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);

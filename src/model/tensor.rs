@@ -71,7 +71,7 @@ pub struct Tensors<'m, 'a> {
 /// (see `across_calls`), taken only while the level before taught something.
 const CALL_DEPTH: usize = 3;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Tensor,
     Mask,
@@ -339,6 +339,24 @@ pub const MASK_METHODS: &[&str] = &[
     "all",
 ];
 
+/// Methods whose result has the receiver's dtype: called on a mask, they give a mask
+/// (`keep.masked_fill(pad, False)`, `mask.unsqueeze(-1)`).
+const DTYPE_KEEPING_METHODS: &[&str] = &[
+    "masked_fill",
+    "clone",
+    "detach",
+    "contiguous",
+    "reshape",
+    "flatten",
+    "squeeze",
+    "unsqueeze",
+    "expand",
+    "expand_as",
+    "transpose",
+    "permute",
+    "repeat",
+];
+
 impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function` (a function of `model`), with what the file's calls tell it.
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
@@ -387,7 +405,13 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 if known.contains(name) {
                     continue;
                 }
+                // A mask rebound from itself (`keep = keep.masked_fill(pad, False)`) stays one:
+                // its own name counts as a mask while its bindings are judged.
+                let assume_self = kind == Kind::Mask && self.masks.insert(name.clone());
                 let verdicts: Vec<Option<bool>> = bindings.iter().map(|b| self.verdict(b, kind)).collect();
+                if assume_self {
+                    self.masks.remove(name);
+                }
                 if verdicts.contains(&Some(true)) && !verdicts.contains(&Some(false)) {
                     grown.push(name.clone());
                 }
@@ -515,7 +539,11 @@ impl<'m, 'a> Tensors<'m, 'a> {
             }
             Expr::Call(call) => {
                 let returns_mask = last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name));
-                (returns_mask && self.is_tensor_call(call)) || self.returning_masks.contains(&call.range())
+                let keeps_a_mask = matches!(call.func.as_ref(), Expr::Attribute(method)
+                    if DTYPE_KEEPING_METHODS.contains(&method.attr.id.as_str()) && self.is_mask(&method.value));
+                (returns_mask && self.is_tensor_call(call))
+                    || keeps_a_mask
+                    || self.returning_masks.contains(&call.range())
             }
             _ => false,
         }

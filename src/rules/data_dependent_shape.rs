@@ -15,6 +15,7 @@ use crate::fix::dynamo_config::setting_edits;
 use crate::fix::text::torch_name;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
+use crate::model::comprehensions::mask_reads;
 use crate::model::dynamo_config::{Capture, sets};
 use crate::model::file::FileModel;
 use crate::model::imports::Imports;
@@ -50,7 +51,13 @@ const DENSE_ADVICE: &str = "keep the full tensor and zero what the mask drops (`
 /// The reads and calls in the function's compiled code whose output size depends on tensor values.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     let imports = &function.model().imports;
-    Some(Box::new(ShapeFinder { function, tensors: function.tensors(), imports, found: Vec::new() }))
+    Some(Box::new(ShapeFinder {
+        function,
+        tensors: function.tensors(),
+        imports,
+        found: Vec::new(),
+        in_comprehensions: Vec::new(),
+    }))
 }
 
 struct ShapeFinder<'c, 'a> {
@@ -58,6 +65,9 @@ struct ShapeFinder<'c, 'a> {
     tensors: &'c Tensors<'a, 'a>,
     imports: &'c Imports,
     found: Vec<(&'a Expr, Site)>,
+    /// Mask reads inside comprehensions: reported without a fix (what a selection feeds there
+    /// is not followed).
+    in_comprehensions: Vec<(&'a Expr, Site)>,
 }
 
 impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
@@ -65,8 +75,15 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
         let found = match expr {
             Expr::Subscript(subscript) => self.is_mask_read(subscript),
             Expr::Call(call) => self.sizes_from_values(call),
-            // Their own scopes: the tensors model does not know their names.
-            Expr::Lambda(_) | Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+            // Its own scope: the tensors model does not know its names.
+            Expr::Lambda(_) => return false,
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                // Dynamo cannot resume inside a generator expression: a break there skips the
+                // frame, as one in a loop does.
+                let reads = mask_reads(expr, self.tensors).into_iter().map(|found| {
+                    (found.read, Site { in_loop: site.in_loop || found.in_generator, ..site })
+                });
+                self.in_comprehensions.extend(reads);
                 return false;
             }
             _ => false,
@@ -78,11 +95,17 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let function = self.function;
+        let model = function.model();
+        for &(expr, site) in &self.in_comprehensions {
+            let diagnostic = function.graph_break(selection_diagnostic(function, expr), site);
+            diagnostics.push(diagnostic.without_fix(format!(
+                "the selection is made inside a comprehension, whose results tcfix does not follow; {DENSE_ADVICE}"
+            )));
+        }
         if self.found.is_empty() {
             return;
         }
-        let function = self.function;
-        let model = function.model();
         let flow = Flow::of(model, function.id, self.tensors);
         let selections: Vec<Selection> =
             self.found.iter().map(|(expr, _)| Selection { expr, mask: self.mask_of(expr) }).collect();
@@ -94,12 +117,7 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
                 // The file turns `capture_dynamic_output_shape_ops` on: Dynamo traces this one.
                 continue;
             }
-            let text = snippet(&model.source.text[expr.range()]);
-            let message = format!(
-                "`{text}` in {} has a shape that depends on tensor values: the graph breaks",
-                function.describe()
-            );
-            let diagnostic = function.graph_break(Diagnostic::new(&RULE, expr.range(), message), site);
+            let diagnostic = function.graph_break(selection_diagnostic(function, expr), site);
             let dense = DenseSum { model, flow: &flow, tensors: self.tensors }.fix(expr);
             diagnostics.push(match (dense, still_breaks) {
                 (Some(fix), _) => diagnostic.with_fix(fix),
@@ -111,6 +129,13 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
             });
         }
     }
+}
+
+fn selection_diagnostic(function: &Function, expr: &Expr) -> Diagnostic {
+    let text = snippet(&function.model().source.text[expr.range()]);
+    let message =
+        format!("`{text}` in {} has a shape that depends on tensor values: the graph breaks", function.describe());
+    Diagnostic::new(&RULE, expr.range(), message)
 }
 
 /// Why there is no fix for a selection that Dynamo still breaks on with the option on.

@@ -1,0 +1,159 @@
+//! An attribute that `__init__` leaves off (`self.context_stack = None`) and that only methods
+//! nothing calls turn on (sew_d's `StableDropout.init_context`, called nowhere in transformers):
+//! the branches that need it on (`if self.context_stack is not None:`) never run. The file tells
+//! which of its methods it never names; the index tells whether another file names them, or the
+//! attribute (`reach::mark_region` marks the branches dead only when none does).
+
+use ruff_python_ast::visitor::{Visitor, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::file::{FileModel, FunctionNode};
+use crate::model::module::{init_method, is_self, self_assignments};
+use crate::model::reach::is_entry_point;
+
+#[derive(Debug, Clone)]
+pub struct UncalledSetter {
+    pub attribute: String,
+    /// The methods that turn it on; the file never names them.
+    pub methods: Vec<String>,
+    /// The bodies of the branches that run only when it is on.
+    pub branches: Vec<TextRange>,
+}
+
+impl UncalledSetter {
+    /// The names no other file may use for the branches to stay dead.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.attribute.as_str()).chain(self.methods.iter().map(String::as_str))
+    }
+}
+
+/// What `__init__` leaves an attribute as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Off {
+    None,
+    False,
+}
+
+fn off_value(expr: Option<&Expr>) -> Option<Off> {
+    match expr? {
+        Expr::NoneLiteral(_) => Some(Off::None),
+        Expr::BooleanLiteral(literal) if !literal.value => Some(Off::False),
+        _ => None,
+    }
+}
+
+/// The attributes of the file's classes that only uncalled methods turn on, with the branches
+/// that need them on.
+pub fn find(model: &FileModel) -> Vec<UncalledSetter> {
+    (0..model.classes.len()).flat_map(|class| in_class(model, class)).collect()
+}
+
+fn in_class(model: &FileModel, class: usize) -> Vec<UncalledSetter> {
+    let Some(init) = init_method(model, class) else { return Vec::new() };
+    let mut attributes: Vec<&str> = self_assignments(model, class).iter().map(|a| a.attr.as_str()).collect();
+    attributes.sort_unstable();
+    attributes.dedup();
+    attributes.into_iter().filter_map(|attribute| in_attribute(model, class, init, attribute)).collect()
+}
+
+fn in_attribute(model: &FileModel, class: usize, init: usize, attribute: &str) -> Option<UncalledSetter> {
+    let assignments: Vec<_> = self_assignments(model, class).iter().filter(|a| a.attr == attribute).collect();
+    // Cheap tests first: most attributes are not left off by `__init__`.
+    let offs: Vec<Off> = assignments.iter().filter_map(|a| off_value(a.value())).collect();
+    if !assignments.iter().any(|a| a.method == init && off_value(a.value()).is_some()) {
+        return None;
+    }
+    let mut turned_on: Vec<usize> =
+        assignments.iter().filter(|a| off_value(a.value()).is_none()).map(|a| a.method).collect();
+    turned_on.sort_unstable();
+    turned_on.dedup();
+    if turned_on.is_empty() || turned_on.iter().any(|&method| method == init || !is_uncalled(model, method)) {
+        return None;
+    }
+    if !only_self_in_class(model, class, attribute) {
+        return None;
+    }
+    let none_only = offs.iter().all(|&off| off == Off::None);
+    let branches = branches_needing(model, class, attribute, none_only);
+    let methods = turned_on.iter().map(|&method| model.function(method).name.clone()).collect();
+    (!branches.is_empty()).then(|| UncalledSetter { attribute: attribute.to_string(), methods, branches })
+}
+
+/// A plain method (no decorator: a property setter runs on assignment) that the file names only
+/// where it defines it, and that is no entry point or dunder the user or Python calls.
+fn is_uncalled(model: &FileModel, method: usize) -> bool {
+    let function = model.function(method);
+    let FunctionNode::Def(def) = function.node else { return false };
+    def.decorator_list.is_empty()
+        && !is_entry_point(&function.name)
+        && !function.name.starts_with("__")
+        && words(&model.source.text, &function.name).count() == 1
+}
+
+/// Every mention of the attribute in the file is `self.<attribute>` inside the class: no other
+/// object's code sets it, and no string names it.
+fn only_self_in_class(model: &FileModel, class: usize, attribute: &str) -> bool {
+    let text = &model.source.text;
+    let range = model.classes[class].node.range();
+    words(text, attribute)
+        .all(|at| range.contains(ruff_text_size::TextSize::new(at as u32)) && text[..at].ends_with("self."))
+}
+
+/// The byte offsets where `word` stands as a whole identifier in `text`.
+fn words<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usize> + 't {
+    let is_identifier = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).map(|(at, _)| at).filter(move |&at| {
+        !text[..at].chars().next_back().is_some_and(is_identifier)
+            && !text[at + word.len()..].chars().next().is_some_and(is_identifier)
+    })
+}
+
+/// The bodies of the `if`s in the class's methods whose test needs the attribute on:
+/// `self.x` (or `self.x and ...`), and `self.x is not None` when it is only ever set to None.
+fn branches_needing(model: &FileModel, class: usize, attribute: &str, none_only: bool) -> Vec<TextRange> {
+    let mut finder = BranchFinder { attribute, none_only, bodies: Vec::new() };
+    for &method in model.methods_of(class) {
+        if let FunctionNode::Def(def) = model.function(method).node {
+            finder.visit_body(&def.body);
+        }
+    }
+    finder.bodies
+}
+
+struct BranchFinder<'n> {
+    attribute: &'n str,
+    none_only: bool,
+    bodies: Vec<TextRange>,
+}
+
+impl BranchFinder<'_> {
+    fn needs_on(&self, test: &Expr) -> bool {
+        match test {
+            Expr::BoolOp(op) if op.op == ast::BoolOp::And => op.values.iter().any(|value| self.needs_on(value)),
+            Expr::Attribute(_) => self.is_attribute(test),
+            Expr::Compare(compare) => {
+                self.none_only
+                    && matches!((&*compare.ops, &*compare.comparators), ([ast::CmpOp::IsNot], [Expr::NoneLiteral(_)]))
+                    && self.is_attribute(&compare.left)
+            }
+            _ => false,
+        }
+    }
+
+    fn is_attribute(&self, expr: &Expr) -> bool {
+        matches!(expr, Expr::Attribute(attr) if attr.attr.id == self.attribute && is_self(&attr.value))
+    }
+}
+
+impl<'a> Visitor<'a> for BranchFinder<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::If(if_stmt) = stmt
+            && self.needs_on(&if_stmt.test)
+            && let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())
+        {
+            self.bodies.push(TextRange::new(first.start(), last.end()));
+        }
+        walk_stmt(self, stmt);
+    }
+}
