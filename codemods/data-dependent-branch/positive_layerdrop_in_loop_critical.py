@@ -1,5 +1,6 @@
 """LayerDrop (trimmed from transformers' BART-style encoders): `torch.rand([]) < p` in the layer loop.
-In training the graph breaks inside the loop, so Dynamo runs the whole forward eagerly."""
+In training the graph breaks inside the loop, so Dynamo runs the whole forward eagerly. The unsafe fix
+turns LayerDrop off under compile: `if not torch.compiler.is_compiling() and dropout_probability < ...`."""
 import torch
 from torch import nn
 

@@ -1,6 +1,8 @@
 //! Walks the code of a function that Dynamo traces, skipping what the user already keeps out
 //! of the compiled region: `if not torch.compiler.is_compiling():` bodies, the `else` of
-//! `if torch.compiler.is_compiling():`, everything after `if torch.compiler.is_compiling(): return`,
+//! `if torch.compiler.is_compiling():` (and the side of such a ternary that compiled code does not
+//! pick), what follows the guard in `not is_compiling() and ...` / `is_compiling() or ...`,
+//! everything after `if torch.compiler.is_compiling(): return`,
 //! dead branches (`if 0:`, `if False:`: CPython drops them from the bytecode, Dynamo never sees
 //! them), and nested `def`/`class` bodies (they are functions of their own).
 
@@ -149,6 +151,10 @@ impl Guards<'_> {
             Expr::BoolOp(op) if op.op == ast::BoolOp::And && op.values.iter().any(|v| self.is_not_compiling(v)) => {
                 Some(Guard::EagerBody)
             }
+            // `is_compiling() or ...` holds under compile whatever the rest says.
+            Expr::BoolOp(op) if op.op == ast::BoolOp::Or && op.values.iter().any(|v| self.is_compiling(v)) => {
+                Some(Guard::CompiledBody)
+            }
             _ => None,
         }
     }
@@ -236,6 +242,12 @@ impl<'a, V: CompiledCodeVisitor<'a>> Visitor<'a> for Walker<'_, '_, V> {
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::If(ternary) = expr
+            && self.honour_guards
+            && let Some(guard) = self.guards().guard(&ternary.test)
+        {
+            return self.visit_guarded_ternary(expr, ternary, guard);
+        }
         if self.inner.expr(expr, self.site()) {
             walk_expr(self, expr);
             self.inner.leave_expr(expr);
@@ -274,13 +286,30 @@ impl<'a, V: CompiledCodeVisitor<'a>> Walker<'_, '_, V> {
         }
     }
 
-    /// An `if` test. In `not is_compiling() and x.item() > 0`, what follows the guard is not
-    /// evaluated under compile (`and` stops at the first false operand).
+    /// `1.0 if is_compiling() else np.random.random()`: under compile only the test and the side
+    /// it picks are evaluated.
+    fn visit_guarded_ternary(&mut self, expr: &'a Expr, ternary: &'a ast::ExprIf, guard: Guard) {
+        if self.inner.expr(expr, self.site()) {
+            self.visit_test(&ternary.test);
+            match guard {
+                Guard::CompiledBody => self.visit_expr(&ternary.body),
+                Guard::EagerBody => self.visit_expr(&ternary.orelse),
+            }
+            self.inner.leave_expr(expr);
+        }
+    }
+
+    /// An `if` test. In `not is_compiling() and x.item() > 0` and `is_compiling() or x.item() > 0`,
+    /// what follows the guard is not evaluated under compile (`and` stops at the first false
+    /// operand, `or` at the first true one).
     fn visit_test(&mut self, test: &'a Expr) {
         let Expr::BoolOp(op) = test else { return self.visit_expr(test) };
         let guards = self.guards();
-        let stop = op.values.iter().position(|v| guards.is_not_compiling(v));
-        let Some(stop) = stop.filter(|_| self.honour_guards && op.op == ast::BoolOp::And) else {
+        let stop = match op.op {
+            ast::BoolOp::And => op.values.iter().position(|v| guards.is_not_compiling(v)),
+            ast::BoolOp::Or => op.values.iter().position(|v| guards.is_compiling(v)),
+        };
+        let Some(stop) = stop.filter(|_| self.honour_guards) else {
             return self.visit_expr(test);
         };
         if self.inner.expr(test, self.site()) {

@@ -17,6 +17,7 @@ pub mod hooks;
 pub mod imports;
 pub mod index;
 pub mod inputs;
+pub mod layerdrop;
 pub mod loops;
 pub mod module;
 pub mod mutation;

@@ -5,11 +5,14 @@
 //! - `if t: raise E("message")` -> `torch._assert_async(torch.logical_not(t), "message")` (assertion);
 //! - `if m.any(): x[m] = <number>` -> the write alone, a no-op on an all-False mask (masked_write);
 //! - an `if`/`else` that only picks between elementwise results of one tensor: compute both sides
-//!   and select with `torch.where` (selection).
+//!   and select with `torch.where` (selection);
+//! - `if dropout_probability < self.layerdrop:` -> `if not torch.compiler.is_compiling() and ...`:
+//!   LayerDrop off under compile (layerdrop).
 //!
 //! A Python part of the test (`labels is not None and <tensor test>`) stays an `if` around them.
 
 mod assertion;
+mod layerdrop;
 mod masked_write;
 mod rewrite;
 mod selection;
@@ -157,8 +160,8 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
 /// in the body keeps it a branch.
 fn if_fix(function: &Function, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Result<Fix, String> {
     let model = function.model();
-    if is_layerdrop(&if_stmt.test) {
-        return Err(LAYERDROP.into());
+    if let Some(fix) = layerdrop::layerdrop_off_fix(model, function.checker.settings.target_torch, if_stmt) {
+        return fix;
     }
     if let [Stmt::Raise(raise)] = if_stmt.body.as_slice() {
         return assertion::assert_fix(model, tensors, function.checker.settings.target_torch, if_stmt, raise);
@@ -180,20 +183,6 @@ fn if_fix(function: &Function, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Resu
 
 const NO_FIX: &str =
     "make the code branchless (`torch.where`, `torch.clamp`), or express the branch with `torch.cond`";
-
-const LAYERDROP: &str = "LayerDrop skips a layer on a random draw, and no branchless form keeps that (`torch.where` \
-                         would run every layer, with its dropout draws and cache writes): Dynamo runs this loop \
-                         eagerly and compiles the layers one by one. Set `layerdrop` to 0 under compile for one \
-                         graph, or compile the layers (`layer.compile()`) instead of the loop to keep LayerDrop";
-
-/// `dropout_probability < self.layerdrop`: transformers' LayerDrop (arXiv 1909.11556).
-fn is_layerdrop(test: &Expr) -> bool {
-    let Expr::Compare(compare) = test else { return false };
-    std::iter::once(compare.left.as_ref()).chain(&compare.comparators).any(|operand| {
-        matches!(operand, Expr::Name(_) | Expr::Attribute(_))
-            && last_segment(operand).is_some_and(|name| name.to_ascii_lowercase().replace('_', "").contains("layerdrop"))
-    })
-}
 
 /// What in a branch's statement `torch.where` cannot express: leaving early, raising, writing in
 /// place, calling for an effect, running a submodule.

@@ -1,13 +1,17 @@
 //! TCF107 host-call-in-compiled-code: clock reads (`time.time()`, `time.perf_counter()`...),
 //! `time.sleep()`, `datetime.now()`, `uuid.uuid4()` and the `np.random` calls Dynamo cannot trace
-//! in the compiled region break the graph. Report only: where the value goes decides the fix.
+//! in the compiled region break the graph. Where the value goes decides the fix, so there is one
+//! only for a numpy draw that only decides LayerDrop: keep every layer under compile (layerdrop).
 //! Python's `random` module, `os.getenv` / `os.environ` and `torch.cuda.synchronize()` are traced
 //! (measured under torch 2.15) and not flagged.
 
-use ruff_python_ast::{self as ast, Expr};
+mod layerdrop;
+
+use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
+use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::imports::{Imports, dotted_name};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
@@ -22,7 +26,7 @@ pub static RULE: Rule = Rule {
     why: "Dynamo runs the call in Python between two graphs on every call, and inside a loop it gives up on the \
               whole frame and runs it eagerly.",
     category: Category::GraphBreak,
-    fixes: &[],
+    fixes: &[Safety::Unsafe],
     mentions: &[],
 };
 
@@ -80,15 +84,23 @@ const CLOCKS: [&str; 8] = [
 
 /// The clock, sleep, datetime, uuid and numpy random calls in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    Some(Box::new(HostCallFinder { function, found: Vec::new() }))
+    Some(Box::new(HostCallFinder { function, found: Vec::new(), assignments: Vec::new() }))
 }
 
 struct HostCallFinder<'c, 'a> {
     function: &'c Function<'c, 'a>,
     found: Vec<(&'a ast::ExprCall, HostCall, Site)>,
+    /// The `name = value` statements of the compiled code: a draw stored in a name may get a fix.
+    assignments: Vec<&'a ast::StmtAssign>,
 }
 
 impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        if let Stmt::Assign(assignment) = stmt {
+            self.assignments.push(assignment);
+        }
+    }
+
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
         if let Expr::Call(call) = expr
             && let Some(kind) = host_call(call, &self.function.model().imports) {
@@ -99,12 +111,28 @@ impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
         let function = self.function;
-        for (call, kind, site) in self.found {
+        for &(call, kind, site) in &self.found {
             let shown = dotted_name(&call.func).unwrap_or_default();
             let message = format!("`{shown}()` in {} breaks the graph ({})", function.describe(), kind.graph_break());
-            let diagnostic = Diagnostic::new(&RULE, call.range(), message).without_fix(kind.advice());
+            let diagnostic = Diagnostic::new(&RULE, call.range(), message);
+            let diagnostic = match self.layerdrop_fix(call, kind) {
+                Some(fix) => diagnostic.with_fix(fix),
+                None => diagnostic.without_fix(kind.advice()),
+            };
             diagnostics.push(function.graph_break(diagnostic, site));
         }
+    }
+}
+
+impl HostCallFinder<'_, '_> {
+    /// The fix for a numpy scalar draw stored in a name that only LayerDrop tests read.
+    fn layerdrop_fix(&self, call: &ast::ExprCall, kind: HostCall) -> Option<Fix> {
+        if !matches!(kind, HostCall::NumpyScalar) {
+            return None;
+        }
+        let assignment = self.assignments.iter().find(|assignment| assignment.value.range() == call.range())?;
+        let function = self.function;
+        layerdrop::layerdrop_draw_fix(function.model(), function.id, function.checker.settings.target_torch, call, assignment)
     }
 }
 
