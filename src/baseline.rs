@@ -10,7 +10,7 @@
 //! function around it, makes it a new finding. SARIF's `partialFingerprints` carries the same
 //! value, so code scanning tracks a finding across commits the same way.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context, Result, bail};

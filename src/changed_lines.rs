@@ -10,7 +10,7 @@
 //! line), and the lines of untracked files are not counted. A line only deleted leaves nothing to
 //! report on; a finding is reported when any line of its code was added or modified.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -48,7 +48,7 @@ impl ChangedLines {
         let base_tree = repo.find_commit(base)?.tree()?;
         let head_tree = repo.head()?.peel_to_commit()?.tree()?;
         let since = format!("`{rev}` (merge base {})", &base.to_string()[..12]);
-        let mut files = HashMap::new();
+        let mut files = HashMap::default();
         if uncommitted {
             let diff = repo.diff_tree_to_workdir_with_index(Some(&base_tree), Some(&mut options(true)))?;
             for (path, lines) in added_lines(diff)? {
@@ -149,7 +149,7 @@ fn options(uncommitted: bool) -> DiffOptions {
 /// file counts only its edited lines.
 fn added_lines(mut diff: Diff) -> Result<HashMap<PathBuf, HashSet<usize>>> {
     diff.find_similar(Some(DiffFindOptions::new().renames(true).for_untracked(true)))?;
-    let mut added: HashMap<PathBuf, HashSet<usize>> = HashMap::new();
+    let mut added: HashMap<PathBuf, HashSet<usize>> = HashMap::default();
     diff.foreach(
         &mut |_, _| true,
         None,

@@ -12,7 +12,7 @@
 //! found in the generated files, which are what runs; checking both reports each one twice. A
 //! generator source named on the command line is checked.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -64,7 +64,7 @@ pub fn discover(paths: &[PathBuf]) -> Discovered {
     }
     found.files.sort();
     found.files.dedup();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     found.files.retain(|file| seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone())));
     let generated_from = generator_sources(&found.files, read_head);
     let (sources, files) =
@@ -87,11 +87,11 @@ fn read_head(path: &Path) -> Option<String> {
 /// The `modular_<name>.py` files among `files` that a sibling of theirs (same directory, also among
 /// `files`) says it was generated from, in a comment near its top.
 pub fn generator_sources(files: &[PathBuf], head: impl Fn(&Path) -> Option<String>) -> HashSet<PathBuf> {
-    let mut sources = HashSet::new();
+    let mut sources = HashSet::default();
     let is_source = |name: &str| name.starts_with("modular_") && name.ends_with(".py");
     let names = |file: &PathBuf| file.file_name().and_then(|n| n.to_str()).map(str::to_string);
     // The files of each directory that holds a generator source, gathered once.
-    let mut directories: HashMap<Option<&Path>, Vec<&PathBuf>> = HashMap::new();
+    let mut directories: HashMap<Option<&Path>, Vec<&PathBuf>> = HashMap::default();
     for file in files {
         if names(file).is_some_and(|name| is_source(&name)) {
             directories.entry(file.parent()).or_default();
@@ -251,7 +251,7 @@ mod tests {
             })
         };
         let sources = generator_sources(&files, head);
-        assert_eq!(sources, HashSet::from([PathBuf::from("models/llama/modular_llama.py")]));
+        assert_eq!(sources, HashSet::from_iter([PathBuf::from("models/llama/modular_llama.py")]));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! unstaged or untracked changes), and worktree mode — fixes applied and committed on a new
 //! branch in a linked worktree, the user's own tree untouched.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};

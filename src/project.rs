@@ -5,8 +5,8 @@
 
 mod guess;
 
+use rustc_hash::FxHashSet as HashSet;
 use std::cell::Cell;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;

@@ -5,7 +5,7 @@
 //! and `--add-noqa` all see the same ones. The run keeps count of what it left out, for the
 //! summary.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

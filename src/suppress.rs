@@ -3,7 +3,8 @@
 //! `[TCF2]`) on a line of its own for the whole file. Codes may be prefixes or rule names. Also
 //! `--add-noqa`: the edits that write `# noqa: CODE` for the findings a file has now.
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 use ruff_python_ast::token::TokenKind;
 use ruff_source_file::LineRanges;

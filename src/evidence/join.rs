@@ -8,7 +8,8 @@
 //! An event nothing joins becomes a TCF100/TCF200 finding at its innermost checked line; an event
 //! in no checked file is counted apart (`Joined::outside`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ruff_source_file::LineIndex;
@@ -59,10 +60,10 @@ pub type Keep<'k> = &'k dyn Fn(&Path, &str, &mut Vec<Diagnostic>);
 /// Join `evidence` to the files' findings.
 pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -> Joined {
     let paths = PathMap::new(&files.iter().map(|file| file.path.to_path_buf()).collect::<Vec<PathBuf>>());
-    let mut resolved: HashMap<&str, Option<usize>> = HashMap::new();
+    let mut resolved: HashMap<&str, Option<usize>> = HashMap::default();
     let mut resolve = |logged: &'e str| *resolved.entry(logged).or_insert_with(|| paths.resolve(logged));
     // The compiles of each frame of each process, for the events to find theirs.
-    let mut compiles_of: HashMap<(usize, Option<u32>, u64), Vec<usize>> = HashMap::new();
+    let mut compiles_of: HashMap<(usize, Option<u32>, u64), Vec<usize>> = HashMap::default();
     for (index, compile) in evidence.compiles.iter().enumerate() {
         if let Some(frame_id) = compile.frame_id {
             compiles_of.entry((compile.log, compile.rank, frame_id)).or_default().push(index);
@@ -71,7 +72,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     let compiles_of_event = |event: &Event| -> &[usize] {
         event.frame_id.and_then(|id| compiles_of.get(&(event.log, event.rank, id))).map_or(&[], Vec::as_slice)
     };
-    let mut texts_needed: HashSet<usize> = HashSet::new();
+    let mut texts_needed: HashSet<usize> = HashSet::default();
     let mut placements: Vec<Vec<(usize, usize)>> = Vec::new();
     for event in &evidence.events {
         let mut frames: Vec<(usize, usize)> =
@@ -106,18 +107,18 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     };
 
     // A finding's compile time counts each compile once, however many of its events it holds.
-    let mut timed: HashSet<(Target, usize)> = HashSet::new();
+    let mut timed: HashSet<(Target, usize)> = HashSet::default();
     let compiles = evidence
         .compiles
         .iter()
         .map(|compile| frame_ref(resolve(&compile.co_filename)?, &compile.co_name, compile.co_firstlineno))
         .collect();
     let mut joined = Joined { events: Vec::new(), compiles };
-    let mut seen: HashMap<usize, BTreeMap<usize, Observed>> = HashMap::new();
+    let mut seen: HashMap<usize, BTreeMap<usize, Observed>> = HashMap::default();
     let mut runtime_only: BTreeMap<(usize, usize, EventKind), Observed> = BTreeMap::new();
     type Key<'a> =
         (usize, Option<u32>, Option<&'a str>, Option<u64>, Option<u64>, EventKind, Vec<(usize, usize)>, String);
-    let mut counted: HashSet<Key> = HashSet::new();
+    let mut counted: HashSet<Key> = HashSet::default();
     for (event, frames) in evidence.events.iter().zip(&placements) {
         let key = (
             event.log,
@@ -320,7 +321,7 @@ fn compiled_functions<'e>(
     evidence: &'e Evidence,
     resolve: &mut impl FnMut(&'e str) -> Option<usize>,
 ) -> HashMap<usize, Vec<(String, usize)>> {
-    let mut compiled: HashMap<usize, Vec<(String, usize)>> = HashMap::new();
+    let mut compiled: HashMap<usize, Vec<(String, usize)>> = HashMap::default();
     for compile in &evidence.compiles {
         if let Some(file) = resolve(&compile.co_filename) {
             compiled

@@ -5,7 +5,7 @@
 //! run. A tie between files is no match: reporting an event at the wrong file is worse than
 //! saying it was not found.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 
 pub struct PathMap {
@@ -18,7 +18,7 @@ pub struct PathMap {
 impl PathMap {
     pub fn new(checked: &[PathBuf]) -> Self {
         let files: Vec<Vec<String>> = checked.iter().map(|path| components(&absolute(path))).collect();
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::default();
         for (index, parts) in files.iter().enumerate() {
             if let Some(name) = parts.first() {
                 by_name.entry(name.clone()).or_default().push(index);

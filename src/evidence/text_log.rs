@@ -7,7 +7,7 @@
 //!
 //! The text log has no compile times and no record of compiles without an event.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
 use anyhow::{Result, bail};
@@ -40,7 +40,7 @@ struct Tagged<'a> {
 
 pub fn read(log: &Path, bytes: &[u8], evidence: &mut Evidence) -> Result<()> {
     let text = String::from_utf8_lossy(bytes);
-    let mut open: HashMap<(Option<u32>, String, String, bool), Message> = HashMap::new();
+    let mut open: HashMap<(Option<u32>, String, String, bool), Message> = HashMap::default();
     let mut done: Vec<Message> = Vec::new();
     let mut trace_like = false;
     for (index, line) in text.lines().enumerate() {

@@ -1,7 +1,7 @@
 //! Applying fixes: sorted, non-conflicting edits per pass, re-analysed until nothing is left to
 //! fix (with a cap); a fix whose result would not parse is dropped and reported, never written.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_parser::parse_module;
 use ruff_source_file::LineIndex;
@@ -60,9 +60,9 @@ pub fn fix_found<E>(
 ) -> Result<FixOutcome, E> {
     let mut outcome = FixOutcome { text, applied: Vec::new(), dropped: Vec::new(), remaining: Vec::new() };
     let mut diagnostics = found;
-    let mut refused: HashSet<String> = HashSet::new();
+    let mut refused: HashSet<String> = HashSet::default();
     // A fix whose own finding comes back after it was applied does not converge: never again.
-    let mut applied_keys: HashSet<String> = HashSet::new();
+    let mut applied_keys: HashSet<String> = HashSet::default();
     for _ in 0..MAX_PASSES {
         let candidates: Vec<&Diagnostic> = diagnostics
             .iter()

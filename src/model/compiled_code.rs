@@ -6,7 +6,7 @@
 //! dead branches (`if 0:`, `if False:`: CPython drops them from the bytecode, Dynamo never sees
 //! them), and nested `def`/`class` bodies (they are functions of their own).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -67,7 +67,7 @@ fn walk<'a>(
         inner: visitor,
         loop_depth: 0,
         branch_depth: 0,
-        compiling_flags: HashSet::new(),
+        compiling_flags: HashSet::default(),
         honour_guards,
         imports,
     };

@@ -6,7 +6,7 @@
 //! break inside a list comprehension breaks the graph at its statement, and Dynamo resumes
 //! after it; inside a generator expression Dynamo cannot resume and skips the whole function.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, ExprContext};

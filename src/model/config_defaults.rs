@@ -14,7 +14,7 @@
 //! `range(config.n)` that the default leaves empty. Anything else is unknown, and unknown changes
 //! nothing.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
@@ -111,7 +111,7 @@ impl ClassDefaults {
     /// passed to `super().__init__(...)`.
     fn read_init(&mut self, model: &FileModel, class: usize) {
         let init = model.method(class, "__init__");
-        let mut parameters: HashMap<&str, ConfigDefault> = HashMap::new();
+        let mut parameters: HashMap<&str, ConfigDefault> = HashMap::default();
         if let Some(FunctionNode::Def(def)) = init.map(|init| model.function(init).node) {
             for parameter in def.parameters.iter_non_variadic_params() {
                 if let Some(default) = parameter.default().and_then(|value| literal(model, value)) {
@@ -120,7 +120,7 @@ impl ClassDefaults {
             }
             self.unknown.extend(super_init_keywords(&def.body));
         }
-        let mut assigned: HashMap<&str, usize> = HashMap::new();
+        let mut assigned: HashMap<&str, usize> = HashMap::default();
         for assignment in self_assignments(model, class) {
             *assigned.entry(assignment.attr.as_str()).or_default() += 1;
         }
@@ -295,7 +295,7 @@ enum Read<'d> {
 
 impl<'m, 'a> ClassFlags<'m, 'a> {
     fn of(model: &'m FileModel<'a>, class: usize, stored: &'m HashSet<String>, asked: &'m mut HashSet<String>) -> Self {
-        let mut attributes = HashMap::new();
+        let mut attributes = HashMap::default();
         let init = model.method(class, "__init__");
         let reassigned = reassigned_in_subclasses(model, class);
         let assignments = self_assignments(model, class);
@@ -541,7 +541,7 @@ fn fields_stored(model: &FileModel) -> HashSet<String> {
             walk_stmt(self, stmt);
         }
     }
-    let mut stores = Stores(HashSet::new());
+    let mut stores = Stores(HashSet::default());
     stores.visit_body(model.source.parsed.suite());
     stores.0
 }

@@ -10,7 +10,7 @@
 //! of `__init__`, is otherwise only ever set off again (`self.expand = False`), and no call in the
 //! file passes the parameter (by keyword, or by position to the class or a `super().__init__`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
@@ -54,10 +54,10 @@ struct Flag {
 /// The attributes of `class` stored from an off-by-default `__init__` parameter that nothing in
 /// the file turns on.
 fn flags_off(model: &FileModel, class: usize) -> HashMap<String, Flag> {
-    let Some(init) = model.method(class, "__init__") else { return HashMap::new() };
-    let FunctionNode::Def(def) = model.function(init).node else { return HashMap::new() };
+    let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
+    let FunctionNode::Def(def) = model.function(init).node else { return HashMap::default() };
     let parameters = off_parameters(def);
-    let mut flags = HashMap::new();
+    let mut flags = HashMap::default();
     for assignment in self_assignments(model, class) {
         let from_parameter = match assignment.value() {
             Some(Expr::Name(name)) if assignment.method == init && assignment.top_level => {

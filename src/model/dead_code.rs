@@ -6,7 +6,7 @@
 //! drops findings there and `reach` follows no call from there: a hazard on a path that never
 //! runs costs nothing, and its "fix" would only hide an error report.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
@@ -87,7 +87,7 @@ impl DeadCode {
             flags: module_flags_off(suite),
             references: References::of(suite),
             parameters: Vec::new(),
-            off_by_def: HashMap::new(),
+            off_by_def: HashMap::default(),
         };
         finder.off_by_def = finder.settle_off_parameters(suite);
         finder.visit_body(suite);
@@ -235,7 +235,7 @@ impl<'a> Finder<'a> {
                     && self.references.only_called(def.name.id.as_str()).is_some()
             })
             .collect();
-        let mut settled: HashMap<TextRange, HashMap<&'a str, Off>> = HashMap::new();
+        let mut settled: HashMap<TextRange, HashMap<&'a str, Off>> = HashMap::default();
         for _ in 0..4 {
             let next: HashMap<_, _> =
                 defs.iter().map(|def| (def.range(), self.off_parameters(def, &settled))).collect();
@@ -255,7 +255,7 @@ impl<'a> Finder<'a> {
         def: &'a ast::StmtFunctionDef,
         settled: &HashMap<TextRange, HashMap<&'a str, Off>>,
     ) -> HashMap<&'a str, Off> {
-        let mut off = HashMap::new();
+        let mut off = HashMap::default();
         if is_entry_point(&def.name.id) || !def.decorator_list.is_empty() && !is_plain_method_decorators(def) {
             return off;
         }
@@ -329,7 +329,7 @@ impl<'a> Visitor<'a> for Finder<'a> {
             }
             Stmt::ClassDef(_) => {
                 // A class body sees the module's names, not the enclosing function's parameters.
-                self.parameters.push(HashMap::new());
+                self.parameters.push(HashMap::default());
                 walk_stmt(self, stmt);
                 self.parameters.pop();
                 return;
@@ -347,7 +347,7 @@ impl<'a> Visitor<'a> for Finder<'a> {
         }
         if let Expr::Lambda(_) = expr {
             // A lambda's own parameters may shadow the function's.
-            self.parameters.push(HashMap::new());
+            self.parameters.push(HashMap::default());
             walk_expr(self, expr);
             self.parameters.pop();
             return;
@@ -425,7 +425,7 @@ fn says_training_refused(message: &str) -> bool {
 /// level, never declared `global`, never bound again anywhere in the file. Only private names
 /// (a leading underscore): other modules do not set those.
 fn module_flags_off(suite: &[Stmt]) -> HashMap<&str, Off> {
-    let mut candidates = HashMap::new();
+    let mut candidates = HashMap::default();
     for stmt in suite {
         let (target, value) = match stmt {
             Stmt::Assign(assign) => match assign.targets.as_slice() {
@@ -538,7 +538,7 @@ impl<'a> References<'a> {
 /// a collision only makes a name look used (the safe side).
 pub fn name_hash(name: &str) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = rustc_hash::FxHasher::default();
     name.hash(&mut hasher);
     hasher.finish()
 }
@@ -609,7 +609,7 @@ pub fn classes_named_only_in_dead_code(suite: &[Stmt], dead: &DeadCode) -> Vec<S
     if dead.is_empty() || top_level.is_empty() {
         return Vec::new();
     }
-    let mut uses = Uses { only_dead: HashMap::new(), top_level, dead };
+    let mut uses = Uses { only_dead: HashMap::default(), top_level, dead };
     uses.visit_body(suite);
     let mut found: Vec<String> =
         uses.only_dead.into_iter().filter(|(_, only_dead)| *only_dead).map(|(name, _)| name.to_string()).collect();

@@ -2,7 +2,7 @@
 //! analysis of the file depends on (`Dependence`). The index produces them, `reach::mark_region`
 //! reads them into the file's model, and a run compares them to skip a second parse.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use crate::model::config_defaults::ConfigDefaults;

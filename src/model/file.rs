@@ -2,8 +2,8 @@
 //! its classes, its hook registrations, and which functions run in the compiled region. `collect`
 //! builds it in one walk of the file; `reach::mark_region` marks its region.
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::OnceCell;
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -244,24 +244,24 @@ impl<'a> FileModel<'a> {
             functions: Vec::new(),
             classes: Vec::new(),
             hooks: Vec::new(),
-            region: HashMap::new(),
-            imported_module_classes: HashSet::new(),
-            called_from_other_files: HashSet::new(),
+            region: HashMap::default(),
+            imported_module_classes: HashSet::default(),
+            called_from_other_files: HashSet::default(),
             dead_code: DeadCode::default(),
             uncalled_setters: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
             local_state: StateAttributes::default(),
-            in_scope: HashMap::new(),
+            in_scope: HashMap::default(),
             self_assignments: Vec::new(),
-            methods: HashMap::new(),
-            methods_of: HashMap::new(),
-            classes_by_name: HashMap::new(),
-            hooks_of: HashMap::new(),
+            methods: HashMap::default(),
+            methods_of: HashMap::default(),
+            classes_by_name: HashMap::default(),
+            hooks_of: HashMap::default(),
             lambdas: 0,
             region_order: Vec::new(),
-            region_of_class: HashMap::new(),
-            module_class_names: HashSet::new(),
+            region_of_class: HashMap::default(),
+            module_class_names: HashSet::default(),
             call_graph: CallGraph::default(),
             call_facts: OnceCell::new(),
         }
@@ -360,7 +360,7 @@ impl<'a> FileModel<'a> {
     pub fn index_region(&mut self) {
         let mut order: Vec<usize> = self.region.keys().copied().collect();
         order.sort_by_key(|&f| (self.functions[f].node.range().start(), f));
-        let mut of_class: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut of_class: HashMap<usize, Vec<usize>> = HashMap::default();
         for &function in &order {
             if let Some(class) = self.self_class(function) {
                 of_class.entry(class).or_default().push(function);

@@ -1,7 +1,7 @@
 //! Which names a file imports, so `nn.Module`, `Module` and `torch.nn.Module` all read as
 //! `torch.nn.Module`, and `from .utils import helper` points at the project's own module.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::{self as ast, Expr, Stmt, visitor::Visitor};
 

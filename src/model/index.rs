@@ -2,7 +2,8 @@
 //! functions and what they call), so that a subclass of a project-local `nn.Module` and a helper
 //! imported from `models/utils.py` are known for what they are. It holds no syntax trees.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -213,7 +214,7 @@ pub struct ProjectIndex {
 
 impl ProjectIndex {
     pub fn new(files: Vec<FileSummary>) -> Self {
-        let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_last_segment: HashMap<String, Vec<usize>> = HashMap::default();
         for (file, summary) in files.iter().enumerate() {
             by_last_segment.entry(unqualified(&summary.module_name).to_string()).or_default().push(file);
         }
@@ -222,9 +223,9 @@ impl ProjectIndex {
             files,
             lookups,
             by_last_segment,
-            module_classes: HashSet::new(),
-            forward_replaced: HashSet::new(),
-            never_built: HashSet::new(),
+            module_classes: HashSet::default(),
+            forward_replaced: HashSet::default(),
+            never_built: HashSet::default(),
         };
         index.module_classes = index.find_module_classes();
         index.forward_replaced = index.find_forward_replaced();
@@ -256,7 +257,7 @@ impl ProjectIndex {
 
     /// The module classes whose `forward` a decorator (of the file or imported) replaces.
     fn find_forward_replaced(&self) -> HashSet<ClassId> {
-        let mut replaced = HashSet::new();
+        let mut replaced = HashSet::default();
         for &id in &self.module_classes {
             let own = &self.files[id.file].forward_replacing_decorators;
             let replacing = |name: &String| {
@@ -372,7 +373,7 @@ impl ProjectIndex {
     fn config_defaults_seen_by(&self, file: usize, summary: &FileSummary) -> ConfigDefaults {
         let local = (0..summary.classes.len()).map(|class| ClassId { file, class });
         let imported = summary.imported_classes.iter().filter_map(|(_, full)| self.find_class(file, full));
-        let mut merged: HashMap<String, Option<ConfigDefault>> = HashMap::new();
+        let mut merged: HashMap<String, Option<ConfigDefault>> = HashMap::default();
         for class in local.chain(imported) {
             for (name, default) in self.class_config_defaults(class, 0) {
                 let seen = merged.entry(name).or_insert_with(|| Some(default.clone()));
@@ -387,7 +388,7 @@ impl ProjectIndex {
     /// A config class's defaults, and those of its bases that it does not set or hide.
     fn class_config_defaults(&self, id: ClassId, depth: usize) -> ConfigDefaults {
         let class = self.class(id);
-        let Some(own) = &class.config else { return ConfigDefaults::new() };
+        let Some(own) = &class.config else { return ConfigDefaults::default() };
         let mut defaults: ConfigDefaults = own.defaults.iter().cloned().collect();
         if depth > 16 {
             return defaults;
@@ -404,7 +405,7 @@ impl ProjectIndex {
     }
 
     fn find_module_classes(&self) -> HashSet<ClassId> {
-        let mut known: HashMap<ClassId, bool> = HashMap::new();
+        let mut known: HashMap<ClassId, bool> = HashMap::default();
         for (file, summary) in self.files.iter().enumerate() {
             for class in 0..summary.classes.len() {
                 self.is_module(ClassId { file, class }, &mut known, 0);
@@ -442,8 +443,8 @@ impl ProjectIndex {
     /// Breadth-first from the roots over call edges: every function Dynamo would trace, and those
     /// of them that a traced function of another file calls (whichever caller reached them first).
     fn reach(&self) -> (HashMap<FunctionId, Reason>, HashSet<FunctionId>) {
-        let mut reached: HashMap<FunctionId, Reason> = HashMap::new();
-        let mut called_from_other_files: HashSet<FunctionId> = HashSet::new();
+        let mut reached: HashMap<FunctionId, Reason> = HashMap::default();
+        let mut called_from_other_files: HashSet<FunctionId> = HashSet::default();
         let mut queue: VecDeque<FunctionId> = VecDeque::new();
         for (file, summary) in self.files.iter().enumerate() {
             for (index, function) in summary.functions.iter().enumerate() {

@@ -14,7 +14,7 @@
 //!   unpacking `a, b = p`, an attribute a tensor does not have (`p.pixel_values`), or a slice
 //!   bound (`cache[:, start_pos : start_pos + n]`: a tensor there would be read back as a number).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -34,9 +34,9 @@ pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
     let f = model.function(function);
     // `forward`, and timm's `forward_features` / `forward_head` / `forward_intermediates`.
     let is_entry = is_entry_point(&f.name) && f.class.is_some_and(|class| model.classes[class].is_module);
-    let FunctionNode::Def(def) = f.node else { return HashSet::new() };
+    let FunctionNode::Def(def) = f.node else { return HashSet::default() };
     if !(is_entry || f.compiled) {
-        return HashSet::new();
+        return HashSet::default();
     }
     let parameters = &def.parameters;
     let positional = parameters.posonlyargs.iter().chain(&parameters.args);
@@ -51,7 +51,7 @@ pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
     if candidates.is_empty() {
         return candidates;
     }
-    let mut uses = PythonUses { candidates: &candidates, found: HashSet::new(), callees: HashSet::new() };
+    let mut uses = PythonUses { candidates: &candidates, found: HashSet::default(), callees: HashSet::default() };
     uses.visit_body(&def.body);
     let found = uses.found;
     candidates.into_iter().filter(|name| !found.contains(name)).collect()

@@ -10,7 +10,7 @@
 //! only split the graph (Sequential's own frame is skipped, not the caller's), so calls through a
 //! Sequential are not amplified here.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use ruff_python_ast::{Expr, Stmt};
@@ -59,7 +59,7 @@ impl LoopCalls {
     pub fn find(model: &FileModel) -> Self {
         let mut submodules = Submodules::default();
         let mut calls = |function: usize| resolve(model, function, &CalledNames::of(model, function), &mut submodules);
-        let mut frames_of: HashMap<usize, Vec<String>> = HashMap::new();
+        let mut frames_of: HashMap<usize, Vec<String>> = HashMap::default();
         let mut queue = Vec::new();
         for &function in model.region_functions() {
             for call in calls(function).into_iter().filter(|call| call.in_loop && call.callee != function) {

@@ -7,7 +7,7 @@
 //!   `setattr(obj, "name", ...)`;
 //! - counters: updated in place (`self.step += 1`): a new value on every call.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 

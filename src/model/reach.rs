@@ -3,7 +3,7 @@
 //! they reach: `self.method()`, functions of the same module, functions imported from the
 //! project's own modules. Disabled functions are not traced, and nothing is reached through them.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use ruff_text_size::Ranged;
@@ -151,7 +151,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
 /// Drop from the region the functions no longer reached from a root or from another file.
 fn keep_only_reachable(model: &mut FileModel) {
     // The first enabled function of each qualname: what a call by that name reaches.
-    let mut enabled: HashMap<&str, usize> = HashMap::new();
+    let mut enabled: HashMap<&str, usize> = HashMap::default();
     for (index, f) in model.functions.iter().enumerate().filter(|(_, f)| !f.disabled) {
         enabled.entry(f.qualname.as_str()).or_insert(index);
     }

@@ -12,7 +12,7 @@
 //! the file assigns it again; and the tested class is not torch's and not one of the built
 //! class's own (the built class, its bases).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{BoolOp, Expr, Stmt};
@@ -56,14 +56,14 @@ struct Built {
 /// The attributes of `class` that `__init__` builds once, by a call of a class whose every base
 /// tcfix knows, and that no class of the file assigns again.
 fn built_once(model: &FileModel, class: usize) -> HashMap<String, Built> {
-    let Some(init) = model.method(class, "__init__") else { return HashMap::new() };
-    let mut assigned: HashMap<&str, usize> = HashMap::new();
+    let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
+    let mut assigned: HashMap<&str, usize> = HashMap::default();
     for owner in 0..model.classes.len() {
         for assignment in self_assignments(model, owner) {
             *assigned.entry(assignment.attr.as_str()).or_default() += 1;
         }
     }
-    let mut built = HashMap::new();
+    let mut built = HashMap::default();
     for assignment in self_assignments(model, class) {
         if assignment.method != init || !assignment.top_level || assigned[assignment.attr.as_str()] != 1 {
             continue;

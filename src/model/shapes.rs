@@ -4,7 +4,7 @@
 //! compiled anew for each size. Sizes of the module's own tensors (`self.weight.shape`) are fixed,
 //! and `len(self.blocks)` or a config int is a constant: neither is a size from the input.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{BoolOp, CmpOp, Expr, ExprContext, Number, Stmt};
@@ -32,8 +32,9 @@ impl InputSizes {
             .parameters()
             .map(|p| p.iter_non_variadic_params().skip(1).map(|p| p.parameter.name.id.to_string()).collect())
             .unwrap_or_default();
-        let mut finder =
-            NameFinder { sizes: InputSizes { names: HashSet::new(), parameters, module_tensors: HashSet::new() } };
+        let mut finder = NameFinder {
+            sizes: InputSizes { names: HashSet::default(), parameters, module_tensors: HashSet::default() },
+        };
         visit_all(node.body(), &mut finder);
         finder.sizes
     }

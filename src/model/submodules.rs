@@ -5,7 +5,7 @@
 //! dict of classes (transformers picks its attention class that way). An `nn.Sequential(...)`
 //! holds nothing here: its own forward runs the loop, so a break inside skips only that frame.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -63,13 +63,13 @@ fn held_classes(
             (method, additions)
         })
         .collect();
-    let mut held: HashMap<String, HashSet<usize>> = HashMap::new();
+    let mut held: HashMap<String, HashSet<usize>> = HashMap::default();
     let mut add = |attr: &str, value: &Expr, method: usize| {
         if sequential.contains(attr) {
             return;
         }
         let locals = &additions[&method].locals;
-        let mut constructors = Constructors { model, dicts, locals, depth: 0, found: HashSet::new() };
+        let mut constructors = Constructors { model, dicts, locals, depth: 0, found: HashSet::default() };
         constructors.visit_expr(value);
         held.entry(attr.to_string()).or_default().extend(constructors.found);
     };
@@ -99,7 +99,7 @@ fn is_sequential(model: &FileModel, value: &Expr) -> bool {
 /// `NAME = {"eager": Attention, "sdpa": SdpaAttention}` at module level: NAME -> the module
 /// classes among the values.
 fn class_dicts(model: &FileModel) -> HashMap<String, Vec<usize>> {
-    let mut dicts = HashMap::new();
+    let mut dicts = HashMap::default();
     for stmt in model.source.parsed.suite() {
         let (target, value) = match stmt {
             Stmt::Assign(assign) if assign.targets.len() == 1 => (&assign.targets[0], assign.value.as_ref()),

@@ -25,7 +25,7 @@
 //! helpers such as `exists(x)` / `default(x, y)` (unknown functions return unknown values),
 //! `torch.jit.is_scripting()`, `torch.is_tensor(x)`, `torch.is_floating_point(x)`.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
@@ -371,10 +371,10 @@ impl<'m, 'a> Tensors<'m, 'a> {
             model.self_class(function).map(|class| nested_submodules(model, class)).unwrap_or_default();
         let mut tensors = Tensors {
             model,
-            names: HashSet::new(),
-            masks: HashSet::new(),
-            zero_dim: HashSet::new(),
-            locals: HashSet::new(),
+            names: HashSet::default(),
+            masks: HashSet::default(),
+            zero_dim: HashSet::default(),
+            locals: HashSet::default(),
             submodules,
             nested_submodules,
             attributes,
@@ -772,7 +772,7 @@ fn summarize(model: &FileModel, function: usize, facts: &CallFacts) -> Summary {
     let all = |test: &dyn Fn(&Expr) -> bool| values.as_ref().is_some_and(|values| values.iter().all(|v| test(v)));
     let returns_tensor = all(&|value| tensors.is_tensor(value));
     let returns_mask = all(&|value| tensors.is_mask(value));
-    let mut passes = HashMap::new();
+    let mut passes = HashMap::default();
     for (id, site) in model.calls().calls_out(function) {
         let slots = parameter_slots(model, site.callee);
         if slots.is_empty() {
@@ -928,8 +928,8 @@ fn is_string(expr: &Expr) -> bool {
 /// The `self.<attr>` of the function's class that are submodules, and those that are parameters
 /// or buffers.
 fn self_tensors(model: &FileModel, function: usize) -> (HashSet<String>, HashSet<String>) {
-    let mut submodules = HashSet::new();
-    let mut attributes = HashSet::new();
+    let mut submodules = HashSet::default();
+    let mut attributes = HashSet::default();
     let Some(class) = model.self_class(function) else {
         return (submodules, attributes);
     };
@@ -968,7 +968,7 @@ const SUBMODULE_DEPTH: usize = 3;
 /// whose `__init__` sets the next attribute to a module. A submodule whose class is not in the
 /// file (`AutoModel.from_config(...)`) tells nothing: its attribute may be a method.
 fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
-    let mut found = HashSet::new();
+    let mut found = HashSet::default();
     let mut held = Submodules::default();
     let mut frontier: Vec<(String, usize)> = vec![(String::new(), class)];
     for depth in 1..SUBMODULE_DEPTH {
@@ -1038,7 +1038,7 @@ impl<'a> Visitor<'a> for BufferCollector<'_> {
 /// Every binding of every local name of the function, parameters first.
 fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<Binding<'a>>> {
     let node = model.function(function).node;
-    let mut collector = BindingCollector { bindings: HashMap::new(), evidence: HashSet::new(), model };
+    let mut collector = BindingCollector { bindings: HashMap::default(), evidence: HashSet::default(), model };
     match node {
         FunctionNode::Def(def) => collector.visit_body(&def.body),
         FunctionNode::Lambda(lambda) => collector.visit_expr(&lambda.body),

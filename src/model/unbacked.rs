@@ -23,8 +23,8 @@
 //!   `nonzero()`) with `capture_scalar_outputs` (PendingUnbackedSymbolNotFound). `crash_with` finds
 //!   those in a file, so that the option is not offered there.
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
@@ -260,14 +260,22 @@ struct Walk<'w, 'a> {
 impl<'w, 'a> Walk<'w, 'a> {
     fn new(others: &'w [Other<'a>], me: Option<usize>, mask: Option<&'a str>) -> Self {
         let budget = Rc::new(Cell::new(MAX_CALLS));
-        Walk { visited: HashSet::new(), sized: HashSet::new(), others, me, mask, returns_to_caller: false, budget }
+        Walk {
+            visited: HashSet::default(),
+            sized: HashSet::default(),
+            others,
+            me,
+            mask,
+            returns_to_caller: false,
+            budget,
+        }
     }
 
     /// The walk of the value in another function, on this walk's budget.
     fn elsewhere<'b>(&self, returns_to_caller: bool) -> Walk<'static, 'b> {
         Walk {
-            visited: HashSet::new(),
-            sized: HashSet::new(),
+            visited: HashSet::default(),
+            sized: HashSet::default(),
             others: &[],
             me: None,
             mask: None,
@@ -1374,7 +1382,7 @@ impl<'a> CrashScan<'a> {
     /// breaks the graph inside the loop first, Dynamo runs the loop's frame eagerly, and the index
     /// is never traced (measured: no failure).
     fn tested_before(&self, row: &str, at: TextRange) -> bool {
-        let names: HashSet<&str> = HashSet::from([row]);
+        let names: HashSet<&str> = HashSet::from_iter([row]);
         self.ifs.iter().any(|(test, range)| {
             range.start() < at.start()
                 && mentions(test, &names)
@@ -1386,7 +1394,7 @@ impl<'a> CrashScan<'a> {
     /// (`for expert_idx in expert_hit`), and names assigned an element of such a row
     /// (`expert_idx = expert_idx[0]`). A row of a 1-d selection is a 0-d tensor.
     fn selection_rows(&self) -> HashSet<&'a str> {
-        let mut rows: HashSet<&'a str> = HashSet::new();
+        let mut rows: HashSet<&'a str> = HashSet::default();
         for (target, iter, _) in &self.loops {
             if self.is_selection(iter, 0)
                 && let Expr::Name(name) = target

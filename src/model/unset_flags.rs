@@ -20,7 +20,7 @@
 //!   whose calls pass the flag as `None` or `False`, or not at all, or pass on their own
 //!   `forward`'s flag of the same name, itself unset.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
@@ -37,7 +37,7 @@ use crate::model::reach::is_entry_point;
 /// `use_cache=True` (None by default)".
 pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
-    let mut unset = Unset { model, known: HashMap::new() };
+    let mut unset = Unset { model, known: HashMap::default() };
     for function in 0..model.functions.len() {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
         if !is_entry_point(&def.name.id) || !ranges.iter().any(|range| def.range().contains_range(*range)) {

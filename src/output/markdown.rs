@@ -9,7 +9,7 @@
 //! findings do not all fit in full, the rest are listed one line each while they fit, and a last
 //! line says how many were left out and how to see them all.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write;
 
 use super::text::{Tally, summary};
@@ -78,7 +78,7 @@ pub fn review(files: &[FileFindings], unsafe_fixes: bool, shape: &Review) -> Str
 
     let limit = if shape.max_chars == 0 { usize::MAX } else { shape.max_chars };
     let mut used = out.chars().count();
-    let mut locators: HashMap<&str, Locator> = HashMap::new();
+    let mut locators: HashMap<&str, Locator> = HashMap::default();
     let mut blocks = Vec::with_capacity(found.len());
     for (position, (file, diagnostic)) in found.iter().enumerate() {
         let locator = locators.entry(file.path).or_insert_with(|| Locator::new(file.text));

@@ -2,7 +2,7 @@
 //! file tells of itself. Pass two keeps the guess when the project's facts would give the same
 //! analysis, so that most files are parsed once.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -68,7 +68,7 @@ fn guess(
     let diagnostics = crate::check_model(model, settings);
     let config_fields = (settings.min_severity == Severity::Low).then(|| {
         let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
-        let mut asked = HashSet::new();
+        let mut asked = HashSet::default();
         off_by_default(model, &ranges, &mut asked);
         asked
     });

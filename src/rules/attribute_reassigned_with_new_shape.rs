@@ -6,7 +6,7 @@
 //! then automatic dynamic shapes cover it (once per size with `dynamic=False`).
 //! Empty buffers grown this way are TCF201's; Python scalars are TCF203's.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, ExprContext, Stmt};
@@ -123,7 +123,7 @@ fn registered_buffers(model: &FileModel, class: usize) -> HashSet<String> {
             true
         }
     }
-    let mut finder = Finder(HashSet::new());
+    let mut finder = Finder(HashSet::default());
     for &method in model.methods_of(class) {
         visit_all(model.function(method).node.body(), &mut finder);
     }
@@ -191,7 +191,7 @@ fn self_attributes_read(expr: &Expr) -> HashSet<String> {
             walk_expr(self, expr);
         }
     }
-    let mut finder = Finder(HashSet::new());
+    let mut finder = Finder(HashSet::default());
     finder.visit_expr(expr);
     finder.0
 }

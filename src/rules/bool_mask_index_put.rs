@@ -11,7 +11,7 @@
 //! grad off, so in a model that raises in training it is still reported, at low severity, saying
 //! that it runs eagerly unless called under `torch.inference_mode()`.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt};
@@ -69,7 +69,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
         tensors: function.tensors(),
         found: Vec::new(),
         no_grad_blocks: Vec::new(),
-        detached: HashSet::new(),
+        detached: HashSet::default(),
     }))
 }
 

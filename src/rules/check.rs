@@ -12,8 +12,8 @@
 //! The checker is handed the rules to run ([`Registered`]) rather than reading the registry: the
 //! registry lists the rule files, and the rule files are written against this checker.
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::{OnceCell, RefCell};
-use std::collections::{HashMap, HashSet};
 
 use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::TextRange;
@@ -229,7 +229,7 @@ fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
     let mut conditions = match model.config_defaults.is_empty() {
         true => vec![None; ranges.len()],
-        false => off_by_default(model, &ranges, &mut HashSet::new()),
+        false => off_by_default(model, &ranges, &mut HashSet::default()),
     };
     let unset = off_unless_passed(model, &ranges);
     let replaced = off_unless_replaced(model, &ranges);

@@ -6,7 +6,7 @@
 //! In a test file that never calls `torch.compile`, the modules it defines run eagerly: there the
 //! call is only a deprecation note (low), even in a `forward`.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{Visitor, walk_expr};
@@ -56,7 +56,7 @@ const BACKEND_ORDER: [&str; 4] = ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MAT
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let eager_tests = is_test_file(&model.source.path) && !compiles_anything(model);
     let region: &[usize] = if eager_tests { &[] } else { model.region_functions() };
     for &function in region {

@@ -4,7 +4,7 @@
 //! and recompiles. The fix calls the existing growth routine once at the end of `__init__` with
 //! the maximum length known there, so in-range inputs never grow it.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -257,7 +257,7 @@ fn self_calls(model: &FileModel, function: usize, compiled: bool) -> Vec<(String
 /// The methods of the class that `__init__` runs, directly or through other methods
 /// (`self.reset_parameters()` calling `self._extend_pe(...)`).
 fn methods_run_by(model: &FileModel, class: usize, init: usize) -> HashSet<String> {
-    let mut run: HashSet<String> = HashSet::new();
+    let mut run: HashSet<String> = HashSet::default();
     let mut pending = vec![init];
     while let Some(function) = pending.pop() {
         // `__init__` and what it calls run eagerly, whatever `is_compiling()` branches they hold.

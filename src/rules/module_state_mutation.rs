@@ -4,7 +4,7 @@
 //! every call until the recompile limit (8), then the frame runs eagerly. The fix (unsafe) makes
 //! an int counter a 0-d buffer updated out of place, which Dynamo traces as a graph input.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -61,7 +61,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             continue;
         }
         let attributes = scalar_attributes(model, class);
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for attribute in &attributes {
             let name = attribute.init.attr.as_str();
             if !seen.insert(name) {
@@ -356,7 +356,7 @@ fn control_flow_read(model: &FileModel, functions: &[usize], name: &str) -> Opti
     }
     let text = model.source.text.as_str();
     functions.iter().find_map(|&function| {
-        let mut finder = Finder { name, text, derived: HashSet::new(), found: None };
+        let mut finder = Finder { name, text, derived: HashSet::default(), found: None };
         visit_function(model, function, &mut finder);
         finder.found
     })

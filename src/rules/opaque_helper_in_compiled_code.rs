@@ -5,7 +5,7 @@
 //! attribute in the compiled code. `self.config.x` is not a hazard: Dynamo treats it as constant;
 //! nor is a "helper" that holds an `nn.Module` (wav2vec2's `feature_extractor`, a VQ tokenizer).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -40,7 +40,7 @@ pub const HOOKS: Hooks = Hooks::File(check);
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
-    let mut names: HashMap<usize, CacheNames> = HashMap::new();
+    let mut names: HashMap<usize, CacheNames> = HashMap::default();
     for &function in model.region_functions() {
         let Some(class) = model.self_class(function) else { continue };
         let helpers: Vec<&String> =
@@ -79,7 +79,7 @@ fn lazy_masked_write(checker: &Checker, function: usize) -> impl FnOnce() -> Opt
         let model = checker.model;
         let graph = model.calls();
         let mut callers = vec![function];
-        let mut seen: HashSet<usize> = HashSet::from([function]);
+        let mut seen: HashSet<usize> = HashSet::from_iter([function]);
         while let Some(callee) = callers.pop() {
             for (_, site) in graph.call_sites(callee) {
                 if seen.insert(site.caller) {

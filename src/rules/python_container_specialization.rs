@@ -4,7 +4,7 @@
 //! elements: it guards on the list's length and compiles one version per distinct length,
 //! dynamic shapes or not. The list should become one tensor before the compiled call.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Comprehension, Expr, Stmt};
@@ -46,7 +46,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
         function,
         lists,
         in_assert: None,
-        rebound: HashMap::new(),
+        rebound: HashMap::default(),
         imports: &model.imports,
         found: Vec::new(),
     }))
@@ -132,10 +132,10 @@ fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
         }
     }
     let node = model.function(function).node;
-    let Some(parameters) = node.parameters() else { return HashSet::new() };
+    let Some(parameters) = node.parameters() else { return HashSet::default() };
     let parameters: HashSet<String> =
         parameters.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect();
-    let mut finder = Finder { parameters: &parameters, validating: None, found: HashSet::new() };
+    let mut finder = Finder { parameters: &parameters, validating: None, found: HashSet::default() };
     visit_compiled(node.body(), &mut finder);
     finder.found
 }
@@ -251,7 +251,7 @@ impl<'a> FunctionHooks<'a> for UseFinder<'_, 'a> {
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
-        let mut reported = HashSet::new();
+        let mut reported = HashSet::default();
         for (parameter, range, how) in self.found {
             if !reported.insert(parameter.clone()) {
                 continue; // one finding per argument: the first place its length matters

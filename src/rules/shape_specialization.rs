@@ -11,7 +11,7 @@
 //! change between calls cost anything, so the rule stays with names and sources that say they do:
 //! config ints, `len(self.layers)` and the module's own sizes are not reported.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
@@ -58,7 +58,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
         caches,
         fallbacks,
         cache_lengths: Vec::new(),
-        reported: HashSet::new(),
+        reported: HashSet::default(),
         found: Vec::new(),
     }))
 }

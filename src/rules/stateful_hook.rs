@@ -11,7 +11,7 @@
 
 mod record_always;
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -247,7 +247,7 @@ impl Scope {
         let mut locals = bindings(function.node, Bindings::Everything).0;
         locals.remove("self");
 
-        let mut closure = HashSet::new();
+        let mut closure = HashSet::default();
         let (declared, mut reassigned) = declared_nonlocal_or_global(model);
         let mut parent = function.parent;
         while let Some(enclosing) = parent {
@@ -453,8 +453,8 @@ fn declared_nonlocal_or_global(model: &FileModel) -> (HashSet<String>, HashSet<S
         }
         fn visit_expr(&mut self, _expr: &'a Expr) {}
     }
-    let mut declared = HashSet::new();
-    let mut reassigned = HashSet::new();
+    let mut declared = HashSet::default();
+    let mut reassigned = HashSet::default();
     for function in &model.functions {
         let FunctionNode::Def(def) = function.node else { continue };
         let mut declarations = Declarations::default();
@@ -483,7 +483,7 @@ struct BindingCollector {
 
 impl Default for BindingCollector {
     fn default() -> Self {
-        Self { once: HashSet::new(), twice: HashSet::new(), kind: Bindings::Everything }
+        Self { once: HashSet::default(), twice: HashSet::default(), kind: Bindings::Everything }
     }
 }
 

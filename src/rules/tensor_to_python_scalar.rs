@@ -6,7 +6,7 @@
 //! factory arguments: `model::unbacked`), the fix turns `capture_scalar_outputs` on for the module;
 //! a file that already does is not reported for those.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::{self as ast, Expr, Operator};
 use ruff_text_size::{Ranged, TextRange};
@@ -45,7 +45,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
         function,
         tensors: function.tensors(),
         found: Vec::new(),
-        in_arithmetic: HashSet::new(),
+        in_arithmetic: HashSet::default(),
     }))
 }
 

@@ -3,6 +3,7 @@
 //! would. DisplayOnly suggestions are never written, so they are no action (the diagnostic's
 //! message quotes them).
 
+// The LSP types take std's HashMap.
 use std::collections::HashMap;
 
 use lsp_types::{

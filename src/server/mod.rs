@@ -12,7 +12,7 @@ mod documents;
 mod hover;
 mod workspace;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -164,7 +164,7 @@ impl Server {
     fn new(connection: Connection, root: PathBuf, encoding: Encoding) -> Self {
         Server {
             connection,
-            documents: HashMap::new(),
+            documents: HashMap::default(),
             workspace: Workspace::new(root),
             encoding,
             events: crossbeam_channel::unbounded(),

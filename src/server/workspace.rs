@@ -4,7 +4,8 @@
 //! background and updated as files are saved. A buffer is analysed against that index with its
 //! own summary in place of the file's on disk.
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -63,7 +64,7 @@ impl Workspace {
             config_stamps: Vec::new(),
             summaries: Summaries::new(),
             revision: 0,
-            facts: HashMap::new(),
+            facts: HashMap::default(),
             root,
         };
         workspace.load_config();

@@ -5,7 +5,7 @@
 //! move before the selection, and a Python part of the test (`h.dtype == torch.float16 and ...`)
 //! stays an `if` around it.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::statement_visitor::{StatementVisitor, walk_stmt};

@@ -13,7 +13,7 @@
 //! detached would keep its autograd graph alive until the next call. Comments in the lines the fix
 //! rewrites, and multi-line strings, make it refuse: their text must not change.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt, UnaryOp};
@@ -84,7 +84,7 @@ struct Stores<'a> {
 
 impl<'a> Stores<'a> {
     fn of(def: &'a ast::StmtFunctionDef) -> Self {
-        let mut stores = Stores { fixed: HashSet::new(), call_values: HashSet::new() };
+        let mut stores = Stores { fixed: HashSet::default(), call_values: HashSet::default() };
         for parameter in def.parameters.iter_non_variadic_params() {
             let name = parameter.parameter.name.id.as_str();
             if parameter.default.is_some() { stores.fixed.insert(name) } else { stores.call_values.insert(name) };
