@@ -264,6 +264,16 @@ fn io_reason(err: &std::io::Error) -> String {
     }
 }
 
+/// The byte offsets where `word` stands as a whole identifier in `text` (in code, strings and
+/// comments alike: a caller that counts mentions errs towards "mentioned").
+pub fn identifier_occurrences<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usize> + 't {
+    let is_identifier = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).map(|(at, _)| at).filter(move |&at| {
+        !text[..at].chars().next_back().is_some_and(is_identifier)
+            && !text[at + word.len()..].chars().next().is_some_and(is_identifier)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,9 @@ pub struct Site {
     pub in_loop: bool,
     /// Inside an `if` branch: it runs only when its condition holds.
     pub in_branch: bool,
+    /// Inside a generator expression, which Dynamo cannot resume in after a break: like a loop,
+    /// a break here makes it run the whole frame eagerly.
+    pub in_generator: bool,
 }
 
 pub trait CompiledCodeVisitor<'a> {
@@ -182,7 +185,7 @@ struct Walker<'v, 'i, V> {
 
 impl<V> Walker<'_, '_, V> {
     fn site(&self) -> Site {
-        Site { in_loop: self.loop_depth > 0, in_branch: self.branch_depth > 0 }
+        Site { in_loop: self.loop_depth > 0, in_branch: self.branch_depth > 0, in_generator: false }
     }
 
     fn guards(&self) -> Guards<'_> {

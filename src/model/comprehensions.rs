@@ -9,7 +9,7 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{self as ast, Expr, ExprContext};
+use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, UnaryOp};
 
 use crate::model::tensor::Tensors;
 
@@ -77,11 +77,13 @@ impl<'a> ComprehensionNames<'a> {
         }
     }
 
-    /// Whether `expr` is a tensor, with the comprehension's names in scope.
+    /// Whether `expr` is a tensor, with the comprehension's names in scope. An expression that
+    /// reads one of them in a way not modelled here is not known to be one.
     pub fn is_tensor(&self, expr: &Expr, tensors: &Tensors) -> bool {
         match expr {
             Expr::Name(name) if self.bound.contains(name.id.as_str()) => self.tensors.contains(name.id.as_str()),
             Expr::Subscript(subscript) => self.is_tensor(&subscript.value, tensors),
+            _ if self.reads_own_name(expr) => self.is_mask(expr, tensors),
             _ => tensors.is_tensor(expr),
         }
     }
@@ -90,8 +92,41 @@ impl<'a> ComprehensionNames<'a> {
     pub fn is_mask(&self, expr: &Expr, tensors: &Tensors) -> bool {
         match expr {
             Expr::Name(name) if self.bound.contains(name.id.as_str()) => self.masks.contains(name.id.as_str()),
-            _ => tensors.is_mask(expr),
+            _ if !self.reads_own_name(expr) => tensors.is_mask(expr),
+            Expr::UnaryOp(op) => op.op == UnaryOp::Invert && self.is_mask(&op.operand, tensors),
+            Expr::BinOp(op) => {
+                matches!(op.op, Operator::BitAnd | Operator::BitOr | Operator::BitXor)
+                    && self.is_mask(&op.left, tensors)
+                    && self.is_mask(&op.right, tensors)
+            }
+            // `t > 0`, `ids[:, 0] == u`: an ordering or equality with a tensor on one side.
+            Expr::Compare(compare) => {
+                let operands = || std::iter::once(compare.left.as_ref()).chain(&compare.comparators);
+                compare.ops.iter().all(|op| !matches!(op, CmpOp::Is | CmpOp::IsNot | CmpOp::In | CmpOp::NotIn))
+                    && operands().any(|operand| self.is_tensor(operand, tensors))
+            }
+            _ => false,
         }
+    }
+
+    /// Whether `expr` reads a name the comprehension binds.
+    fn reads_own_name(&self, expr: &Expr) -> bool {
+        struct Reads<'n, 'a> {
+            bound: &'n HashSet<&'a str>,
+            found: bool,
+        }
+        impl<'e> Visitor<'e> for Reads<'_, '_> {
+            fn visit_expr(&mut self, expr: &'e Expr) {
+                match expr {
+                    Expr::Name(name) if self.bound.contains(name.id.as_str()) => self.found = true,
+                    _ if !self.found => walk_expr(self, expr),
+                    _ => {}
+                }
+            }
+        }
+        let mut reads = Reads { bound: &self.bound, found: false };
+        reads.visit_expr(expr);
+        reads.found
     }
 }
 
@@ -144,6 +179,33 @@ impl<'a> MaskReads<'_, 'a> {
     }
 }
 
+impl<'a> MaskReads<'_, 'a> {
+    /// What a comprehension evaluates with its own names bound: its elements, its conditions and
+    /// every iterable but the first.
+    fn visit_comprehension_body(&mut self, comprehension: &'a Expr, generators: &'a [ast::Comprehension]) {
+        for (index, generator) in generators.iter().enumerate() {
+            if index > 0 {
+                self.visit_expr(&generator.iter);
+            }
+            for condition in &generator.ifs {
+                self.visit_expr(condition);
+            }
+        }
+        match comprehension {
+            Expr::ListComp(comp) => self.visit_expr(&comp.elt),
+            Expr::SetComp(comp) => self.visit_expr(&comp.elt),
+            Expr::Generator(comp) => self.visit_expr(&comp.elt),
+            Expr::DictComp(comp) => {
+                if let Some(key) = &comp.key {
+                    self.visit_expr(key);
+                }
+                self.visit_expr(&comp.value);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl<'a> Visitor<'a> for MaskReads<'_, 'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         let generators = match expr {
@@ -156,11 +218,15 @@ impl<'a> Visitor<'a> for MaskReads<'_, 'a> {
             _ => None,
         };
         if let Some(generators) = generators {
+            // The first iterable is evaluated in the enclosing scope, before any name is bound.
+            if let Some(first) = generators.first() {
+                self.visit_expr(&first.iter);
+            }
             let is_generator = usize::from(expr.is_generator_expr());
             let names = ComprehensionNames::within(self.names(), generators, self.tensors);
             self.scopes.push(names);
             self.generators += is_generator;
-            walk_expr(self, expr);
+            self.visit_comprehension_body(expr, generators);
             self.generators -= is_generator;
             self.scopes.pop();
             return;

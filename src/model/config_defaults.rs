@@ -23,6 +23,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::imports::unqualified;
 use crate::model::module::{is_self, self_assignments};
+use crate::source::identifier_occurrences;
 
 /// A config field's default, as the config class writes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -598,14 +599,7 @@ fn reassigned_in_subclasses(model: &FileModel, class: usize) -> HashSet<String> 
 
 /// How many times `word` stands as a whole identifier in `text`.
 fn word_count(text: &str, word: &str) -> usize {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word)
-        .filter(|(at, _)| {
-            let before = text[..*at].chars().next_back();
-            let after = text[at + word.len()..].chars().next();
-            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-        })
-        .count()
+    identifier_occurrences(text, word).count()
 }
 
 /// The walk of a class's methods that marks the findings in branches the default config turns off.

@@ -25,6 +25,8 @@ use crate::model::submodules::Submodules;
 pub enum InLoop {
     /// The break sits in a loop body of the function itself (named).
     Body(String),
+    /// The break sits in a generator expression of the function itself (named).
+    Generator(String),
     /// The function is called in a loop of another one (named).
     CalledInLoop(String),
     /// The function is a hook registered in a loop: on repeated blocks that `forward` runs in a loop.
@@ -35,6 +37,11 @@ impl fmt::Display for InLoop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InLoop::Body(frame) => write!(f, "it is inside a loop, so Dynamo runs all of `{frame}` eagerly"),
+            InLoop::Generator(frame) => write!(
+                f,
+                "it is inside a generator expression, where Dynamo cannot resume after a break, so it runs all of \
+                 `{frame}` eagerly"
+            ),
             InLoop::CalledInLoop(frame) => {
                 write!(f, "it runs in a loop in `{frame}`, so Dynamo runs all of `{frame}` eagerly")
             }
@@ -84,6 +91,9 @@ impl LoopCalls {
     pub fn in_loop(&self, model: &FileModel, function: usize, site: Site) -> Option<InLoop> {
         if site.in_loop {
             return Some(InLoop::Body(model.function(function).qualname.clone()));
+        }
+        if site.in_generator {
+            return Some(InLoop::Generator(model.function(function).qualname.clone()));
         }
         if let Some(frame) = self.frames_of.get(&function).and_then(|frames| frames.first()) {
             return Some(InLoop::CalledInLoop(frame.clone()));

@@ -86,6 +86,8 @@ enum Binding<'a> {
     UsedAsTensor,
     /// A parameter annotated as a tensor: a tensor of any rank.
     AnnotatedTensor,
+    /// A parameter annotated `torch.BoolTensor`: a mask.
+    AnnotatedMask,
     /// A `for` target walking the value (`for row in x`, `for a, b in zip(x, y)`): a tensor's
     /// rows are tensors; a range's or a list's items are not known to be.
     Row(&'a Expr),
@@ -405,14 +407,23 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 if known.contains(name) {
                     continue;
                 }
-                // A mask rebound from itself (`keep = keep.masked_fill(pad, False)`) stays one:
-                // its own name counts as a mask while its bindings are judged.
-                let assume_self = kind == Kind::Mask && self.masks.insert(name.clone());
                 let verdicts: Vec<Option<bool>> = bindings.iter().map(|b| self.verdict(b, kind)).collect();
-                if assume_self {
-                    self.masks.remove(name);
+                if !verdicts.contains(&Some(true)) {
+                    continue;
                 }
-                if verdicts.contains(&Some(true)) && !verdicts.contains(&Some(false)) {
+                // A mask rebound from itself (`keep = keep.masked_fill(pad, False)`) stays one: once
+                // a binding of its own makes it one, its name counts as a mask while the others are
+                // judged (never the other way round: `idx = idx.flatten()` on an input is no mask).
+                let judged_again = kind == Kind::Mask && verdicts.contains(&Some(false));
+                let verdicts = match judged_again && self.masks.insert(name.clone()) {
+                    true => {
+                        let again: Vec<Option<bool>> = bindings.iter().map(|b| self.verdict(b, kind)).collect();
+                        self.masks.remove(name);
+                        again
+                    }
+                    false => verdicts,
+                };
+                if !verdicts.contains(&Some(false)) {
                     grown.push(name.clone());
                 }
             }
@@ -484,6 +495,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // A mask is a mask only while every binding is one (`mask = mask.long()` ends that).
             (Binding::Value(value), Kind::Mask) => Some(self.is_mask(value)),
             (Binding::Element(_), Kind::Mask) => None,
+            (Binding::AnnotatedMask, _) => Some(true),
             (Binding::UsedAsTensor | Binding::AnnotatedTensor | Binding::Presumed, Kind::Tensor) => Some(true),
             (Binding::UsedAsTensor | Binding::AnnotatedTensor | Binding::Presumed, Kind::Mask) => None,
             (Binding::NotTensor, _) => Some(false),
@@ -1054,7 +1066,10 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
             });
             let binding = match parameter.parameter.annotation.as_deref() {
                 _ if python_default => Binding::NotTensor,
-                Some(annotation) if is_tensor_annotation(annotation) => Binding::AnnotatedTensor,
+                Some(annotation) if is_tensor_annotation(annotation) => match names_bool_tensor(annotation) {
+                    true => Binding::AnnotatedMask,
+                    false => Binding::AnnotatedTensor,
+                },
                 Some(_) => Binding::NotTensor,
                 None if presumed.contains(&name) => Binding::Presumed,
                 None => Binding::Unknown,
@@ -1071,6 +1086,17 @@ fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<B
 }
 
 /// `Tensor`, `torch.FloatTensor`, `Optional[torch.Tensor]`, `torch.Tensor | None`.
+/// `torch.BoolTensor`, `Optional[torch.BoolTensor]`, `torch.BoolTensor | None` (of the forms
+/// `is_tensor_annotation` accepts).
+fn names_bool_tensor(annotation: &Expr) -> bool {
+    match annotation {
+        Expr::Subscript(subscript) => names_bool_tensor(&subscript.slice),
+        Expr::BinOp(op) => names_bool_tensor(&op.left) || names_bool_tensor(&op.right),
+        Expr::StringLiteral(literal) => literal.value.to_str().ends_with("BoolTensor"),
+        _ => last_segment(annotation) == Some("BoolTensor"),
+    }
+}
+
 fn is_tensor_annotation(annotation: &Expr) -> bool {
     match annotation {
         Expr::Subscript(subscript) if last_segment(&subscript.value) == Some("Optional") => {

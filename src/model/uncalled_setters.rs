@@ -6,11 +6,12 @@
 
 use ruff_python_ast::visitor::{Visitor, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::module::{init_method, is_self, self_assignments};
 use crate::model::reach::is_entry_point;
+use crate::source::identifier_occurrences;
 
 #[derive(Debug, Clone)]
 pub struct UncalledSetter {
@@ -81,32 +82,83 @@ fn in_attribute(model: &FileModel, class: usize, init: usize, attribute: &str) -
 }
 
 /// A plain method (no decorator: a property setter runs on assignment) that the file names only
-/// where it defines it, and that is no entry point or dunder the user or Python calls.
+/// where it defines it, and that is no entry point, dunder or hook that Python, torch or a
+/// training framework calls by name.
 fn is_uncalled(model: &FileModel, method: usize) -> bool {
     let function = model.function(method);
     let FunctionNode::Def(def) = function.node else { return false };
     def.decorator_list.is_empty()
         && !is_entry_point(&function.name)
-        && !function.name.starts_with("__")
-        && words(&model.source.text, &function.name).count() == 1
+        && !called_by_name(&function.name)
+        && identifier_occurrences(&model.source.text, &function.name).count() == 1
 }
 
-/// Every mention of the attribute in the file is `self.<attribute>` inside the class: no other
-/// object's code sets it, and no string names it.
+/// Methods that torch (`load_state_dict` calls `set_extra_state`, `model.train()`), transformers
+/// (`_init_weights`) or a training framework (Lightning's `on_fit_start`, `training_step`,
+/// `configure_optimizers`) calls by name: no call in the project names them.
+fn called_by_name(name: &str) -> bool {
+    const METHODS: &[&str] = &[
+        "set_extra_state",
+        "get_extra_state",
+        "_load_from_state_dict",
+        "_save_to_state_dict",
+        "load_state_dict",
+        "state_dict",
+        "train",
+        "eval",
+        "reset_parameters",
+        "_reset_parameters",
+        "extra_repr",
+        "apply",
+        "_apply",
+        "to",
+        "_init_weights",
+        "init_weights",
+        "post_init",
+        "tie_weights",
+        "setup",
+        "teardown",
+    ];
+    name.starts_with("__")
+        || METHODS.contains(&name)
+        || name.starts_with("on_")
+        || name.starts_with("configure_")
+        || name.ends_with("_step")
+        || name.ends_with("_hook")
+}
+
+/// Every mention of the attribute in the file is `self.<attribute>` in the class's own code (not
+/// in a class nested in it, whose `self` is another object): no other object's code sets it, and
+/// no string names it.
 fn only_self_in_class(model: &FileModel, class: usize, attribute: &str) -> bool {
     let text = &model.source.text;
     let range = model.classes[class].node.range();
-    words(text, attribute)
-        .all(|at| range.contains(ruff_text_size::TextSize::new(at as u32)) && text[..at].ends_with("self."))
+    let nested = nested_classes(model.classes[class].node);
+    identifier_occurrences(text, attribute).all(|at| {
+        let at_size = TextSize::new(at as u32);
+        range.contains(at_size) && !nested.iter().any(|inner| inner.contains(at_size)) && after_self(&text[..at])
+    })
 }
 
-/// The byte offsets where `word` stands as a whole identifier in `text`.
-fn words<'t>(text: &'t str, word: &'t str) -> impl Iterator<Item = usize> + 't {
-    let is_identifier = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).map(|(at, _)| at).filter(move |&at| {
-        !text[..at].chars().next_back().is_some_and(is_identifier)
-            && !text[at + word.len()..].chars().next().is_some_and(is_identifier)
-    })
+/// Whether `before` ends with `self.` (not `new_self.`).
+fn after_self(before: &str) -> bool {
+    before.strip_suffix("self.").is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// The ranges of the classes defined anywhere inside a class's body.
+fn nested_classes(class: &ast::StmtClassDef) -> Vec<TextRange> {
+    struct Classes(Vec<TextRange>);
+    impl<'a> Visitor<'a> for Classes {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::ClassDef(class) = stmt {
+                self.0.push(class.range());
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut classes = Classes(Vec::new());
+    classes.visit_body(&class.body);
+    classes.0
 }
 
 /// The bodies of the `if`s in the class's methods whose test needs the attribute on:
@@ -148,6 +200,10 @@ impl BranchFinder<'_> {
 
 impl<'a> Visitor<'a> for BranchFinder<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        // A class nested in a method has its own `self`.
+        if stmt.is_class_def_stmt() {
+            return;
+        }
         if let Stmt::If(if_stmt) = stmt
             && self.needs_on(&if_stmt.test)
             && let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())

@@ -168,15 +168,35 @@ fn rebuilds(model: &FileModel, function: usize) -> Vec<Rebuild> {
 }
 
 /// Per-call state (recurrent_gemma's `conv1d_state`): besides the rebuild, the function stores a
-/// new value computed in the call. Its size follows the inputs on every call anyway, so the
-/// check adds no recompile (measured: the same compile count with and without it).
+/// new value computed from this call's data (`self.state = window[:, :, -k:]`). Its size follows
+/// the inputs on every call anyway, so the check adds no recompile (measured: the same compile
+/// count with and without it). Moving or casting the old value (`self.table.to(x.device)`) is no
+/// new state.
 fn stored_on_every_call(model: &FileModel, function: usize, rebuild: &Rebuild) -> bool {
     let Body::Stmts(body) = model.function(function).node.body() else { return false };
     let mut assignments = Assignments::default();
     assignments.visit_body(body);
     assignments.found.iter().any(|(attribute, value, range)| {
-        *attribute == rebuild.attribute && !rebuild.check.contains_range(*range) && !value.is_literal_expr()
+        *attribute == rebuild.attribute && !rebuild.check.contains_range(*range) && reads_local_data(value)
     })
+}
+
+/// Whether `value` reads the data of a local name (`window[...]`, `pad(x, ...)`), not only its
+/// metadata (`x.device`, `x.shape`).
+fn reads_local_data(value: &Expr) -> bool {
+    struct Reads(bool);
+    impl<'a> Visitor<'a> for Reads {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Attribute(attr) if matches!(attr.attr.id.as_str(), "device" | "dtype" | "shape" | "ndim") => {}
+                Expr::Name(name) if name.id != "self" => self.0 = true,
+                _ => walk_expr(self, expr),
+            }
+        }
+    }
+    let mut reads = Reads(false);
+    reads.visit_expr(value);
+    reads.0
 }
 
 /// The `self.<attr>` names an expression reads.

@@ -92,7 +92,7 @@ impl<'a> Checker<'a> {
             if let Some(recording) = &self.recording {
                 let mut recording = recording.borrow_mut();
                 match &in_loop {
-                    InLoop::Body(frame) => _ = recording.insert(frame.clone()),
+                    InLoop::Body(frame) | InLoop::Generator(frame) => _ = recording.insert(frame.clone()),
                     InLoop::CalledInLoop(_) => recording.extend(loop_calls.frames_running(function).iter().cloned()),
                     InLoop::HookOnRepeatedModules => {}
                 }
@@ -204,6 +204,7 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Ve
     let checker = Checker::new(model, settings, rules);
     let mut diagnostics = run_rules(&checker, &enabled);
     drop_dead_code_findings(model, &mut diagnostics);
+    crate::rules::print_in_compiled_code::guard_what_outputs_read(&model.source.text, &mut diagnostics);
     mark_off_by_default(model, &mut diagnostics);
     diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));

@@ -78,11 +78,9 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
             // Its own scope: the tensors model does not know its names.
             Expr::Lambda(_) => return false,
             Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
-                // Dynamo cannot resume inside a generator expression: a break there skips the
-                // frame, as one in a loop does.
-                let reads = mask_reads(expr, self.tensors).into_iter().map(|found| {
-                    (found.read, Site { in_loop: site.in_loop || found.in_generator, ..site })
-                });
+                let reads = mask_reads(expr, self.tensors)
+                    .into_iter()
+                    .map(|found| (found.read, Site { in_generator: found.in_generator, ..site }));
                 self.in_comprehensions.extend(reads);
                 return false;
             }
@@ -95,9 +93,16 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        if self.found.is_empty() && self.in_comprehensions.is_empty() {
+            return;
+        }
         let function = self.function;
         let model = function.model();
-        for &(expr, site) in &self.in_comprehensions {
+        // With `capture_dynamic_output_shape_ops` on, a selection traces; what a comprehension's
+        // results feed is not followed, so none is reported (as a plain one that nothing breaks on).
+        let captured = sets(model, Capture::DynamicOutputShapeOps);
+        let in_comprehensions = if captured { &[][..] } else { &self.in_comprehensions[..] };
+        for &(expr, site) in in_comprehensions {
             let diagnostic = function.graph_break(selection_diagnostic(function, expr), site);
             diagnostics.push(diagnostic.without_fix(format!(
                 "the selection is made inside a comprehension, whose results tcfix does not follow; {DENSE_ADVICE}"
@@ -110,7 +115,6 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
         let selections: Vec<Selection> =
             self.found.iter().map(|(expr, _)| Selection { expr, mask: self.mask_of(expr) }).collect();
         let verdicts = flow.selections(&selections);
-        let captured = sets(model, Capture::DynamicOutputShapeOps);
         let mut setting: Option<Result<Fix, String>> = None;
         for ((expr, site), still_breaks) in self.found.into_iter().zip(verdicts) {
             if captured && still_breaks.is_none() {

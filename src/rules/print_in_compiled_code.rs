@@ -1,6 +1,8 @@
 //! TCF101 print-in-compiled-code: `print`, `logging`, `logger.<level>()` and `warnings.warn`
 //! in the compiled region break the graph (GB0059, GB0291, GB0007). The fix guards the
-//! statement with `if not torch.compiler.is_compiling():`, so eager runs still print.
+//! statement with `if not torch.compiler.is_compiling():`, so eager runs still print. A value
+//! that is read only to be printed (`logger.info(f"shift {int(self.shift)}")`: TCF103's break)
+//! gets the same guard as its fix: under compile it is then neither computed nor printed.
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -125,6 +127,30 @@ fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, st
             diagnostic.with_fix(fix)
         }
         None => diagnostic.without_fix("the statement shares its line with other code: put it on a line of its own"),
+    }
+}
+
+/// Gives the findings without a fix that lie in the arguments of a guarded output call (a tensor
+/// read to be formatted into the message) the guard as their fix. Not when the call binds a name
+/// (`print(n := t.item())`): the value then outlives the message.
+pub fn guard_what_outputs_read(text: &str, diagnostics: &mut [Diagnostic]) {
+    let guards: Vec<(TextRange, Fix, String)> = diagnostics
+        .iter()
+        .filter(|d| std::ptr::eq(d.rule, &RULE) && !text[d.range].contains(":="))
+        .filter_map(|d| Some((d.range, d.fix.clone()?, d.message.clone())))
+        .collect();
+    for diagnostic in diagnostics.iter_mut().filter(|d| d.fix.is_none() && !std::ptr::eq(d.rule, &RULE)) {
+        let Some((_, guard, message)) = guards.iter().find(|(call, ..)| call.contains_range(diagnostic.range)) else {
+            continue;
+        };
+        let output = message.split('`').nth(1).unwrap_or("the output call");
+        let title = format!(
+            "{} on the `{output}` this value is only read for (under compile it is then neither computed nor \
+             written)",
+            guard.title
+        );
+        diagnostic.fix = Some(Fix { title, ..guard.clone() });
+        diagnostic.no_fix_reason = None;
     }
 }
 

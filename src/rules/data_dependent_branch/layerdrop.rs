@@ -5,6 +5,7 @@
 //! Eager runs test the draw as before. A test that keeps the layer when it holds (`p > rate`)
 //! gets `is_compiling() or` instead.
 
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
@@ -23,10 +24,15 @@ pub(super) fn layerdrop_off_fix(
 ) -> Option<Result<Fix, String>> {
     let test = match if_stmt.test.as_ref() {
         compare @ Expr::Compare(_) if compares_with_layerdrop(compare) => LayerDropTest::of(compare),
-        Expr::BoolOp(bool_op) => Some(layerdrop_operand(bool_op)?),
+        Expr::BoolOp(bool_op) if bool_op.values.iter().any(compares_with_layerdrop) => layerdrop_operand(bool_op),
         _ => return None,
     };
     let Some(test) = test else { return Some(Err(LAYERDROP.into())) };
+    // The guard skips the rest of the test under compile: a name it binds (`(p := torch.rand([]))`)
+    // would be unbound after it.
+    if contains_named_expr(&if_stmt.test) {
+        return Some(Err(LAYERDROP.into()));
+    }
     // A fix that loads torch into the module would change what importing it does: only where the
     // file already names torch (it draws with `torch.rand`, so it nearly always does).
     let torch = torch_name_at(model, if_stmt.test.start());
@@ -45,6 +51,19 @@ pub(super) fn layerdrop_off_fix(
          so the layer loop is traced instead of running eagerly"
     );
     Some(Ok(Fix::new(title, Safety::Unsafe, edits)))
+}
+
+fn contains_named_expr(expr: &Expr) -> bool {
+    struct Named(bool);
+    impl<'a> Visitor<'a> for Named {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            self.0 |= expr.is_named_expr();
+            walk_expr(self, expr);
+        }
+    }
+    let mut named = Named(false);
+    named.visit_expr(expr);
+    named.0
 }
 
 /// `self.training and p < self.layerdrop`: the one LayerDrop comparison among the operands, when
