@@ -16,6 +16,7 @@ mod layerdrop;
 mod masked_write;
 mod rewrite;
 mod selection;
+mod ternary;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -66,6 +67,8 @@ struct Branch<'a> {
     site: Site,
     /// The `if` statement whose test this is (not for `elif`, `while`, ternaries, `and`/`or`).
     statement: Option<&'a ast::StmtIf>,
+    /// The ternary whose test this is.
+    ternary: Option<&'a ast::ExprIf>,
 }
 
 struct BranchFinder<'c, 'a> {
@@ -81,7 +84,7 @@ impl<'a> BranchFinder<'_, 'a> {
     fn test(&mut self, keyword: Keyword, test: &'a Expr, site: Site, statement: Option<&'a ast::StmtIf>) {
         self.tests.push(test.range());
         if self.tensors.is_data_dependent(test) {
-            self.found.push(Branch { keyword, test, site, statement });
+            self.found.push(Branch { keyword, test, site, statement, ternary: None });
         }
     }
 }
@@ -110,7 +113,12 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
 
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
         match expr {
-            Expr::If(if_expr) => self.test(Keyword::Ternary, &if_expr.test, site, None),
+            Expr::If(if_expr) => {
+                self.test(Keyword::Ternary, &if_expr.test, site, None);
+                if let Some(branch) = self.found.last_mut().filter(|branch| branch.test.range() == if_expr.test.range()) {
+                    branch.ternary = Some(if_expr);
+                }
+            }
             Expr::BoolOp(op) => {
                 let inside_test = self.tests.iter().any(|test| test.contains_range(op.range()));
                 if !inside_test {
@@ -146,7 +154,11 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
             let message = format!("{construct} in {} branches on tensor data: the graph breaks", function.describe());
             let diagnostic = Diagnostic::new(&RULE, branch.test.range(), message);
             let diagnostic = function.graph_break(diagnostic, branch.site);
-            let fix = branch.statement.map(|statement| if_fix(function, self.tensors, statement));
+            let fix = match (branch.statement, branch.ternary) {
+                (Some(statement), _) => Some(if_fix(function, self.tensors, statement)),
+                (None, Some(ternary)) => Some(ternary_fix(function, self.tensors, ternary)),
+                (None, None) => None,
+            };
             diagnostics.push(match fix {
                 Some(Ok(fix)) => diagnostic.with_fix(fix),
                 Some(Err(reason)) => diagnostic.without_fix(reason),
@@ -179,6 +191,12 @@ fn if_fix(function: &Function, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Resu
     // An `if` statement is in a def, never in a lambda.
     let FunctionNode::Def(def) = model.function(function.id).node else { return Err(NO_FIX.into()) };
     selection::where_fix(model, tensors, &def.body, if_stmt)
+}
+
+fn ternary_fix(function: &Function, tensors: &Tensors, ternary: &ast::ExprIf) -> Result<Fix, String> {
+    let model = function.model();
+    let FunctionNode::Def(def) = model.function(function.id).node else { return Err(NO_FIX.into()) };
+    ternary::where_fix(model, tensors, &def.body, ternary)
 }
 
 const NO_FIX: &str =

@@ -46,16 +46,24 @@ pub(super) fn assert_fix(
                     still read them: write it with `&`, `|`, `~` on tensors first"
             .into());
     }
-    if let Some(message) = message {
-        check_message(model, tensors, message)?;
-    }
+    let placeholders = match message {
+        Some(message) => check_message(model, tensors, message)?,
+        None => Vec::new(),
+    };
     let rewrite = Rewrite::new(model, if_stmt, &test)?;
     let (torch, import) = torch_name(model);
     let tensor_text = rewrite.text(tensor_test.range());
     let condition = if negated { tensor_text } else { format!("{torch}.logical_not({tensor_text})") };
     // Without a message the failure would read "Expected Tensor with single nonzero value": name
     // the exception instead.
-    let message = message.map_or_else(|| format!("\"{exception}\""), |message| rewrite.text(message.range()));
+    let mut message = message.map_or_else(|| format!("\"{exception}\""), |message| rewrite.text(message.range()));
+    for placeholder in &placeholders {
+        message = message.replace(&placeholder.field, &placeholder.text);
+    }
+    // An f-string left with no field is a plain string (ruff's F541 would say so).
+    if !placeholders.is_empty() && !message.contains(['{', '}']) && message.starts_with(['f', 'F']) {
+        message.remove(0);
+    }
     // A message over several lines goes on lines of its own, one level in, as it was in the raise.
     let assertion = if message.contains(['\n', '\r']) {
         let (newline, inner) = (rewrite.newline(), format!("{}{}", rewrite.indent, rewrite.unit));
@@ -66,9 +74,16 @@ pub(super) fn assert_fix(
     let mut edits = rewrite.edits(&[assertion]);
     edits.extend(import);
     let other_type = if exception == "RuntimeError" { String::new() } else { format!("raises RuntimeError, not {exception}, and ") };
+    let unshown = match placeholders.as_slice() {
+        [] => String::new(),
+        fields => format!(
+            "; the message shows {} in place of the value, since formatting a tensor would break the graph again",
+            fields.iter().map(|p| format!("`{}`", p.text)).collect::<Vec<_>>().join(", ")
+        ),
+    };
     let title = format!(
         "Check with `{torch}._assert_async` instead of raising (unsafe: a failure {other_type}on CUDA the check is \
-         asynchronous: it fails later as a device-side assert that leaves the CUDA context unusable)"
+         asynchronous: it fails later as a device-side assert that leaves the CUDA context unusable{unshown})"
     );
     Ok(Fix::new(title, Safety::Unsafe, edits))
 }
@@ -96,30 +111,62 @@ fn exception(raise: &ast::StmtRaise) -> Result<(&str, Option<&Expr>), &'static s
     }
 }
 
+/// A replacement field of the message that reads tensor data, and what the fix writes instead.
+struct Placeholder {
+    /// `{n_tokens.item()}`, as written.
+    field: String,
+    /// `<n_tokens.item()>`: the value's name, since its value cannot be shown.
+    text: String,
+}
+
 /// The message must be a string literal or an f-string of Python values: Dynamo folds those while
 /// tracing (measured: `f"... {self.config.vocab_size}"`, `{x.shape[0]}`, `{x.dtype}`, format specs),
-/// but formatting a tensor (`{labels}`, `{n.item()}`) breaks the graph. The message is now built on
-/// every call rather than only on failure, so it calls nothing but effect-free builtins.
-fn check_message(model: &FileModel, tensors: &Tensors, message: &Expr) -> Result<(), String> {
-    match message {
-        Expr::StringLiteral(_) => Ok(()),
-        Expr::FString(_) => match first_read(tensors, message) {
-            Some(Read::Tensor(range)) => Err(format!(
-                "the message formats tensor data (`{}`), which breaks the graph even under `_assert_async`: \
-                 format only Python values (shapes, config numbers), then apply the fix",
-                snippet(&model.source.text[range])
-            )),
-            Some(Read::Call(range)) => Err(format!(
-                "the message calls `{}`, which would then run on every call instead of only on failure: rewrite \
-                 it by hand",
-                snippet(&model.source.text[range])
-            )),
-            None => Ok(()),
-        },
-        _ => Err("the message is computed (`.format()`, `%`, a variable): tcfix writes string literals and \
-                  f-strings only"
-            .into()),
+/// but formatting a tensor (`{labels}`, `{n.item()}`) breaks the graph: such a field is written as
+/// a placeholder naming the value (`<n.item()>`). The message is now built on every call rather
+/// than only on failure, so it calls nothing but effect-free builtins.
+fn check_message(model: &FileModel, tensors: &Tensors, message: &Expr) -> Result<Vec<Placeholder>, String> {
+    let text = &model.source.text;
+    let fields = match message {
+        Expr::StringLiteral(_) => return Ok(Vec::new()),
+        Expr::FString(fstring) => fstring.value.elements().filter_map(|element| match element {
+            ast::InterpolatedStringElement::Interpolation(field) => Some(field),
+            ast::InterpolatedStringElement::Literal(_) => None,
+        }),
+        _ => {
+            return Err("the message is computed (`.format()`, `%`, a variable): tcfix writes string literals and \
+                        f-strings only"
+                .into());
+        }
+    };
+    let mut placeholders = Vec::new();
+    for field in fields {
+        match first_read(tensors, &field.expression) {
+            Some(Read::Tensor) => placeholders.push(placeholder(text, field)?),
+            Some(Read::Call(range)) => {
+                return Err(format!(
+                    "the message calls `{}`, which would then run on every call instead of only on failure: \
+                     rewrite it by hand",
+                    snippet(&text[range])
+                ));
+            }
+            None => {}
+        }
     }
+    Ok(placeholders)
+}
+
+/// The placeholder for a field that formats tensor data, when its text can stand in the string
+/// as it is (no quote, brace, backslash or line break).
+fn placeholder(text: &str, field: &ast::InterpolatedElement) -> Result<Placeholder, String> {
+    let expression = text[field.expression.range()].trim();
+    if expression.contains(['{', '}', '\'', '"', '\\', '\n', '\r']) || field.debug_text.is_some() {
+        return Err(format!(
+            "the message formats tensor data (`{}`), which breaks the graph even under `_assert_async`: format only \
+             Python values (shapes, config numbers), then apply the fix",
+            snippet(expression)
+        ));
+    }
+    Ok(Placeholder { field: text[field.range()].to_string(), text: format!("<{expression}>") })
 }
 
 /// Builtins without effects that Dynamo folds on Python values (measured: `tuple(x.shape)`,
@@ -127,7 +174,7 @@ fn check_message(model: &FileModel, tensors: &Tensors, message: &Expr) -> Result
 const PURE_BUILTINS: &[&str] = &["tuple", "list", "str", "repr", "int", "float", "bool", "min", "max", "abs", "round"];
 
 enum Read {
-    Tensor(TextRange),
+    Tensor,
     Call(TextRange),
 }
 
@@ -147,7 +194,7 @@ fn first_read(tensors: &Tensors, expr: &Expr) -> Option<Read> {
             let metadata = |attr: &ast::ExprAttribute| METADATA.contains(&attr.attr.id.as_str());
             match expr {
                 Expr::Attribute(attr) if metadata(attr) => {}
-                _ if self.tensors.is_tensor(expr) => self.found = Some(Read::Tensor(expr.range())),
+                _ if self.tensors.is_tensor(expr) => self.found = Some(Read::Tensor),
                 Expr::Call(call) => match call.func.as_ref() {
                     Expr::Attribute(attr) if metadata(attr) => walk_expr(self, expr),
                     // `len(t)` is `t.shape[0]`.
@@ -156,7 +203,7 @@ fn first_read(tensors: &Tensors, expr: &Expr) -> Option<Read> {
                         walk_expr(self, expr)
                     }
                     Expr::Attribute(attr) if self.tensors.is_tensor(&attr.value) => {
-                        self.found = Some(Read::Tensor(expr.range()))
+                        self.found = Some(Read::Tensor)
                     }
                     _ => self.found = Some(Read::Call(expr.range())),
                 },
