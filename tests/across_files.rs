@@ -1,0 +1,138 @@
+//! Findings that depend on what the project's other files do: tcfix indexes every file it is
+//! given, and a file's findings change when another file calls, builds or sets what it defines.
+//!
+//! Flags of `forward`: a branch on a flag argument is low ("only when `forward` is called with
+//! `use_cache=True`") only while no caller tcfix can see may set the flag: a class another file
+//! imports may be built there and called with it.
+//!
+//! Uncalled setters: a branch on an attribute that `__init__` leaves None and that only an uncalled
+//! method sets is dead, so what it does is not reported; as soon as any file of the project names
+//! that method (or sets the attribute), it may run, and the finding is back.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+/// What `tcfix --isolated pkg` prints on a project made of `files` (path, text).
+fn findings(files: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        fs::create_dir_all(path.parent().expect("parent")).expect("dirs");
+        fs::write(path, text).expect("write");
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["--isolated", "pkg"])
+        .current_dir(Path::new(dir.path()))
+        .output()
+        .expect("tcfix runs");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+const TEXT_MODEL: &str = "import logging
+
+import torch
+from torch import nn
+
+logger = logging.getLogger(__name__)
+
+
+class TextModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x, use_cache: bool | None = None):
+        if use_cache:
+            logger.warning(\"caching\")
+        return self.proj(x)
+";
+
+const VISION_TEXT_MODEL: &str = "from torch import nn
+
+from .text import TextModel
+
+
+class VisionTextModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.text = TextModel()
+
+    def forward(self, x):
+        return self.text(x, use_cache=True)
+";
+
+#[test]
+fn a_flag_no_caller_sets_makes_the_branch_low_with_its_condition() {
+    let out = findings(&[("pkg/__init__.py", ""), ("pkg/text.py", TEXT_MODEL)]);
+    assert!(
+        out.starts_with(
+            "pkg/text.py:16:13: TCF101 low `logger.warning()` in `TextModel.forward` breaks the graph; \
+             only when `forward` is called with `use_cache=True` (None by default)"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_class_another_file_imports_keeps_its_severity() {
+    let out =
+        findings(&[("pkg/__init__.py", ""), ("pkg/text.py", TEXT_MODEL), ("pkg/vision_text.py", VISION_TEXT_MODEL)]);
+    assert!(
+        out.starts_with(
+            "pkg/text.py:16:13: TCF101 high `logger.warning()` in `TextModel.forward` breaks the graph [*]"
+        ),
+        "{out}"
+    );
+}
+
+const DROPOUT: &str = "import torch
+from torch import nn
+
+
+class SharedDropout(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+        self.uses = 0
+        self.masks = None
+
+    def share_masks(self):
+        self.masks = []
+
+    def next_p(self):
+        if self.masks is not None:
+            self.uses += 1
+        return self.p
+
+    def forward(self, x):
+        return nn.functional.dropout(x, self.next_p(), self.training)
+";
+
+#[test]
+fn a_counter_only_an_uncalled_method_turns_on_is_not_reported() {
+    let out = findings(&[("pkg/__init__.py", ""), ("pkg/dropout.py", DROPOUT)]);
+    assert!(!out.contains("TCF203"), "{out}");
+}
+
+#[test]
+fn calling_the_method_from_another_file_brings_the_finding_back() {
+    let trainer = "from .dropout import SharedDropout\n\n\ndef prepare(model):\n    model.drop.share_masks()\n";
+    let out = findings(&[("pkg/__init__.py", ""), ("pkg/dropout.py", DROPOUT), ("pkg/trainer.py", trainer)]);
+    assert!(out.contains("TCF203") && out.contains("self.uses += 1"), "{out}");
+}
+
+#[test]
+fn setting_the_attribute_from_another_file_brings_the_finding_back() {
+    let trainer = "def prepare(model):\n    model.drop.masks = []\n";
+    let out = findings(&[("pkg/__init__.py", ""), ("pkg/dropout.py", DROPOUT), ("pkg/trainer.py", trainer)]);
+    assert!(out.contains("TCF203"), "{out}");
+}
+
+#[test]
+fn calling_the_method_in_the_same_file_keeps_the_finding() {
+    let called =
+        DROPOUT.replace("        return nn.functional", "        self.share_masks()\n        return nn.functional");
+    let out = findings(&[("pkg/__init__.py", ""), ("pkg/dropout.py", &called)]);
+    assert!(out.contains("TCF203"), "{out}");
+}
