@@ -115,7 +115,14 @@ fn report(
         None if attribute.kind == ScalarKind::Float => diagnostic.without_fix(
             "a tensor buffer would compute in float32 where the Python float is float64; if one recompile matters, keep the value in a float64 buffer",
         ),
-        None => diagnostic,
+        None if attribute.kind == ScalarKind::Bool => diagnostic.without_fix(
+            "a flag takes two values, so it costs at most one more graph; as a tensor it would make every branch \
+             on it a graph break: set it outside the compiled region if the second graph matters",
+        ),
+        None => diagnostic.without_fix(
+            "each value it is set to compiles a version: set it outside the compiled region, or keep a value that \
+             changes on every call in a 0-d buffer",
+        ),
     }
 }
 
