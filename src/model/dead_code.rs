@@ -71,14 +71,12 @@ pub struct DeadCode {
     ranges: Vec<(TextRange, DeadReason)>,
     /// The class whose code raises when asked to train (`None` at module level), if one does.
     training_refused_by: Option<Option<String>>,
-    /// Every name the file's code uses, sets as an attribute or holds in a string, hashed and
-    /// sorted (`name_hash`): the index asks it whether the file names another file's method.
-    names_used: Vec<u64>,
 }
 
 impl DeadCode {
-    /// The dead code of a file, from its text alone (`add` adds what the project index knows).
-    pub fn find(source: &SourceFile) -> Self {
+    /// The dead code of a file, from its text alone (`add` adds what the project index knows),
+    /// and the names the file uses (`FileModel::names_used`), which the same walk collects.
+    pub fn find(source: &SourceFile) -> (Self, Vec<u64>) {
         let suite = source.parsed.suite();
         let training_refused_by = refuses_training(suite, source);
         let mut finder = Finder {
@@ -92,11 +90,11 @@ impl DeadCode {
         finder.off_by_def = finder.settle_off_parameters(suite);
         finder.visit_body(suite);
         let names_used = finder.references.names_used();
-        let mut dead = DeadCode { training_refused_by, names_used, ..DeadCode::default() };
+        let mut dead = DeadCode { training_refused_by, ..DeadCode::default() };
         for (range, reason) in finder.found {
             dead.add(range, reason);
         }
-        dead
+        (dead, names_used)
     }
 
     /// Marks `range` dead, merging it into the ranges it overlaps.
@@ -122,11 +120,6 @@ impl DeadCode {
 
     pub fn is_empty(&self) -> bool {
         self.ranges.is_empty()
-    }
-
-    /// `names_used`, for the project index.
-    pub fn names_used(&self) -> &[u64] {
-        &self.names_used
     }
 
     /// Whether the file's model raises when asked to train, and in which class (`None` when the
@@ -534,7 +527,7 @@ impl<'a> References<'a> {
     }
 }
 
-/// A name's hash in `DeadCode::names_used`: a set of hashes is a fraction of the names' size, and
+/// A name's hash in `FileModel::names_used`: a set of hashes is a fraction of the names' size, and
 /// a collision only makes a name look used (the safe side).
 pub fn name_hash(name: &str) -> u64 {
     use std::hash::{Hash, Hasher};

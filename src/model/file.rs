@@ -43,6 +43,10 @@ pub struct FileModel<'a> {
     /// Attributes only methods nothing calls turn on (`uncalled_setters`): their branches are
     /// dead unless another file names them (`reach::mark_region` decides).
     pub uncalled_setters: Vec<UncalledSetter>,
+    /// Every name the file's code uses, sets as an attribute or holds in a string, hashed and
+    /// sorted (`dead_code::name_hash`): the index asks whether the file names another file's
+    /// method or attribute (`uncalled_setters`).
+    pub names_used: Vec<u64>,
     /// Attribute names that hold changing state in the project. Filled by `reach`.
     pub state_attributes: Arc<StateAttributes>,
     /// Defaults of the config classes the file sees (`config_defaults`). Filled by `reach`.
@@ -249,6 +253,7 @@ impl<'a> FileModel<'a> {
             called_from_other_files: HashSet::default(),
             dead_code: DeadCode::default(),
             uncalled_setters: Vec::new(),
+            names_used: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
             local_state: StateAttributes::default(),

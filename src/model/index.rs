@@ -42,7 +42,7 @@ pub struct FileSummary {
     /// Top-level classes the file names only in dead code (`dead_code`): never built unless
     /// another file imports them.
     pub named_only_in_dead_code: Vec<String>,
-    /// Every name the file uses (`DeadCode::names_used`, hashed).
+    /// Every name the file uses (`FileModel::names_used`, hashed).
     pub names_used: Vec<u64>,
     /// Names the file needs to know whether another file uses (`uncalled_setters`).
     pub names_asked: Vec<String>,
@@ -138,7 +138,7 @@ impl FileSummary {
                 Vec::new()
             },
             named_only_in_dead_code: classes_named_only_in_dead_code(model.source.parsed.suite(), &model.dead_code),
-            names_used: model.dead_code.names_used().to_vec(),
+            names_used: model.names_used.clone(),
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
         }
     }
