@@ -1,0 +1,346 @@
+"""Judging tcfix by what Dynamo did: the truth tier's verdicts (used by run.py).
+
+Runtime sites come from `tcfix --trace` on the package sources: a finding the run confirmed is a
+site tcfix found; a TCF100/TCF200 finding (runtime-only) is a site it missed. A recompile whose only
+failed guard is an input's size (`tensor 'x' size mismatch`) is automatic dynamic's one recompile
+for a new size, which Dynamo does by design: it is `expected`, and counts neither way.
+
+A finding in a function the run compiled is `confirmed` (an event joined it), `conditional` (not
+seen, but its message states the condition it needs: "only when ..."), or `not-seen`.
+
+A fix (variants b and c) is judged in the function that holds it, on the models rerun on the fixed
+copy: `removed` (no event of its kind left in that function), `left` (an event on a line with the
+same code as before), `moved` (events left on other lines), `no-event` (the run saw nothing there
+before), `not-run` (the fixed function did not compile again).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+RUNTIME_ONLY = {"TCF100", "TCF200"}
+MEASURES = ("graphs", "graph_breaks", "eager_frames", "recompiles")
+
+
+def is_input_size_recompile(finding: dict) -> bool:
+    reasons = finding.get("runtime", {}).get("reasons", [])
+    return bool(reasons) and all("size mismatch" in r or "stride mismatch" in r for r in reasons)
+
+
+@dataclass
+class Event:
+    path: str  # package-relative: timm/models/vit.py
+    line: int
+    kind: str  # break | recompile
+    code: str  # the finding that names it, TCF100/TCF200 when none
+    count: int
+    reason: str = ""
+
+
+@dataclass
+class Finding:
+    path: str
+    line: int
+    code: str
+    severity: str
+    state: str | None  # confirmed | not-seen | runtime-only | None (did not run)
+    message: str
+    fix: dict | None
+    events: int
+    raw: dict = field(default_factory=dict)
+
+
+def tcfix_json(tcfix: Path, root: Path, traces: list[Path]) -> list[dict]:
+    args = [str(tcfix), "--isolated", "--exit-zero", "--unsafe-fixes", "--output-format", "json"]
+    for trace in traces:
+        args += ["--trace", str(trace)]
+    proc = subprocess.run(args + [str(root)], capture_output=True, text=True)
+    if proc.returncode >= 2 or not proc.stdout.strip():
+        print(f"truth: tcfix on {root} exited {proc.returncode}: {proc.stderr[-800:]}", file=sys.stderr)
+        if not proc.stdout.strip():
+            return []
+    for line in proc.stderr.splitlines():
+        if "warning" in line.lower() and "trace" in line.lower():
+            print(f"truth: tcfix: {line}", file=sys.stderr)
+    return json.loads(proc.stdout)
+
+
+def read_findings(raw: list[dict], root: Path) -> list[Finding]:
+    base = root.parent
+    out = []
+    for f in raw:
+        rt = f.get("runtime") or {}
+        path = Path(f["filename"])
+        rel = str(path.relative_to(base)) if path.is_absolute() else str(Path(root.name) / path)
+        out.append(Finding(rel, f["location"]["row"], f["code"], f["severity"], rt.get("state"), f["message"],
+                           f.get("fix"), rt.get("graph_breaks", 0) + rt.get("recompiles", 0), f))
+    return out
+
+
+def events_of(findings: list[Finding]) -> list[Event]:
+    events = []
+    for f in findings:
+        rt = f.raw.get("runtime") or {}
+        if f.state not in ("confirmed", "runtime-only"):
+            continue
+        reason = (rt.get("reasons") or [""])[0][:90]
+        if rt.get("graph_breaks"):
+            events.append(Event(f.path, f.line, "break", f.code, rt["graph_breaks"], reason))
+        if rt.get("recompiles"):
+            code = "expected" if f.code == "TCF200" and is_input_size_recompile(f.raw) else f.code
+            events.append(Event(f.path, f.line, "recompile", code, rt["recompiles"], reason))
+    return events
+
+
+class Functions:
+    """The innermost def around a line, per file, by qualified name (parsed once)."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self.spans: dict[str, list[tuple[int, int, str]]] = {}
+        self.lines: dict[str, list[str]] = {}
+
+    def _load(self, path: str):
+        if path in self.spans:
+            return
+        text = (self.base / path).read_text(errors="replace")
+        self.lines[path] = text.splitlines()
+        spans = []
+
+        def walk(node, prefix):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    name = f"{prefix}{child.name}"
+                    if not isinstance(child, ast.ClassDef):
+                        spans.append((child.lineno, child.end_lineno or child.lineno, name))
+                    walk(child, name + ".")
+                else:
+                    walk(child, prefix)
+        try:
+            walk(ast.parse(text), "")
+        except SyntaxError:
+            pass
+        self.spans[path] = spans
+
+    def at(self, path: str, line: int) -> str:
+        self._load(path)
+        inside = [s for s in self.spans[path] if s[0] <= line <= s[1]]
+        return min(inside, key=lambda s: s[1] - s[0])[2] if inside else "<module>"
+
+    def code(self, path: str, line: int) -> str:
+        self._load(path)
+        lines = self.lines[path]
+        return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def fix_kind(finding: Finding) -> str:
+    """A fix's kind: its rule and title with the user's names taken out."""
+    title = finding.fix["title"].split(" (unsafe")[0].split(": ")[0]
+    parts = title.split("`")
+    kind = "".join(p if i % 2 == 0 else "`…`" for i, p in enumerate(parts))
+    return f"{finding.code} {kind[:90]}"
+
+
+def compiled_text(result_dir: Path) -> str:
+    """The raw text of a model's trace: which package files its compiled frames lie in."""
+    return "".join(p.read_text(errors="replace") for p in (result_dir / "trace").glob("*.log"))
+
+
+def digests_equal(a, b) -> str:
+    if a == b:
+        return "equal"
+    try:
+        ta, tb = torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)
+        if ta.shape == tb.shape and torch.allclose(ta, tb, rtol=1e-5, atol=1e-6):
+            return "close"
+    except (TypeError, ValueError, RuntimeError):
+        pass
+    return "differ"
+
+
+@dataclass
+class Verdict:
+    models: list
+    results: dict
+    sites: dict = field(default_factory=dict)  # (path, line, kind) -> (status, code, models, reason)
+    executed: list = field(default_factory=list)  # (Finding, verdict)
+    fixes: dict = field(default_factory=dict)  # variant -> [(kind, path, line, verdict)]
+    worse: dict = field(default_factory=dict)  # variant -> [(model, text)]
+    outputs: dict = field(default_factory=dict)  # variant -> [(model, phase, verdict)]
+
+    def lines(self) -> list[str]:
+        out = [f"# truth tier: {len(self.models)} models, torch {torch.__version__.split('+')[0]}; "
+               "regenerate with scripts/truth --update (see tests/truth/run.py)"]
+        for (package, name) in sorted(self.models):
+            r = self.results["a"][(package, name)]
+            phases = " ".join(
+                f"{ph}={p['graphs']}g/{p['graph_breaks']}b/{p['recompiles']}r/{p['eager_frames']}e" + ("!" if p["error"] else "")
+                for ph, p in sorted(r.get("phases", {}).items()))
+            detail = phases if r.get("status") == "ran" else (r.get("error") or "")[:120]
+            out.append(f"model {package}/{name} {r.get('status')} {detail}".rstrip())
+        for (path, line, kind), (status, code, models, reason) in sorted(self.sites.items()):
+            out.append(f"site {kind} {path}:{line} {status} {code} events={models}" + (f" | {reason}" if status == "missed" else ""))
+        for f, verdict in sorted(self.executed, key=lambda x: (x[0].path, x[0].line, x[0].code)):
+            out.append(f"finding {f.path}:{f.line} {f.code} {f.severity} {verdict}")
+        for variant, fixes in sorted(self.fixes.items()):
+            for kind, path, line, verdict in sorted(fixes, key=lambda x: (x[1], x[2], x[0])):
+                out.append(f"fix {variant} {path}:{line} {verdict} | {kind}")
+        for variant, worse in sorted(self.worse.items()):
+            for model, text in sorted(worse):
+                out.append(f"worse {variant} {model} {text}")
+        for variant, outs in sorted(self.outputs.items()):
+            for model, phase, verdict in sorted(outs):
+                if verdict != "equal":
+                    out.append(f"output {variant} {model} {phase} {verdict}")
+        return out
+
+    def figures(self) -> dict:
+        kinds = Counter((kind, status) for (_, _, kind), (status, *_rest) in self.sites.items())
+        verdicts = Counter(v for _, v in self.executed)
+        ran = sum(1 for r in self.results["a"].values() if r.get("status") == "ran")
+        return {"kinds": kinds, "verdicts": verdicts, "ran": ran}
+
+    def summary(self) -> str:
+        fig = self.figures()
+        k, v = fig["kinds"], fig["verdicts"]
+        statuses = Counter(r.get("status") for r in self.results["a"].values())
+        packages = len({p for p, _ in self.models})
+
+        def pct(a, b):
+            return f"{100 * a / b:.0f}% ({a}/{b})" if b else "n/a (0/0)"
+        lines = [
+            f"truth: {len(self.models)} models from {packages} packages: " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
+            f"truth: recall, graph-break sites: {pct(k['break', 'found'], k['break', 'found'] + k['break', 'missed'])}",
+            f"truth: recall, recompile sites: {pct(k['recompile', 'found'], k['recompile', 'found'] + k['recompile', 'missed'])}"
+            f" ({k['recompile', 'expected']} input-size recompiles expected)",
+            f"truth: precision in executed code: {pct(v['confirmed'] + v['conditional'], sum(v.values()))}"
+            f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']})",
+        ]
+        for variant in sorted(self.fixes):
+            c = Counter(verdict for *_, verdict in self.fixes[variant])
+            lines.append(f"truth[{variant}]: fixes in executed code: " + ", ".join(f"{n} {s}" for s, n in sorted(c.items()))
+                         + f"; models worse: {len(self.worse.get(variant, []))}; outputs not equal: "
+                         + str(sum(1 for *_, x in self.outputs.get(variant, []) if x != 'equal')))
+        return "\n".join(lines)
+
+    def tables(self) -> str:
+        out = ["# Truth tier", "", self.summary().replace("truth", "-"), "",
+               "## Per rule (findings in functions the runs compiled)", "",
+               "| rule | confirmed | conditional | not seen | sites found |", "|---|---|---|---|---|"]
+        per_rule = defaultdict(Counter)
+        for f, verdict in self.executed:
+            per_rule[f.code][verdict] += 1
+        for (_, _, _), (status, code, *_r) in self.sites.items():
+            if status == "found":
+                per_rule[code]["sites"] += 1
+        for code in sorted(per_rule):
+            c = per_rule[code]
+            out.append(f"| {code} | {c['confirmed']} | {c['conditional']} | {c['not-seen']} | {c['sites']} |")
+        missed = Counter(kind for (_, _, kind), (status, *_r) in self.sites.items() if status == "missed")
+        out += ["", f"Missed sites (TCF100/TCF200, no rule): {missed['break']} graph-break, {missed['recompile']} recompile.", ""]
+        for variant in sorted(self.fixes):
+            out += [f"## Fix kinds, variant {variant} ({'--apply' if variant == 'b' else '--apply --unsafe-fixes'})", "",
+                    "| fix kind | removed | moved | left | no event | not run |", "|---|---|---|---|---|---|"]
+            per_kind = defaultdict(Counter)
+            for kind, _, _, verdict in self.fixes[variant]:
+                per_kind[kind][verdict] += 1
+            for kind in sorted(per_kind):
+                c = per_kind[kind]
+                out.append(f"| {kind} | {c['removed']} | {c['moved']} | {c['left']} | {c['no-event']} | {c['not-run']} |")
+            out.append("")
+        return "\n".join(out) + "\n"
+
+
+def judge(tcfix: Path, models, packages, results, dirs, roots) -> Verdict:
+    verdict = Verdict(models, results)
+    per_variant = {}
+    for variant in results:
+        findings = []
+        for package in packages:
+            traces = sorted(dirs[variant][m] / "trace" for m in models if m[0] == package
+                            and results[variant][m].get("status") == "ran" and (dirs[variant][m] / "trace").is_dir())
+            if traces:
+                findings += read_findings(tcfix_json(tcfix, roots[variant][package], traces), roots[variant][package])
+        per_variant[variant] = findings
+
+    # Sites and findings in executed code, as published.
+    at_site = defaultdict(list)
+    for event in events_of(per_variant["a"]):
+        at_site[(event.path, event.line, event.kind)].append(event)
+    for key, events in at_site.items():
+        named = [e for e in events if e.code not in RUNTIME_ONLY and e.code != "expected"]
+        status = "found" if named else "expected" if all(e.code == "expected" for e in events) else "missed"
+        code = named[0].code if named else events[0].code
+        verdict.sites[key] = (status, code, sum(e.count for e in events), events[0].reason)
+    for f in per_variant["a"]:
+        if f.state in ("confirmed", "not-seen") and f.code not in RUNTIME_ONLY:
+            v = "confirmed" if f.state == "confirmed" else "conditional" if " only when " in f.message else "not-seen"
+            verdict.executed.append((f, v))
+
+    # Fixes and models, per fixed variant.
+    base = {p: roots["a"][p].parent for p in packages}
+    for variant in (v for v in results if v != "a"):
+        level = {"safe"} if variant == "b" else {"safe", "unsafe"}
+        before = Functions(next(iter(base.values())))
+        after = Functions(roots[variant][packages[0]].parent)
+        events_after = defaultdict(list)
+        for event in events_of(per_variant[variant]):
+            events_after[(event.path, after.at(event.path, event.line), event.kind)].append(event)
+        # The fixed files each rerun model compiled (as published), for "did the fix run again?".
+        rerun_ok = [m for m in models if dirs[variant][m] != dirs["a"][m] and results[variant][m].get("status") == "ran"]
+        compiled_by_rerun = "".join(compiled_text(dirs["a"][m]) for m in rerun_ok)
+        fixes = []
+        for f, _v in verdict.executed:
+            if not f.fix or f.fix["applicability"] not in level:
+                continue
+            fixed_file = roots[variant][f.path.split("/")[0]].parent / f.path
+            if (base[f.path.split("/")[0]] / f.path).read_bytes() == fixed_file.read_bytes():
+                continue  # the fix did not land (overlap, or dropped)
+            fn = before.at(f.path, f.line)
+            kind = "break" if f.raw.get("runtime", {}).get("graph_breaks") else "recompile"
+            if f.state != "confirmed":
+                result = "no-event"
+            elif f.path not in compiled_by_rerun:
+                result = "not-run"
+            else:
+                left = events_after.get((f.path, fn, kind), [])
+                code_before = before.code(f.path, f.line)
+                if not left:
+                    result = "removed"
+                elif any(after.code(e.path, e.line) == code_before for e in left):
+                    result = "left"
+                else:
+                    result = "moved"
+            fixes.append((fix_kind(f), f.path, f.line, result))
+        verdict.fixes[variant] = fixes
+        worse, outs = [], []
+        for m in models:
+            a, b = results["a"][m], results[variant][m]
+            if a.get("status") != "ran" or dirs[variant][m] == dirs["a"][m]:
+                continue
+            name = f"{m[0]}/{m[1]}"
+            if b.get("status") != "ran":
+                worse.append((name, f"{b.get('status')}: {b.get('error')}"))
+                continue
+            for phase, pa in a["phases"].items():
+                pb = b["phases"].get(phase, {})
+                grown = [f"{k} {pa[k]}->{pb.get(k)}" for k in MEASURES if pb.get(k, 0) > pa[k]]
+                if pb.get("error") and not pa.get("error"):
+                    grown.append(f"error {pb['error'][:80]}")
+                if grown:
+                    worse.append((name, f"{phase}: " + ", ".join(grown)))
+            oa = torch.load(dirs["a"][m] / "outputs.pt") if (dirs["a"][m] / "outputs.pt").is_file() else {}
+            ob = torch.load(dirs[variant][m] / "outputs.pt") if (dirs[variant][m] / "outputs.pt").is_file() else {}
+            for phase in ("eager", "eager_grads", "infer"):
+                if phase in oa:
+                    outs.append((name, phase, digests_equal(oa[phase], ob.get(phase))))
+        verdict.worse[variant] = worse
+        verdict.outputs[variant] = outs
+    return verdict

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Runs one model of the truth tier's catalogue under torch.compile, as a user would, in this process.
+
+usage: run_model.py PACKAGE NAME OUTDIR
+
+The parent (tests/truth/run.py) starts one process per model with TORCH_TRACE=OUTDIR/trace, so that
+Dynamo's structured log of every phase lands there for `tcfix --trace`. Phases, each from a fresh
+Dynamo cache:
+
+  eager     the model as built, no compile: outputs of the first input (no grad), then the gradients of
+            the case's loss in eval mode (deterministic, no dropout); the reference a fix must keep.
+  infer     torch.compile(model, backend=eager-counting), no grad: inputs 0, 1, 0 (a new size, then the
+            first again: a size that should be dynamic shows as a recompile, once).
+  train     model.train(), torch.compile(backend=aot_eager-counting), one step: loss.backward().
+  generate  where the case decodes: forward compiled, generate() run eagerly around it.
+
+Writes OUTDIR/result.json (per phase: graphs, graph_breaks, recompiles, eager_frames, error, seconds)
+and OUTDIR/outputs.pt (the eager reference and the compiled outputs, as float64 digests). A failure to
+build or to run eagerly is recorded with its error and the other phases are skipped; a failing
+compiled phase is recorded and the next phase still runs.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import re
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import torch  # noqa: E402  (after the environment above)
+from torch._dynamo.backends.debugging import aot_eager  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
+from torch.utils._pytree import tree_flatten  # noqa: E402
+
+from packages import package_module  # noqa: E402
+
+RECOMPILE_LOGGER = "torch._dynamo.guards.__recompiles"
+GUARD_LINE = re.compile(r"^\s*-\s*(.*)$")
+
+
+class Recompiles(logging.Handler):
+    """Counts the recompiles Dynamo logs (one record per recompile, its failed guards listed)."""
+
+    def __init__(self):
+        super().__init__(level=logging.DEBUG)
+        self.reasons: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        lines = [m.group(1).split("  #")[0].strip() for line in record.getMessage().splitlines()[1:]
+                 if (m := GUARD_LINE.match(line))]
+        self.reasons.append("; ".join(lines)[:300])
+
+
+def digest(tree) -> list[list[float]]:
+    """Each tensor leaf as (sum, sum of |x|, numel) in float64: enough to see a fix change a result,
+    small enough to keep for hundreds of models."""
+    leaves, _ = tree_flatten(tree)
+    out = []
+    for leaf in leaves:
+        if hasattr(leaf, "to_tuple"):  # transformers' ModelOutput flattens to itself
+            out.extend(digest(leaf.to_tuple()))
+        elif isinstance(leaf, torch.Tensor) and leaf.is_floating_point() or isinstance(leaf, torch.Tensor) and leaf.is_complex():
+            x = leaf.detach().to(torch.complex128 if leaf.is_complex() else torch.float64)
+            out.append([float(x.sum().real), float(x.abs().sum()), float(x.numel())])
+        elif isinstance(leaf, torch.Tensor):
+            out.append([float(leaf.detach().to(torch.float64).sum()), 0.0, float(leaf.numel())])
+    return out
+
+
+def gradients(model) -> list[list[float]]:
+    return [[float(p.grad.double().sum()), float(p.grad.double().abs().sum())] if p.grad is not None else [0.0, 0.0]
+            for _, p in sorted(model.named_parameters(), key=lambda kv: kv[0])]
+
+
+class Phase:
+    """One compiled phase's counts, read from Dynamo's counters and recompile log."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.graphs = 0
+        self.error: str | None = None
+        self.seconds = 0.0
+        self.recompiles = Recompiles()
+
+    def backend(self, base):
+        def counting(gm, example_inputs):
+            compiled = base(gm, example_inputs) if base else gm.forward
+            self.graphs += 1
+            return compiled
+        return counting
+
+    def result(self) -> dict:
+        breaks = sum(counters["graph_break"].values())
+        frames = counters["frames"]
+        return {
+            "graphs": self.graphs,
+            "graph_breaks": breaks,
+            "recompiles": len(self.recompiles.reasons),
+            "recompile_reasons": self.recompiles.reasons[:20],
+            "eager_frames": frames["total"] - frames["ok"],
+            "frames": frames["total"],
+            "break_reasons": sorted({first_line(r) for r in counters["graph_break"]})[:20],
+            "error": self.error,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:200] if text.strip() else ""
+
+
+@contextlib.contextmanager
+def phase(name: str, results: dict):
+    torch._dynamo.reset()
+    counters.clear()
+    p = Phase(name)
+    logger = logging.getLogger(RECOMPILE_LOGGER)
+    logger.addHandler(p.recompiles)
+    start = time.monotonic()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield p
+    except Exception as err:  # noqa: BLE001 - a failing phase is a result, not a crash
+        p.error = f"{type(err).__name__}: {first_line(str(err))}"
+        traceback.print_exc(file=sys.stderr)
+    finally:
+        p.seconds = time.monotonic() - start
+        logger.removeHandler(p.recompiles)
+        results[name] = p.result()
+
+
+def call(model, step):
+    torch.manual_seed(0)
+    args, kwargs = step()
+    return model(*args, **kwargs)
+
+
+def main() -> int:
+    package, name, outdir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    outdir.mkdir(parents=True, exist_ok=True)
+    torch._logging.set_logs(dynamo=logging.ERROR, recompiles=True)
+    logging.getLogger(RECOMPILE_LOGGER).propagate = False
+    torch.set_num_threads(1)
+    result: dict = {"package": package, "name": name, "torch": torch.__version__, "phases": {}}
+    outputs: dict = {}
+    started = time.monotonic()
+
+    def finish(status: str, error: str | None = None) -> int:
+        result.update(status=status, error=error, seconds=round(time.monotonic() - started, 2))
+        torch.save(outputs, outdir / "outputs.pt")
+        (outdir / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+        return 0
+
+    try:
+        torch.manual_seed(0)
+        case = package_module(package).build(name)
+        model = case.model.eval()
+        result["options"] = case.options
+        with torch.no_grad():
+            outputs["eager"] = digest(call(model, case.inputs[0]))
+        model.zero_grad(set_to_none=True)
+        case.loss(call(model, case.inputs[0])).backward()
+        outputs["eager_grads"] = gradients(model)
+        model.zero_grad(set_to_none=True)
+    except Exception as err:  # noqa: BLE001
+        traceback.print_exc(file=sys.stderr)
+        return finish("eager-failed", f"{type(err).__name__}: {first_line(str(err))}")
+
+    phases = result["phases"]
+    with phase("infer", phases) as p:
+        compiled = torch.compile(model, backend=p.backend(None))
+        with torch.no_grad():
+            outs = [digest(call(compiled, step)) for step in (case.inputs[0], case.inputs[1], case.inputs[0])]
+        outputs["infer"] = outs[0]
+    with phase("train", phases) as p:
+        model.train()
+        compiled = torch.compile(model, backend=p.backend(aot_eager))
+        case.loss(call(compiled, case.inputs[0])).backward()
+        model.zero_grad(set_to_none=True)
+        model.eval()
+    if case.generate is not None:
+        with phase("generate", phases) as p:
+            eager_forward = model.forward
+            model.forward = torch.compile(eager_forward, backend=p.backend(None))
+            try:
+                torch.manual_seed(0)
+                with torch.no_grad():
+                    outputs["generate"] = digest(case.generate(model))
+            finally:
+                model.forward = eager_forward
+    return finish("ran")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
