@@ -41,6 +41,7 @@ registry! {
     deprecated_sdp_kernel,
     scripted_submodule,
     full_backward_hook,
+    recurrent_module_in_compiled_code,
     lazily_grown_buffer,
     stateful_hook,
     module_state_mutation,
