@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 
 RUNTIME_ONLY = {"TCF100", "TCF200"}
+LEVELS = {"b": {"safe"}, "c": {"safe", "unsafe"}}
 MEASURES = ("graphs", "graph_breaks", "eager_frames", "recompiles")
 
 
@@ -183,7 +184,8 @@ class Verdict:
             phases = " ".join(
                 f"{ph}={p['graphs']}g/{p['graph_breaks']}b/{p['recompiles']}r/{p['eager_frames']}e" + ("!" if p["error"] else "")
                 for ph, p in sorted(r.get("phases", {}).items()))
-            detail = phases if r.get("status") == "ran" else (r.get("error") or "")[:120]
+            errors = "; ".join(f"{ph}: {p['error'][:80]}" for ph, p in sorted(r.get("phases", {}).items()) if p["error"])
+            detail = (phases + (f" | {errors}" if errors else "")) if r.get("status") == "ran" else (r.get("error") or "")[:120]
             out.append(f"model {package}/{name} {r.get('status')} {detail}".rstrip())
         for (path, line, kind), (status, code, models, reason) in sorted(self.sites.items()):
             out.append(f"site {kind} {path}:{line} {status} {code} events={models}" + (f" | {reason}" if status == "missed" else ""))
@@ -231,7 +233,12 @@ class Verdict:
         return "\n".join(lines)
 
     def tables(self) -> str:
-        out = ["# Truth tier", "", self.summary().replace("truth", "-"), "",
+        out = ["# Truth tier: what Dynamo did on real models, against what tcfix says", "",
+               "Written by `scripts/truth` (tests/truth/run.py; the verdict per site, finding and fix is in",
+               "snapshots/truth.txt). Recall counts distinct package lines where a run logged a graph break or a",
+               "recompile; precision counts findings in functions a run compiled. A recompile whose only failed",
+               "guard is an input's size is automatic dynamic's one recompile for a new size: expected, not counted.",
+               "", "```", self.summary(), "```", "",
                "## Per rule (findings in functions the runs compiled)", "",
                "| rule | confirmed | conditional | not seen | sites found |", "|---|---|---|---|---|"]
         per_rule = defaultdict(Counter)
@@ -258,17 +265,25 @@ class Verdict:
         return "\n".join(out) + "\n"
 
 
-def judge(tcfix: Path, models, packages, results, dirs, roots) -> Verdict:
+def findings_of(tcfix: Path, models, packages, results, dirs, roots) -> list[Finding]:
+    """tcfix's findings on each package's tree, joined to the traces of the models that ran."""
+    findings = []
+    for package in packages:
+        traces = sorted(dirs[m] / "trace" for m in models if m[0] == package
+                        and results[m].get("status") == "ran" and (dirs[m] / "trace").is_dir())
+        if traces:
+            findings += read_findings(tcfix_json(tcfix, roots[package], traces), roots[package])
+    return findings
+
+
+def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
+    """The files holding a fix of this level (safe; safe and unsafe) in a function the runs compiled."""
+    return {f.path for f in findings
+            if f.fix and f.fix["applicability"] in level and f.state in ("confirmed", "not-seen")}
+
+
+def judge(models, packages, results, dirs, roots, per_variant) -> Verdict:
     verdict = Verdict(models, results)
-    per_variant = {}
-    for variant in results:
-        findings = []
-        for package in packages:
-            traces = sorted(dirs[variant][m] / "trace" for m in models if m[0] == package
-                            and results[variant][m].get("status") == "ran" and (dirs[variant][m] / "trace").is_dir())
-            if traces:
-                findings += read_findings(tcfix_json(tcfix, roots[variant][package], traces), roots[variant][package])
-        per_variant[variant] = findings
 
     # Sites and findings in executed code, as published.
     at_site = defaultdict(list)
@@ -287,7 +302,7 @@ def judge(tcfix: Path, models, packages, results, dirs, roots) -> Verdict:
     # Fixes and models, per fixed variant.
     base = {p: roots["a"][p].parent for p in packages}
     for variant in (v for v in results if v != "a"):
-        level = {"safe"} if variant == "b" else {"safe", "unsafe"}
+        level = LEVELS[variant]
         before = Functions(next(iter(base.values())))
         after = Functions(roots[variant][packages[0]].parent)
         events_after = defaultdict(list)

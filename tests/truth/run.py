@@ -30,7 +30,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -41,6 +40,7 @@ import join  # noqa: E402
 from packages import PACKAGES, package_module  # noqa: E402
 
 SITE = Path(sysconfig.get_paths()["purelib"])
+CHUNK = 12  # models per worker: one import of torch and the package for so many models
 
 
 def file_hash(*paths: Path) -> str:
@@ -82,52 +82,74 @@ def slug(package: str, name: str) -> str:
     return f"{package}__{name}".replace("/", "_").replace(" ", "_")
 
 
-def run_one(package: str, name: str, outdir: Path, key: str, timeout: int, pythonpath: str | None) -> dict:
-    """One model in its own process; the cached result when its key matches."""
+def cached(outdir: Path, key: str) -> dict | None:
     result_file, key_file = outdir / "result.json", outdir / "key"
     if result_file.is_file() and key_file.is_file() and key_file.read_text() == key:
         return json.loads(result_file.read_text())
-    shutil.rmtree(outdir, ignore_errors=True)
-    outdir.mkdir(parents=True)
-    env = dict(os.environ, TORCH_TRACE=str(outdir / "trace"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    return None
+
+
+def run_chunk(package: str, chunk: list[tuple[str, Path]], timeout: int, pythonpath: str | None) -> None:
+    """A worker (run_model.py) for a few models of one package: it imports the package once and
+    forks a child per model. A worker that dies leaves its unfinished models recorded as crashed."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    # The worker points the log at each model's folder; the variable only has to turn tracing on.
+    env["TORCH_TRACE"] = str(chunk[0][1] / "trace")
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
-    started = time.monotonic()
-    with open(outdir / "stderr.txt", "wb") as err:
-        try:
-            proc = subprocess.run([sys.executable, str(HERE / "run_model.py"), package, name, str(outdir)],
-                                  stdout=subprocess.DEVNULL, stderr=err, timeout=timeout, env=env)
-            code = proc.returncode
-        except subprocess.TimeoutExpired:
-            code = "timeout"
-    if result_file.is_file():
-        result = json.loads(result_file.read_text())
-    else:
-        tail = (outdir / "stderr.txt").read_text(errors="replace").strip().splitlines()[-1:] or [""]
-        result = {"package": package, "name": name, "status": "timeout" if code == "timeout" else "crashed",
-                  "error": f"exit {code}: {tail[0][:200]}", "phases": {},
-                  "seconds": round(time.monotonic() - started, 1)}
-        result_file.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    key_file.write_text(key)
-    return result
+    args = [sys.executable, str(HERE / "run_model.py"), package, str(timeout)]
+    for name, outdir in chunk:
+        shutil.rmtree(outdir, ignore_errors=True)
+        args += [name, str(outdir)]
+    try:
+        proc = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout * len(chunk) + 120, env=env)
+        error = f"worker exited {proc.returncode}: {(proc.stderr.strip().splitlines() or [''])[-1][:200]}"
+    except subprocess.TimeoutExpired:
+        error = "worker timed out"
+    for name, outdir in chunk:
+        if not (outdir / "result.json").is_file():
+            outdir.mkdir(parents=True, exist_ok=True)
+            (outdir / "result.json").write_text(json.dumps(
+                {"package": package, "name": name, "status": "crashed", "error": error, "phases": {}}) + "\n")
 
 
 def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: str | None, label: str) -> dict:
+    """Every model's result: cached where its key matches, else run in chunks of one package."""
     results: dict[tuple[str, str], dict] = {}
+    todo = []
+    for model in models:
+        hit = cached(out / slug(*model), key_of(model[0]))
+        if hit is not None:
+            results[model] = hit
+        else:
+            todo.append(model)
+    chunks = []
+    for package in sorted({p for p, _ in todo}):
+        names = [n for p, n in todo if p == package]
+        size = max(1, min(CHUNK, -(-len(names) // jobs)))
+        chunks += [(package, [(n, out / slug(package, n)) for n in names[i:i + size]])
+                   for i in range(0, len(names), size)]
+    if todo:
+        print(f"truth[{label}]: {len(todo)} models to run ({len(models) - len(todo)} cached), "
+              f"{len(chunks)} workers' worth, {jobs} at a time", file=sys.stderr)
     done = 0
 
-    def task(model):
-        package, name = model
-        return model, run_one(package, name, out / slug(package, name), key_of(package), timeout, pythonpath)
+    def task(chunk):
+        package, items = chunk
+        run_chunk(package, items, timeout, pythonpath)
+        return package, items
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for model, result in pool.map(task, models):
-            results[model] = result
-            done += 1
-            status = result.get("status")
-            if status != "ran" or os.environ.get("TCFIX_TRUTH_VERBOSE"):
-                print(f"truth[{label}] {done}/{len(models)} {model[0]}/{model[1]}: {status}"
-                      f" {result.get('error') or ''}".rstrip(), file=sys.stderr)
+        for package, items in pool.map(task, chunks):
+            for name, outdir in items:
+                result = json.loads((outdir / "result.json").read_text())
+                (outdir / "key").write_text(key_of(package))
+                results[(package, name)] = result
+                done += 1
+                if result.get("status") != "ran" or os.environ.get("TCFIX_TRUTH_VERBOSE"):
+                    print(f"truth[{label}] {done}/{len(todo)} {package}/{name}: {result.get('status')}"
+                          f" {result.get('error') or ''}".rstrip(), file=sys.stderr)
     return results
 
 
@@ -152,16 +174,6 @@ def apply_fixes(tcfix: Path, packages: list[str], site: Path, unsafe: bool) -> d
     return roots
 
 
-def changed_files(original: Path, fixed: Path) -> set[str]:
-    """Package-relative paths of the files a fix changed (`timm/models/vit.py`)."""
-    changed = set()
-    for path in fixed.rglob("*.py"):
-        rel = path.relative_to(fixed)
-        if (original / rel).read_bytes() != path.read_bytes():
-            changed.add(f"{fixed.name}/{rel}")
-    return changed
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tcfix", type=Path, required=True)
@@ -174,7 +186,10 @@ def main() -> int:
     parser.add_argument("--snapshot", type=Path, help="the verdict lines kept in the repository")
     parser.add_argument("--update", action="store_true", help="rewrite --snapshot instead of comparing")
     parser.add_argument("--table", type=Path, help="write the tables (markdown) here")
+    parser.add_argument("--fresh", action="store_true", help="forget the cached results and traces")
     args = parser.parse_args()
+    if args.fresh:
+        shutil.rmtree(args.out, ignore_errors=True)
     args.tcfix = args.tcfix.resolve()
 
     packages = [p for p in args.packages.split(",") if p]
@@ -185,28 +200,35 @@ def main() -> int:
     variants = args.variants.split(",")
 
     # (a) as published.
-    key_a = {p: driver_key + file_hash(HERE / "packages" / f"{p}.py") for p in packages}
+    # Keyed by the driver and the pins, not by the catalogue modules: editing one entry of a package
+    # would otherwise rerun all of its models (--fresh reruns everything).
+    key_a = {p: driver_key for p in packages}
     out_a = args.out / "a"
     results = {"a": run_models(models, out_a, key_a.get, args.jobs, args.timeout, None, "a")}
     dirs = {"a": {m: out_a / slug(*m) for m in models}}
     roots = {"a": {p: SITE / source_dir(p) for p in packages}}
 
-    # (b), (c): the fixed copies, and the models whose compiled frames lie in a changed file.
+    findings = {"a": join.findings_of(args.tcfix, models, packages, results["a"], dirs["a"], roots["a"])}
+
+    # (b), (c): the fixed copies; rerun the models that compile a file holding a fix in code the
+    # runs compiled (a fix elsewhere cannot change what they compile).
     for variant in (v for v in variants if v in ("b", "c")):
         site = args.out / variant / "site"
         roots[variant] = apply_fixes(args.tcfix, packages, site, unsafe=variant == "c")
-        changed = set().union(*(changed_files(SITE / source_dir(p), roots[variant][p]) for p in packages))
+        fixed = join.executed_fix_files(findings["a"], join.LEVELS[variant])
         rerun = [m for m in models if results["a"][m].get("status") == "ran"
-                 and any(f in join.compiled_text(dirs["a"][m]) for f in changed)]
-        print(f"truth[{variant}]: fixes changed {len(changed)} files; {len(rerun)} models compile code in them",
+                 and any(f in join.compiled_text(dirs["a"][m]) for f in fixed)]
+        print(f"truth[{variant}]: fixes in compiled code in {len(fixed)} files; {len(rerun)} models compile them",
               file=sys.stderr)
         key_v = {p: key_a[p] + tree_hash(roots[variant][p]) for p in packages}
         out_v = args.out / variant / "runs"
         rerun_results = run_models(rerun, out_v, key_v.get, args.jobs, args.timeout, str(site), variant)
         results[variant] = {m: rerun_results.get(m, results["a"][m]) for m in models}
         dirs[variant] = {m: (out_v / slug(*m) if m in rerun_results else dirs["a"][m]) for m in models}
+        # Only the rerun models' traces: the others' lines are the published files', not the fixed ones.
+        findings[variant] = join.findings_of(args.tcfix, rerun, packages, results[variant], dirs[variant], roots[variant])
 
-    verdict = join.judge(args.tcfix, models, packages, results, dirs, roots)
+    verdict = join.judge(models, packages, results, dirs, roots, findings)
     lines = verdict.lines()
     print(verdict.summary())
     if args.table:

@@ -5,14 +5,15 @@
 # whole catalogue (snapshots/truth.txt).
 #
 # Usage: tests/truth/run.sh [run.py options...]     e.g. --update to rewrite the snapshot
-# Env:   TCFIX_TRUTH_VENV  venv to create or reuse (default ~/.cache/tcfix-truth/venv)
+# Env:   TCFIX_TRUTH_VENV  venv to create or reuse (default: the oracle's, ~/.cache/tcfix-oracle/venv,
+#                          whose pins are a subset of ours: one torch download for both tiers)
 #        TCFIX_TRUTH_OUT   where results and traces are cached (default ~/.cache/tcfix-truth/runs)
 #        TCFIX_BIN         use this tcfix binary instead of building target/release/tcfix
 #        PYTHON            interpreter (3.11+) used to create the venv (default python3)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-venv="${TCFIX_TRUTH_VENV:-$HOME/.cache/tcfix-truth/venv}"
+venv="${TCFIX_TRUTH_VENV:-${TCFIX_ORACLE_VENV:-$HOME/.cache/tcfix-oracle/venv}}"
 die() { echo "truth: $*" >&2; exit 1; }
 
 if [[ ! -x "$venv/bin/python" ]]; then

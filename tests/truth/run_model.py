@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Runs one model of the truth tier's catalogue under torch.compile, as a user would, in this process.
+"""Runs models of the truth tier's catalogue under torch.compile, as a user would, each in its own process.
 
-usage: run_model.py PACKAGE NAME OUTDIR
+usage: run_model.py PACKAGE TIMEOUT [NAME OUTDIR]...
 
-The parent (tests/truth/run.py) starts one process per model with TORCH_TRACE=OUTDIR/trace, so that
-Dynamo's structured log of every phase lands there for `tcfix --trace`. Phases, each from a fresh
-Dynamo cache:
+A worker of tests/truth/run.py: it imports torch and the package once, then forks one child per model
+(a crash or a hang of one model kills only its child: the worker records it and goes on; a child past
+TIMEOUT seconds is killed). Each child writes Dynamo's structured log (TORCH_TRACE) of every phase to
+OUTDIR/trace, for `tcfix --trace`. Phases, each from a fresh Dynamo cache:
 
   eager     the model as built, no compile: outputs of the first input (no grad), then the gradients of
             the case's loss in eval mode (deterministic, no dropout); the reference a fix must keep.
@@ -14,7 +15,7 @@ Dynamo cache:
   train     model.train(), torch.compile(backend=aot_eager-counting), one step: loss.backward().
   generate  where the case decodes: forward compiled, generate() run eagerly around it.
 
-Writes OUTDIR/result.json (per phase: graphs, graph_breaks, recompiles, eager_frames, error, seconds)
+Each child writes OUTDIR/result.json (per phase: graphs, graph_breaks, recompiles, eager_frames, error, seconds)
 and OUTDIR/outputs.pt (the eager reference and the compiled outputs, as float64 digests). A failure to
 build or to run eagerly is recorded with its error and the other phases are skipped; a failing
 compiled phase is recorded and the next phase still runs.
@@ -148,12 +149,8 @@ def call(model, step):
     return model(*args, **kwargs)
 
 
-def main() -> int:
-    package, name, outdir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    outdir.mkdir(parents=True, exist_ok=True)
-    torch._logging.set_logs(dynamo=logging.ERROR, recompiles=True)
-    logging.getLogger(RECOMPILE_LOGGER).propagate = False
-    torch.set_num_threads(1)
+def run_one(package: str, name: str, outdir: Path) -> int:
+    """One model, in the forked child: every phase, then result.json and outputs.pt."""
     result: dict = {"package": package, "name": name, "torch": torch.__version__, "phases": {}}
     outputs: dict = {}
     started = time.monotonic()
@@ -202,6 +199,68 @@ def main() -> int:
             finally:
                 model.forward = eager_forward
     return finish("ran")
+
+
+def trace_to(directory: Path) -> None:
+    """Points Dynamo's structured log at `directory`: the handler opens its file on the first event
+    (and reopens after a fork), so the child's events land there and nowhere else."""
+    from torch._logging import _internal
+
+    handler = _internal.LOG_TRACE_HANDLER
+    if handler is None:
+        raise SystemExit("truth: the worker must be started with TORCH_TRACE set")
+    handler.root_dir = str(directory)
+
+
+def crashed(outdir: Path, package: str, name: str, status: str, error: str, seconds: float) -> None:
+    result = {"package": package, "name": name, "status": status, "error": error, "phases": {},
+              "seconds": round(seconds, 1)}
+    (outdir / "result.json").write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
+
+
+def main() -> int:
+    package, timeout, jobs = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+    torch._logging.set_logs(dynamo=logging.ERROR, recompiles=True)
+    logging.getLogger(RECOMPILE_LOGGER).propagate = False
+    torch.set_num_threads(1)
+    package_module(package)  # imported once, shared by every child
+    for name, outdir in zip(jobs[::2], map(Path, jobs[1::2])):
+        outdir.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                trace_to(outdir / "trace")
+                with open(outdir / "stderr.txt", "w") as err:
+                    os.dup2(err.fileno(), 2)
+                    code = run_one(package, name, outdir)
+            finally:
+                os._exit(code)
+        status = wait(pid, timeout)
+        if not (outdir / "result.json").is_file():
+            tail = (outdir / "stderr.txt").read_text(errors="replace").strip().splitlines()[-1:] if (outdir / "stderr.txt").is_file() else []
+            crashed(outdir, package, name, "timeout" if status is None else "crashed",
+                    f"exit {status}: {(tail or [''])[0][:200]}" if status is not None else f"over {timeout:.0f} s",
+                    time.monotonic() - started)
+        print(f"{name}\t{json.loads((outdir / 'result.json').read_text()).get('status')}", flush=True)
+    return 0
+
+
+def wait(pid: int, timeout: float):
+    """The child's exit status, or None when it ran past `timeout` seconds and was killed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.2)
 
 
 if __name__ == "__main__":
