@@ -17,6 +17,8 @@ use crate::model::imports::{Imports, dotted_name, last_segment};
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
+mod warn_once;
+
 pub static RULE: Rule = Rule {
     code: "TCF101",
     name: "print-in-compiled-code",
@@ -110,6 +112,15 @@ impl<'a> FunctionHooks<'a> for OutputFinder<'_, 'a> {
 
 fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
     let model = checker.model;
+    // In a warn-once block the guard goes around the block, so that the flag is set only when the
+    // message is written (guarding the call alone would silence it for good).
+    let statement = match model.function(function).node {
+        FunctionNode::Def(def) => {
+            let is_output = |stmt: &Stmt| is_output_statement(stmt, &model.imports);
+            warn_once::enclosing_block(&def.body, statement, &is_output).unwrap_or(statement)
+        }
+        FunctionNode::Lambda(_) => statement,
+    };
     let torch = torch_name_at(model, statement.start());
     let condition = format!("not {}", is_compiling_call(&torch.name, checker.settings.target_torch));
     let unit = match model.function(function).node {
@@ -152,6 +163,10 @@ pub fn guard_what_outputs_read(text: &str, diagnostics: &mut [Diagnostic]) {
         diagnostic.fix = Some(Fix { title, ..guard.clone() });
         diagnostic.no_fix_reason = None;
     }
+}
+
+fn is_output_statement(stmt: &Stmt, imports: &Imports) -> bool {
+    matches!(stmt, Stmt::Expr(ast::StmtExpr { value, .. }) if matches!(value.as_ref(), Expr::Call(call) if output_call(call, imports).is_some()))
 }
 
 /// How to name a call that writes output (`print()`, `logger.info()`), if it is one.
