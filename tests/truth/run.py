@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -40,7 +41,7 @@ import join  # noqa: E402
 from packages import PACKAGES, package_module  # noqa: E402
 
 SITE = Path(sysconfig.get_paths()["purelib"])
-CHUNK = 12  # models per worker: one import of torch and the package for so many models
+CHUNK = 6  # models per worker: one import of torch and the package for so many models
 
 
 def file_hash(*paths: Path) -> str:
@@ -124,12 +125,14 @@ def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: s
             results[model] = hit
         else:
             todo.append(model)
-    chunks = []
+    per_package = []
     for package in sorted({p for p, _ in todo}):
         names = [n for p, n in todo if p == package]
         size = max(1, min(CHUNK, -(-len(names) // jobs)))
-        chunks += [(package, [(n, out / slug(package, n)) for n in names[i:i + size]])
-                   for i in range(0, len(names), size)]
+        per_package.append([(package, [(n, out / slug(package, n)) for n in names[i:i + size]])
+                            for i in range(0, len(names), size)])
+    # Packages by turns, so that an interrupted run (resumed later) has covered every package.
+    chunks = [chunk for turn in itertools.zip_longest(*per_package) for chunk in turn if chunk]
     if todo:
         print(f"truth[{label}]: {len(todo)} models to run ({len(models) - len(todo)} cached), "
               f"{len(chunks)} workers' worth, {jobs} at a time", file=sys.stderr)

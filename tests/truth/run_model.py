@@ -13,7 +13,8 @@ OUTDIR/trace, for `tcfix --trace`. Phases, each from a fresh Dynamo cache:
   infer     torch.compile(model, backend=eager-counting), no grad: inputs 0, 1, 0 (a new size, then the
             first again: a size that should be dynamic shows as a recompile, once).
   train     model.train(), torch.compile(backend=aot_eager-counting), one step: loss.backward().
-  generate  where the case decodes: forward compiled, generate() run eagerly around it.
+  generate  instead of infer and train where the case decodes: forward compiled, generate() run
+            eagerly around it.
 
 Each child writes OUTDIR/result.json (per phase: graphs, graph_breaks, recompiles, eager_frames, error, seconds)
 and OUTDIR/outputs.pt (the eager reference and the compiled outputs, as float64 digests). A failure to
@@ -177,6 +178,23 @@ def run_one(package: str, name: str, outdir: Path) -> int:
         return finish("eager-failed", f"{type(err).__name__}: {first_line(str(err))}")
 
     phases = result["phases"]
+    if case.generate is None:
+        compiled_phases(model, case, phases, outputs)
+    else:
+        with phase("generate", phases) as p:
+            eager_forward = model.forward
+            model.forward = torch.compile(eager_forward, backend=p.backend(None))
+            try:
+                torch.manual_seed(0)
+                with torch.no_grad():
+                    outputs["generate"] = digest(case.generate(model))
+            finally:
+                model.forward = eager_forward
+    return finish("ran")
+
+
+def compiled_phases(model, case, phases: dict, outputs: dict) -> None:
+    """Inference at two sizes (then the first again), and one training step."""
     with phase("infer", phases) as p:
         compiled = torch.compile(model, backend=p.backend(None))
         with torch.no_grad():
@@ -188,17 +206,6 @@ def run_one(package: str, name: str, outdir: Path) -> int:
         case.loss(call(compiled, case.inputs[0])).backward()
         model.zero_grad(set_to_none=True)
         model.eval()
-    if case.generate is not None:
-        with phase("generate", phases) as p:
-            eager_forward = model.forward
-            model.forward = torch.compile(eager_forward, backend=p.backend(None))
-            try:
-                torch.manual_seed(0)
-                with torch.no_grad():
-                    outputs["generate"] = digest(case.generate(model))
-            finally:
-                model.forward = eager_forward
-    return finish("ran")
 
 
 def trace_to(directory: Path) -> None:

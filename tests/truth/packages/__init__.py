@@ -34,7 +34,9 @@ class Case:
     loss:     output -> 0-d tensor for one training step (the model's own loss where it has one,
               else a sum or mean of its main output).
     generate: optional (compiled_model) -> Any: a decoding run (prefill, then decode steps), for
-              models that generate; the model's forward is compiled, generate() itself is not.
+              models that generate; the model's forward is compiled, generate() itself is not. A
+              case that decodes runs only that phase (after the eager reference): its family's base
+              model has a case of its own for inference and training.
     options:  what the constructor was given beyond its defaults (a small size, an option users turn
               on for compile): recorded with the results, so the default path is visible.
     """
