@@ -125,14 +125,14 @@ def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: s
             results[model] = hit
         else:
             todo.append(model)
-    per_package = []
-    for package in sorted({p for p, _ in todo}):
+    per_package = {}
+    for package in dict.fromkeys(p for p, _ in todo):  # in the order given
         names = [n for p, n in todo if p == package]
         size = max(1, min(CHUNK, -(-len(names) // jobs)))
-        per_package.append([(package, [(n, out / slug(package, n)) for n in names[i:i + size]])
-                            for i in range(0, len(names), size)])
+        per_package[package] = [(package, [(n, out / slug(package, n)) for n in names[i:i + size]])
+                                for i in range(0, len(names), size)]
     # Packages by turns, so that an interrupted run (resumed later) has covered every package.
-    chunks = [chunk for turn in itertools.zip_longest(*per_package) for chunk in turn if chunk]
+    chunks = [chunk for turn in itertools.zip_longest(*per_package.values()) for chunk in turn if chunk]
     if todo:
         print(f"truth[{label}]: {len(todo)} models to run ({len(models) - len(todo)} cached), "
               f"{len(chunks)} workers' worth, {jobs} at a time", file=sys.stderr)
