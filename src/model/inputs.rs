@@ -8,7 +8,8 @@
 //! - its name says it is not tensor data (`return_dict`, `output_attentions`, `height`, `H`,
 //!   `layer_type`, `past_key_values`, `*_kwargs`...); a name that ends like tensor data does
 //!   (`text_embeds`, `cache_position`, `token_type_ids`, `group_mask`) unless it is a flag or a
-//!   count (`output_hidden_states`, `num_labels`);
+//!   count (`output_hidden_states`, `num_labels`). A name is only a guess: the code's own use
+//!   decides over it, so `idx.max()` or `idx.shape` (what only a tensor has) keeps `idx` a tensor;
 //! - the function handles it as a Python object: `isinstance(p, ...)`, `len(p)`, `for _ in p`,
 //!   `p.items()`, `p.append(...)`, `p["key"]`, `p == "text"`, `range(p)`, `p(...)`, `*p`, `**p`,
 //!   unpacking `a, b = p`, an attribute a tensor does not have (`p.pixel_values`), or a slice
@@ -42,11 +43,16 @@ pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
     let positional = parameters.posonlyargs.iter().chain(&parameters.args);
     // A method's first parameter is `self` (or `cls`).
     let skip = usize::from(f.class.is_some());
-    let candidates: HashSet<String> = positional
+    let unannotated: Vec<String> = positional
         .skip(skip)
         .filter(|p| p.default.is_none() && p.parameter.annotation.is_none())
         .map(|p| p.parameter.name.id.to_string())
-        .filter(|name| !names_python_value(name))
+        .collect();
+    let named_python: HashSet<String> = unannotated.iter().filter(|name| names_python_value(name)).cloned().collect();
+    let used_as_tensor = if named_python.is_empty() { HashSet::default() } else { tensor_uses(&def.body, &named_python) };
+    let candidates: HashSet<String> = unannotated
+        .into_iter()
+        .filter(|name| !named_python.contains(name) || used_as_tensor.contains(name))
         .collect();
     if candidates.is_empty() {
         return candidates;
@@ -169,6 +175,48 @@ const TENSOR_FIELDS: &[&str] = &[
     "itemsize",
     "nbytes",
 ];
+
+/// Methods only a tensor has among the values a parameter may hold (not `size`, which a process
+/// group has too, nor `to`/`get`/`type`, which other objects have).
+const TENSOR_ONLY_METHODS: &[&str] = &[
+    "max", "min", "sum", "mean", "any", "all", "argmax", "argmin", "float", "long", "bool", "half", "item", "tolist",
+    "view", "reshape", "unsqueeze", "squeeze", "flatten", "permute", "transpose", "contiguous", "clone", "detach",
+    "masked_fill", "numel", "dim", "ne", "eq", "gt", "lt", "ge", "le", "cumsum", "clamp", "expand", "new_zeros",
+    "new_ones", "new_full", "softmax", "unbind", "chunk", "type_as",
+];
+
+/// The `names` the body uses as only a tensor can be used: `p.max()`, `p.shape`, `p.view(...)`.
+fn tensor_uses(body: &[Stmt], names: &HashSet<String>) -> HashSet<String> {
+    struct TensorUses<'n> {
+        names: &'n HashSet<String>,
+        found: HashSet<String>,
+    }
+    impl<'a> Visitor<'a> for TensorUses<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let used = match expr {
+                Expr::Call(call) => match call.func.as_ref() {
+                    Expr::Attribute(method) if TENSOR_ONLY_METHODS.contains(&method.attr.id.as_str()) => {
+                        Some(method.value.as_ref())
+                    }
+                    _ => None,
+                },
+                Expr::Attribute(attr) if matches!(attr.attr.id.as_str(), "shape" | "dtype" | "ndim") => {
+                    Some(attr.value.as_ref())
+                }
+                _ => None,
+            };
+            if let Some(Expr::Name(name)) = used
+                && self.names.contains(name.id.as_str())
+            {
+                self.found.insert(name.id.to_string());
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut uses = TensorUses { names, found: HashSet::default() };
+    uses.visit_body(body);
+    uses.found
+}
 
 /// Methods of Python containers (and dataclass-like outputs) that a tensor lacks.
 const CONTAINER_METHODS: &[&str] =
