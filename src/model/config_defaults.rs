@@ -27,14 +27,14 @@ use crate::model::module::{is_self, self_assignments};
 use crate::source::identifier_occurrences;
 
 /// A config field's default, as the config class writes it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ConfigDefault {
     value: Value,
     /// The literal's source text (`0.0`, `False`).
     text: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Value {
     None,
     Bool(bool),
@@ -59,7 +59,7 @@ pub type ConfigDefaults = HashMap<String, ConfigDefault>;
 /// What a config class says about its fields: their defaults, and the names whose value it
 /// does not fix (set in a method, aliased by `attribute_map`, passed to the base's `__init__`),
 /// which also hide a base class's default.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClassDefaults {
     pub defaults: Vec<(String, ConfigDefault)>,
     pub unknown: Vec<String>,

@@ -174,7 +174,7 @@ pub struct Hook<'a> {
 }
 
 /// Why a function is in the compiled region (shown in messages).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Reason {
     Forward,
     /// A forward hook, or with `pre` a forward pre-hook.
