@@ -118,15 +118,29 @@ impl Cache {
         self.entries.get(path).filter(|entry| entry.content == content)
     }
 
-    /// Keeps what a run learnt of a file, for [`Cache::save`].
-    pub fn learn(&self, path: &Path, content: u64, summary: FileSummary, findings: Option<(u64, &[Diagnostic])>) {
+    /// Keeps what a run learnt of a file, for [`Cache::save`]: nothing when the cache knew it
+    /// already (so a warm run over an unchanged tree writes nothing).
+    pub fn learn(
+        &self,
+        path: &Path,
+        content: u64,
+        findings: Option<(u64, &[Diagnostic])>,
+        summary: impl FnOnce() -> FileSummary,
+    ) {
+        let facts = findings.map(|(facts, _)| facts);
+        let known = self
+            .entry(path, content)
+            .is_some_and(|old| facts.is_none() || old.findings.as_ref().map(|(made_with, _)| *made_with) == facts);
+        if known {
+            return;
+        }
         let findings = findings.map(|(facts, found)| (facts, found.iter().map(StoredDiagnostic::of).collect()));
-        let entry = Entry { content, summary, findings };
+        let entry = Entry { content, summary: summary(), findings };
         self.learnt.lock().expect("no panic holds the lock").push((path.to_path_buf(), entry));
     }
 
     /// Writes the entries back, this run's over the stored ones (a run over a few files keeps
-    /// what the cache knows of the others). Written to a temporary file and renamed, so that a
+    /// what the cache knows of the others), less those of files that are gone. Written to a temporary file and renamed, so that a
     /// run stopped halfway leaves the old cache or the new one, never half of one.
     pub fn save(self) -> std::io::Result<()> {
         let Cache { file, key, mut entries, learnt } = self;
@@ -134,6 +148,8 @@ impl Cache {
         if learnt.is_empty() {
             return Ok(());
         }
+        let learnt_paths: rustc_hash::FxHashSet<PathBuf> = learnt.iter().map(|(path, _)| path.clone()).collect();
+        entries.retain(|path, _| learnt_paths.contains(path) || path.exists());
         entries.extend(learnt);
         let mut files: Vec<(PathBuf, Entry)> = entries.into_iter().collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));

@@ -183,11 +183,15 @@ fn both_passes(
         indexed.into_iter().map(|(i, first)| (i, first.expect("partitioned"))).unzip();
     let (summaries, firsts): (Vec<_>, Vec<_>) =
         firsts.into_iter().map(|(summary, first, content)| (summary, (first, content))).unzip();
-    // With a cache, each summary is kept to store it again; without, they move into the index.
-    let kept: Vec<Option<FileSummary>> = match cache {
-        Some(_) => summaries.iter().map(|summary| Some(summary.as_ref().clone())).collect(),
-        None => vec![None; summaries.len()],
-    };
+    // With a cache, the summary of each file it did not know is kept to store it; the others
+    // are in the cache already. Without one, they all move into the index.
+    let kept: Vec<Option<FileSummary>> = summaries
+        .iter()
+        .map(|summary| match summary {
+            Cow::Owned(summary) if cache.is_some() => Some(summary.clone()),
+            _ => None,
+        })
+        .collect();
     // The index is dropped once it has told each file its facts: pass two needs only those.
     let facts = ProjectIndex::new(summaries.into_iter().map(Cow::into_owned).collect()).facts();
     let state = cache.and(facts.first()).map(|facts| cache::state_fingerprint(&facts.state_attributes));
@@ -200,6 +204,10 @@ fn both_passes(
             let path = &files[i];
             let settings = settings.for_file(path);
             let fingerprint = state.map(|state| cache::facts_fingerprint(&facts, state));
+            let known = match &first {
+                First::Cached { entry, .. } => Some(*entry),
+                First::Looked(_) => None,
+            };
             let outcome = match first {
                 First::Cached { entry, text } => {
                     match fingerprint.and_then(|fingerprint| entry.findings(fingerprint)) {
@@ -215,8 +223,9 @@ fn both_passes(
                 }
                 First::Looked(_) => isolated(|| check_file(path, read, &facts, &settings, mode)),
             };
-            if let (Some(cache), Some(content), Some(summary), Ok(checked)) = (cache, content, summary, &outcome) {
-                cache.learn(path, content, summary, fingerprint.zip(checked.findings_of_the_text()));
+            if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
+                let summary = || summary.or_else(|| known.map(|entry| entry.summary.clone())).expect("kept or known");
+                cache.learn(path, content, fingerprint.zip(checked.findings_of_the_text()), summary);
             }
             step();
             FileReport { path: path.clone(), outcome }

@@ -80,8 +80,23 @@ class Other(nn.Module):
         return x
 ";
 
+/// A config default that JSON reads back exactly only with serde_json's `float_roundtrip`: read
+/// back a digit short, it changed the facts of every file that sees it, and the warm run checked
+/// them again.
+const CONFIG: &str = "class ClipConfig:
+    def __init__(self, threshold=22.627416997969522, use_clip=False):
+        self.threshold = threshold
+        self.use_clip = use_clip
+";
+
 fn three_files() -> TempDir {
-    project(&[("pkg/__init__.py", ""), ("pkg/base.py", BASE), ("pkg/child.py", CHILD), ("pkg/other.py", OTHER)])
+    project(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/base.py", BASE),
+        ("pkg/child.py", CHILD),
+        ("pkg/other.py", OTHER),
+        ("pkg/config.py", CONFIG),
+    ])
 }
 
 #[test]
@@ -96,6 +111,17 @@ fn a_second_run_gives_the_same_json_byte_for_byte_from_the_cache() {
     assert_eq!(warm, uncached);
     assert!(!cold_err.contains("warning") && !warm_err.contains("warning"), "{cold_err}{warm_err}");
     assert_eq!(fs::read_to_string(dir.path().join(".tcfix_cache/.gitignore")).unwrap().lines().last(), Some("*"));
+}
+
+#[test]
+fn a_warm_run_over_an_unchanged_tree_writes_nothing() {
+    let dir = three_files();
+    tcfix(dir.path(), &[]);
+    let file = cache_file(dir.path());
+    let written = fs::metadata(&file).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    tcfix(dir.path(), &[]);
+    assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), written, "every file was known, with its facts");
 }
 
 /// The warm run reads the findings from the cache instead of analysing the files again: a
