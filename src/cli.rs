@@ -149,6 +149,10 @@ pub struct Cli {
     #[arg(long)]
     pub isolated: bool,
 
+    /// Neither read nor write the cache of findings (`.tcfix_cache/` at the project root).
+    #[arg(long)]
+    pub no_cache: bool,
+
     /// The path of the file read from standard input (for messages, and to find its config).
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,

@@ -31,10 +31,12 @@ pub struct Options {
     pub exclude: Option<Vec<String>>,
     /// A baseline file (`--write-baseline` writes one): findings recorded there are not reported.
     pub baseline: Option<PathBuf>,
+    /// Keep findings in `.tcfix_cache/` for the next run (default true; `--no-cache` for one run).
+    pub cache: Option<bool>,
 }
 
 /// The keys of [`Options`], as written in a configuration file.
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 10] = [
     "select",
     "ignore",
     "per-file-ignores",
@@ -44,6 +46,7 @@ const KEYS: [&str; 9] = [
     "opaque-helpers",
     "exclude",
     "baseline",
+    "cache",
 ];
 
 /// A configuration read from a file, with its patterns compiled.
@@ -127,6 +130,12 @@ impl Config {
         let mut config = Self::compile(path, root, options, names_a_rule)?;
         config.warnings = stray_keys(path);
         Ok(Some(config))
+    }
+
+    /// The configuration file's directory, or the current one without a file: where the
+    /// project's `.tcfix_cache/` lives.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The baseline file the configuration names, relative to the configuration's directory.

@@ -4,6 +4,7 @@
 //! rules -> Diagnostics with Fixes -> fixer -> new text -> report, diff or apply.
 
 pub mod baseline;
+pub mod cache;
 pub mod changed_lines;
 pub mod config;
 pub mod diagnostic;

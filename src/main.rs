@@ -7,6 +7,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Parser;
 
 use tcfix::baseline::{Baseline, Recorded};
+use tcfix::cache::Cache;
 use tcfix::changed_lines::ChangedLines;
 use tcfix::config::Config;
 use tcfix::diff::unified_diff;
@@ -63,6 +64,8 @@ struct Run<'c> {
     walk_failed: std::cell::Cell<bool>,
     /// With --trace / --torch-logs: the run's account per compiled frame, printed first.
     evidence_summary: std::cell::RefCell<Option<tcfix::evidence::summary::Summary>>,
+    /// The findings of earlier runs (`.tcfix_cache/`), unless turned off.
+    cache: Option<Cache>,
 }
 
 fn run_cli(cli: &Cli) -> Result<Status> {
@@ -80,6 +83,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
     let scope = scope(cli, &config, &cwd)?;
     let mut settings = settings(cli, &config)?;
     settings.scope = scope.clone();
+    let cache = open_cache(cli, &config, &settings);
     let run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
@@ -88,6 +92,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         scope,
         walk_failed: Default::default(),
         evidence_summary: Default::default(),
+        cache,
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
         if !cli.trace.is_empty() || cli.torch_logs.is_some() {
@@ -124,7 +129,24 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         run.report(&run.reports(&files, FixMode::Report))?
     };
     status = status.max(outcome);
+    if let Some(cache) = run.cache
+        && let Err(error) = cache.save()
+    {
+        eprintln!("warning: cannot write the cache in {}: {error}", tcfix::cache::DIRECTORY);
+    }
     Ok(status)
+}
+
+/// The cache of earlier runs' findings, unless `--no-cache` or `cache = false` turns it off.
+fn open_cache(cli: &Cli, config: &Config, settings: &Settings) -> Option<Cache> {
+    if cli.no_cache || config.options.cache == Some(false) {
+        return None;
+    }
+    let (cache, warning) = Cache::open(config.root(), settings)?;
+    if let Some(warning) = warning {
+        eprintln!("warning: {warning}");
+    }
+    Some(cache)
 }
 
 /// `tcfix rules`: one line per rule, in aligned columns.
@@ -253,11 +275,11 @@ impl Run<'_> {
     fn reports(&self, files: &[PathBuf], mode: FixMode) -> Vec<FileReport> {
         let reports = match progress_bar(files.len(), self.cli.quiet) {
             Some(bar) => {
-                let reports = run_with_progress(files, &self.settings, mode, &|| bar.inc(1));
+                let reports = run_with_progress(files, &self.settings, mode, &|| bar.inc(1), self.cache.as_ref());
                 bar.finish_and_clear();
                 reports
             }
-            None => run(files, &self.settings, mode),
+            None => run(files, &self.settings, mode, self.cache.as_ref()),
         };
         for report in &reports {
             if let Err(error) = &report.outcome {
@@ -447,7 +469,7 @@ impl Run<'_> {
         let unwritten = changed(&reports).len() != written.len();
         let shown = if unwritten {
             // Both runs list the same files in path order.
-            let before = run(files, &self.settings, FixMode::Report);
+            let before = run(files, &self.settings, FixMode::Report, self.cache.as_ref());
             reports
                 .into_iter()
                 .zip(before)

@@ -6,13 +6,16 @@
 mod guess;
 
 use rustc_hash::FxHashSet as HashSet;
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use crate::cache::{self, Cache, Entry};
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{AppliedFix, DroppedFix, FixOutcome};
+use crate::model::index::FileSummary;
 use crate::model::index::{Facts, ProjectIndex, module_name};
 use crate::project::guess::{Guess, Look};
 use crate::rules::Settings;
@@ -68,10 +71,18 @@ impl Checked {
     pub fn changed(&self) -> bool {
         self.original.is_some()
     }
+
+    /// The findings of the file's text as it was read: all of them when reporting, and when
+    /// fixing changed nothing (no fix applied, none dropped); `None` once a fix rewrote it.
+    fn findings_of_the_text(&self) -> Option<&[Diagnostic]> {
+        let untouched = !self.changed() && self.applied.is_empty() && self.dropped.is_empty();
+        untouched.then_some(self.diagnostics.as_slice())
+    }
 }
 
-pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, mode, &|| {})
+/// A run over files on disk, reading what `cache` knows and telling it what the run learnt.
+pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode, cache: Option<&Cache>) -> Vec<FileReport> {
+    run_with(files, &SourceFile::read, settings, mode, &|| {}, cache)
 }
 
 /// `run`, calling `step` as each file finishes each of the two passes (for a progress bar).
@@ -80,8 +91,9 @@ pub fn run_with_progress(
     settings: &Settings,
     mode: FixMode,
     step: &(dyn Fn() + Sync),
+    cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, mode, step)
+    run_with(files, &SourceFile::read, settings, mode, step, cache)
 }
 
 /// A run over texts held in memory (a patch series builds each rule's patch on the last one's).
@@ -91,7 +103,7 @@ pub fn run_texts(files: &[(PathBuf, String)], settings: &Settings, mode: FixMode
         let found = files.iter().find(|(p, _)| p == path).map(|(_, text)| text.clone());
         found.ok_or_else(|| SourceError::Io("not in this run".to_string()))
     };
-    run_with(&paths, &read, settings, mode, &|| {})
+    run_with(&paths, &read, settings, mode, &|| {}, None)
 }
 
 type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
@@ -102,8 +114,9 @@ fn run_with(
     settings: &Settings,
     mode: FixMode,
     step: &(dyn Fn() + Sync),
+    cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    on_deep_stacks(|| both_passes(files, read, settings, mode, step))
+    on_deep_stacks(|| both_passes(files, read, settings, mode, step, cache))
 }
 
 /// The stack of each thread that analyses files. The analysis recurses once per level of a
@@ -121,41 +134,99 @@ fn on_deep_stacks<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     }
 }
 
+/// What pass one knows of a file besides its summary: its guess (`None` when checking it failed),
+/// or what the cache knew of its text.
+enum First<'c> {
+    Looked(Option<Box<Guess>>),
+    Cached { entry: &'c Entry, text: String },
+}
+
+/// Pass one for a file: its summary, from the cache when its text is unchanged (no parse), else
+/// parsed and guessed at (`guess`); with a cache, also the hash of its text.
+type FirstPass<'c> = (Cow<'c, FileSummary>, First<'c>, Option<u64>);
+
+fn first_pass<'c>(
+    path: &Path,
+    read: &Reader,
+    settings: &Settings,
+    modules: &HashSet<String>,
+    cache: Option<&'c Cache>,
+) -> Result<FirstPass<'c>, SourceError> {
+    let text = read(path)?;
+    let content = cache.map(|_| cache::content_hash(&text));
+    if let Some(entry) = cache.zip(content).and_then(|(cache, content)| cache.entry(path, content)) {
+        return Ok((Cow::Borrowed(&entry.summary), First::Cached { entry, text }, content));
+    }
+    let Look { summary, guess } = guess::look(path, text, settings, modules)?;
+    Ok((Cow::Owned(summary), First::Looked(guess.map(Box::new)), content))
+}
+
 fn both_passes(
     files: &[PathBuf],
     read: &Reader,
     settings: &Settings,
     mode: FixMode,
     step: &(dyn Fn() + Sync),
+    cache: Option<&Cache>,
 ) -> Vec<FileReport> {
     let modules: HashSet<String> = files.iter().map(|path| module_name(path)).collect();
-    let looks: Vec<_> = files
+    let firsts: Vec<_> = files
         .par_iter()
         .map(|path| {
-            let look = isolated(|| guess::look(path, read(path)?, &settings.for_file(path), &modules));
+            let first = isolated(|| first_pass(path, read, &settings.for_file(path), &modules, cache));
             step();
-            look
+            first
         })
         .collect();
-    let (indexed, failures): (Vec<_>, Vec<_>) = looks.into_iter().enumerate().partition(|(_, s)| s.is_ok());
-    let (positions, looks): (Vec<usize>, Vec<Look>) =
-        indexed.into_iter().map(|(i, look)| (i, look.expect("partitioned"))).unzip();
-    let (summaries, guesses): (Vec<_>, Vec<_>) = looks.into_iter().map(|look| (look.summary, look.guess)).unzip();
+    let (indexed, failures): (Vec<_>, Vec<_>) = firsts.into_iter().enumerate().partition(|(_, s)| s.is_ok());
+    let (positions, firsts): (Vec<usize>, Vec<FirstPass>) =
+        indexed.into_iter().map(|(i, first)| (i, first.expect("partitioned"))).unzip();
+    let (summaries, firsts): (Vec<_>, Vec<_>) =
+        firsts.into_iter().map(|(summary, first, content)| (summary, (first, content))).unzip();
+    // With a cache, the summary of each file it did not know is kept to store it; the others
+    // are in the cache already. Without one, they all move into the index.
+    let kept: Vec<Option<FileSummary>> = summaries
+        .iter()
+        .map(|summary| match summary {
+            Cow::Owned(summary) if cache.is_some() => Some(summary.clone()),
+            _ => None,
+        })
+        .collect();
     // The index is dropped once it has told each file its facts: pass two needs only those.
-    let facts = ProjectIndex::new(summaries).facts();
+    let facts = ProjectIndex::new(summaries.into_iter().map(Cow::into_owned).collect()).facts();
+    let state = cache.and(facts.first()).map(|facts| cache::state_fingerprint(&facts.state_attributes));
 
     let mut reports: Vec<FileReport> = positions
         .into_par_iter()
         .zip(facts.into_par_iter())
-        .zip(guesses.into_par_iter())
-        .map(|((i, facts), guess)| {
+        .zip(firsts.into_par_iter().zip(kept.into_par_iter()))
+        .map(|((i, facts), ((first, content), summary))| {
             let path = &files[i];
-            let outcome = match guess {
-                Some(guess) if guess.stands(&facts) => {
-                    isolated(|| finish(path, guess, &facts, &settings.for_file(path), mode))
-                }
-                _ => isolated(|| check_file(path, read, &facts, &settings.for_file(path), mode)),
+            let settings = settings.for_file(path);
+            let fingerprint = state.map(|state| cache::facts_fingerprint(&facts, state));
+            let known = match &first {
+                First::Cached { entry, .. } => Some(*entry),
+                First::Looked(_) => None,
             };
+            let outcome = match first {
+                First::Cached { entry, text } => {
+                    match fingerprint.and_then(|fingerprint| entry.findings(fingerprint)) {
+                        Some(found) => {
+                            isolated(|| finish(path, keep_text(text, &found), found, &facts, &settings, mode))
+                        }
+                        None => isolated(|| check_file(path, read, &facts, &settings, mode)),
+                    }
+                }
+                First::Looked(Some(guess)) if guess.stands(&facts) => {
+                    let Guess { text, diagnostics, .. } = *guess;
+                    isolated(|| finish(path, text, diagnostics, &facts, &settings, mode))
+                }
+                First::Looked(_) => isolated(|| check_file(path, read, &facts, &settings, mode)),
+            };
+            if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
+                let summary = || summary.or_else(|| known.map(|entry| entry.summary.clone())).expect("kept or known");
+                cache.learn(path, content, fingerprint.zip(checked.findings_of_the_text()), summary);
+            }
             step();
             FileReport { path: path.clone(), outcome }
         })
@@ -167,17 +238,24 @@ fn both_passes(
     reports
 }
 
-/// Pass two for a file whose guess stands: its findings are known, so it is parsed again only
-/// when fixing, and only when one of them has a fix to apply.
+/// A file's text, kept when it has findings to show.
+fn keep_text(text: String, found: &[Diagnostic]) -> Option<String> {
+    (!found.is_empty()).then_some(text)
+}
+
+/// Pass two for a file whose findings are known (its guess stands, or the cache knew them): it
+/// is parsed again only when fixing, and only when one of them has a fix to apply. `text` is
+/// `None` when there are no findings.
 fn finish(
     path: &Path,
-    guess: Guess,
+    text: Option<String>,
+    diagnostics: Vec<Diagnostic>,
     facts: &Facts,
     settings: &Settings,
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
-    let Some(text) = guess.text else { return Ok(Checked::nothing()) };
-    let found = Checked::reported(text, guess.diagnostics);
+    let Some(text) = text else { return Ok(Checked::nothing()) };
+    let found = Checked::reported(text, diagnostics);
     let FixMode::Fix { unsafe_fixes } = mode else { return Ok(found) };
     let fixable = |d: &Diagnostic| d.fix.as_ref().is_some_and(|fix| fix.is_applicable(unsafe_fixes));
     if !found.diagnostics.iter().any(fixable) {
@@ -297,7 +375,7 @@ class Model(nn.Module):
             assert!(path != Path::new("boom.py"), "a bug while reading boom.py");
             Ok(MODEL.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         assert_eq!(
             outcomes(&reports),
             [
@@ -337,7 +415,7 @@ class Model(nn.Module):
             }
             Ok(HELPER.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         assert_eq!(
             outcomes(&reports),
             [
@@ -358,7 +436,7 @@ class Model(nn.Module):
             reads.fetch_add(1, Ordering::SeqCst);
             Ok(if path == Path::new("a.py") { a } else { b }.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         (reports, reads.load(Ordering::SeqCst))
     }
 
@@ -415,7 +493,7 @@ class Block(nn.Module):
             reads.fetch_add(1, Ordering::SeqCst);
             Ok(CHILD.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {});
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         (outcomes(&reports), reads.load(Ordering::SeqCst))
     }
 
@@ -451,7 +529,7 @@ class Block(nn.Module):
             reads.fetch_add(1, Ordering::SeqCst);
             Ok(local.clone())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Report, &|| {});
+        let reports = run_with(&files, &read, &Settings::default(), FixMode::Report, &|| {}, None);
         let messages =
             reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
         (messages.collect(), reads.load(Ordering::SeqCst))

@@ -21,19 +21,20 @@ use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::finding_conditions::FindingConditions;
 use crate::model::imports::unqualified;
 use crate::model::module::{is_self, self_assignments};
 use crate::source::identifier_occurrences;
 
 /// A config field's default, as the config class writes it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ConfigDefault {
     value: Value,
     /// The literal's source text (`0.0`, `False`).
     text: String,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Value {
     None,
     Bool(bool),
@@ -58,7 +59,7 @@ pub type ConfigDefaults = HashMap<String, ConfigDefault>;
 /// What a config class says about its fields: their defaults, and the names whose value it
 /// does not fix (set in a method, aliased by `attribute_map`, passed to the base's `__init__`),
 /// which also hide a base class's default.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ClassDefaults {
     pub defaults: Vec<(String, ConfigDefault)>,
     pub unknown: Vec<String>,
@@ -193,28 +194,62 @@ fn number(text: &str) -> Option<f64> {
 /// config fields the answer read are added to `asked` (whatever their defaults, found or not), so
 /// that an answer given with other defaults can be told apart.
 pub fn off_by_default(model: &FileModel, ranges: &[TextRange], asked: &mut HashSet<String>) -> Vec<Option<String>> {
-    let mut conditions = vec![None; ranges.len()];
-    let mut stored: Option<HashSet<String>> = None;
+    let mut conditions = FindingConditions::new(ranges);
+    let mut file: Option<FileFlags> = None;
     for class in 0..model.classes.len() {
         let class_range = model.classes[class].node.range();
-        if !ranges.iter().any(|range| class_range.contains_range(*range)) {
+        if !conditions.touches(class_range) {
             continue;
         }
-        let stored = stored.get_or_insert_with(|| fields_stored(model));
-        let flags = ClassFlags::of(model, class, stored, asked);
-        let mut walk = OffBranches { flags, ranges, conditions: &mut conditions };
+        let file = file.get_or_insert_with(|| FileFlags::of(model));
+        let flags = ClassFlags::of(model, class, file, asked);
+        let mut walk = OffBranches { flags, conditions: &mut conditions };
         if let Some(condition) = walk.flags.built_only_when_off(class) {
-            walk.mark(class_range, &condition);
+            walk.conditions.mark(class_range, &condition);
         }
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node
-                && ranges.iter().any(|range| def.range().contains_range(*range))
+                && walk.conditions.touches(def.range())
             {
                 walk.visit_body(&def.body);
             }
         }
     }
-    conditions
+    conditions.into_vec()
+}
+
+/// What the answer asks of the whole file, gathered once for all its classes (a file can hold
+/// tens of thousands: asking each class about every other would be quadratic).
+struct FileFlags<'m> {
+    /// Config fields the file sets (`config.is_decoder = True`): their default says nothing.
+    stored: HashSet<String>,
+    /// A base's name (unqualified) -> the classes of the file written on it.
+    subclasses: HashMap<&'m str, Vec<usize>>,
+    /// A class's name -> the attributes built from it only when a test holds
+    /// (`self.adapter = Adapter(config) if config.add_adapter else None`): (owner, test, built when).
+    built_when: HashMap<&'m str, Vec<(usize, &'m Expr, bool)>>,
+}
+
+impl<'m> FileFlags<'m> {
+    fn of(model: &'m FileModel) -> Self {
+        let mut subclasses: HashMap<&str, Vec<usize>> = HashMap::default();
+        let mut built_when: HashMap<&str, Vec<(usize, &Expr, bool)>> = HashMap::default();
+        for (class, info) in model.classes.iter().enumerate() {
+            for base in &info.bases {
+                subclasses.entry(unqualified(base)).or_default().push(class);
+            }
+            for assignment in self_assignments(model, class) {
+                if let Some(Expr::If(if_exp)) = assignment.value()
+                    && let Some(built) = built_side(if_exp)
+                    && let Expr::Call(call) = built_value(if_exp, built)
+                    && let Expr::Name(built_class) = call.func.as_ref()
+                {
+                    built_when.entry(built_class.id.as_str()).or_default().push((class, &*if_exp.test, built));
+                }
+            }
+        }
+        FileFlags { stored: fields_stored(model), subclasses, built_when }
+    }
 }
 
 /// What a class's code says about its config-derived attributes, and the defaults it reads them
@@ -223,8 +258,7 @@ struct ClassFlags<'m, 'a> {
     model: &'m FileModel<'a>,
     /// `self.layerdrop = config.decoder_layerdrop`, `self.adapter = Adapter(config) if ... else None`.
     attributes: HashMap<String, Attribute<'a>>,
-    /// Config fields the file sets (`config.is_decoder = True`): their default says nothing.
-    stored: &'m HashSet<String>,
+    file: &'m FileFlags<'m>,
     asked: &'m mut HashSet<String>,
 }
 
@@ -295,10 +329,10 @@ enum Read<'d> {
 }
 
 impl<'m, 'a> ClassFlags<'m, 'a> {
-    fn of(model: &'m FileModel<'a>, class: usize, stored: &'m HashSet<String>, asked: &'m mut HashSet<String>) -> Self {
+    fn of(model: &'m FileModel<'a>, class: usize, file: &'m FileFlags<'m>, asked: &'m mut HashSet<String>) -> Self {
         let mut attributes = HashMap::default();
         let init = model.method(class, "__init__");
-        let reassigned = reassigned_in_subclasses(model, class);
+        let reassigned = reassigned_in_subclasses(model, file, class);
         let assignments = self_assignments(model, class);
         for assignment in assignments {
             let attr = assignment.attr.as_str();
@@ -310,7 +344,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                 attributes.insert(attr.to_string(), source);
             }
         }
-        ClassFlags { model, attributes, stored, asked }
+        ClassFlags { model, attributes, file, asked }
     }
 
     /// The truth of `test` under the default config, when the test is one this module reads.
@@ -476,7 +510,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
             return None;
         };
         self.asked.insert(field.clone());
-        if self.stored.contains(&field) {
+        if self.file.stored.contains(&field) {
             return None;
         }
         let model: &'m FileModel<'a> = self.model;
@@ -490,25 +524,14 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
     fn built_only_when_off(&mut self, class: usize) -> Option<String> {
         let model = self.model;
         let name = model.classes[class].node.name.id.as_str();
-        let mentions = word_count(&model.source.text, name);
-        let mut sites = Vec::new();
-        for owner in 0..model.classes.len() {
-            for assignment in self_assignments(model, owner) {
-                if let Some(Expr::If(if_exp)) = assignment.value()
-                    && let Some(built_when) = built_side(if_exp)
-                    && matches!(built_value(if_exp, built_when), Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == name))
-                {
-                    sites.push((owner, &*if_exp.test, built_when));
-                }
-            }
-        }
+        let sites = self.file.built_when.get(name)?;
         // The class's own `class X` line, and each site: nothing else names it.
-        if sites.is_empty() || mentions != sites.len() + 1 {
+        if word_count(&model.source.text, name) != sites.len() + 1 {
             return None;
         }
         let mut conditions = Vec::new();
-        for (owner, test, built_when) in sites {
-            let mut flags = ClassFlags::of(model, owner, self.stored, &mut *self.asked);
+        for &(owner, test, built_when) in sites {
+            let mut flags = ClassFlags::of(model, owner, self.file, &mut *self.asked);
             let flag = flags.truth(test, 0)?;
             let built = if built_when { flag } else { flag.not() };
             if built.value {
@@ -589,10 +612,11 @@ fn built_value(if_exp: &ast::ExprIf, built_when: bool) -> &Expr {
 }
 
 /// Attributes that a subclass in the file assigns too: their value in `class` is not the only one.
-fn reassigned_in_subclasses(model: &FileModel, class: usize) -> HashSet<String> {
+fn reassigned_in_subclasses(model: &FileModel, file: &FileFlags, class: usize) -> HashSet<String> {
     let name = model.classes[class].node.name.id.as_str();
-    (0..model.classes.len())
-        .filter(|&other| other != class && model.classes[other].bases.iter().any(|base| unqualified(base) == name))
+    let subclasses = file.subclasses.get(name).into_iter().flatten().copied();
+    subclasses
+        .filter(|&other| other != class)
         .flat_map(|other| self_assignments(model, other).iter().map(|a| a.attr.clone()))
         .collect()
 }
@@ -605,22 +629,17 @@ fn word_count(text: &str, word: &str) -> usize {
 /// The walk of a class's methods that marks the findings in branches the default config turns off.
 struct OffBranches<'w, 'm, 'a> {
     flags: ClassFlags<'m, 'a>,
-    ranges: &'w [TextRange],
-    conditions: &'w mut Vec<Option<String>>,
+    /// The outermost condition wins: the walk marks outer branches first.
+    conditions: &'w mut FindingConditions,
 }
 
 impl OffBranches<'_, '_, '_> {
-    /// The outermost condition wins: the walk marks outer branches first.
     fn mark(&mut self, range: TextRange, condition: &str) {
-        for (found, slot) in self.ranges.iter().zip(self.conditions.iter_mut()) {
-            if slot.is_none() && range.contains_range(*found) {
-                *slot = Some(condition.to_string());
-            }
-        }
+        self.conditions.mark(range, condition);
     }
 
     fn touches(&self, range: TextRange) -> bool {
-        self.ranges.iter().any(|found| range.contains_range(*found))
+        self.conditions.touches(range)
     }
 
     /// Marks the clauses of an `if` that the default config turns off: one whose test is false,

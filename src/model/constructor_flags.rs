@@ -16,7 +16,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::file::{FileModel, FunctionNode};
+use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
 use crate::model::finding_conditions::FindingConditions;
 use crate::model::module::{is_self, self_assignments};
 
@@ -25,11 +25,12 @@ use crate::model::module::{is_self, self_assignments};
 /// by default)".
 pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
+    let turned_on = turned_on(model);
     for class in 0..model.classes.len() {
-        if !ranges.iter().any(|range| model.classes[class].node.range().contains_range(*range)) {
+        if !conditions.touches(model.classes[class].node.range()) {
             continue;
         }
-        let flags = flags_off(model, class);
+        let flags = flags_off(model, class, &turned_on);
         if flags.is_empty() {
             continue;
         }
@@ -51,9 +52,27 @@ struct Flag {
     default: &'static str,
 }
 
+/// Whether an assignment sets its attribute to off (`False`, `None`).
+fn turns_off(assignment: &SelfAssignment) -> bool {
+    matches!(assignment.value(), Some(Expr::BooleanLiteral(b)) if !b.value)
+        || matches!(assignment.value(), Some(Expr::NoneLiteral(_)))
+}
+
+/// How many assignments in the classes of the file set each attribute of `self` to anything but
+/// off (counted once per file, not once per class: a file can hold tens of thousands).
+fn turned_on<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
+    let mut counts: HashMap<&str, usize> = HashMap::default();
+    for owner in 0..model.classes.len() {
+        for assignment in self_assignments(model, owner).iter().filter(|a| !turns_off(a)) {
+            *counts.entry(assignment.attr.as_str()).or_default() += 1;
+        }
+    }
+    counts
+}
+
 /// The attributes of `class` stored from an off-by-default `__init__` parameter that nothing in
-/// the file turns on.
-fn flags_off(model: &FileModel, class: usize) -> HashMap<String, Flag> {
+/// the file turns on (`turned_on`: see there).
+fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) -> HashMap<String, Flag> {
     let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
     let FunctionNode::Def(def) = model.function(init).node else { return HashMap::default() };
     let parameters = off_parameters(def);
@@ -69,17 +88,15 @@ fn flags_off(model: &FileModel, class: usize) -> HashMap<String, Flag> {
             flags.insert(assignment.attr.clone(), Flag { parameter, default });
         }
     }
-    // Set to anything but off elsewhere (in any class of the file: a subclass may), it is no flag.
-    for owner in 0..model.classes.len() {
-        for assignment in self_assignments(model, owner) {
-            let turns_off = matches!(assignment.value(), Some(Expr::BooleanLiteral(b)) if !b.value)
-                || matches!(assignment.value(), Some(Expr::NoneLiteral(_)));
-            let stores_parameter = owner == class && assignment.method == init && assignment.top_level;
-            if !turns_off && !stores_parameter {
-                flags.remove(&assignment.attr);
-            }
+    // Set to anything but off elsewhere (in any class of the file: a subclass may), it is no
+    // flag: the file turns it on more often than this class's `__init__` stores it.
+    let mut stores: HashMap<&str, usize> = HashMap::default();
+    for assignment in self_assignments(model, class) {
+        if !turns_off(assignment) && assignment.method == init && assignment.top_level {
+            *stores.entry(assignment.attr.as_str()).or_default() += 1;
         }
     }
+    flags.retain(|attr, _| turned_on.get(attr.as_str()) == stores.get(attr.as_str()));
     if flags.is_empty() {
         return flags;
     }
@@ -156,13 +173,13 @@ impl<'a> Visitor<'a> for Passed<'_> {
 }
 
 /// The walk of a class's methods that marks the findings in branches on an off flag.
-struct FlagBranches<'w, 'r> {
+struct FlagBranches<'w> {
     class: &'w str,
     flags: &'w HashMap<String, Flag>,
-    conditions: &'w mut FindingConditions<'r>,
+    conditions: &'w mut FindingConditions,
 }
 
-impl FlagBranches<'_, '_> {
+impl FlagBranches<'_> {
     /// The condition a test needs when it holds only with a flag on: `self.expand`, `self.x is
     /// not None` (a `None` default), alone or as a part of an `and`.
     fn needs(&self, test: &Expr) -> Option<String> {
@@ -187,7 +204,7 @@ impl FlagBranches<'_, '_> {
     }
 }
 
-impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
+impl<'b> Visitor<'b> for FlagBranches<'_> {
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;

@@ -79,6 +79,9 @@ pub struct FileModel<'a> {
     /// What calls tell each function about its tensors (`tensor::CallFacts`), worked out once
     /// for the whole file.
     pub(crate) call_facts: OnceCell<Vec<CallFacts>>,
+    /// Module-level dicts of the file's module classes (`submodules::class_dicts`), read once for
+    /// the whole file: each class asks.
+    pub(crate) class_dicts: OnceCell<HashMap<String, Vec<usize>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -171,7 +174,7 @@ pub struct Hook<'a> {
 }
 
 /// Why a function is in the compiled region (shown in messages).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Reason {
     Forward,
     /// A forward hook, or with `pre` a forward pre-hook.
@@ -269,6 +272,7 @@ impl<'a> FileModel<'a> {
             module_class_names: HashSet::default(),
             call_graph: CallGraph::default(),
             call_facts: OnceCell::new(),
+            class_dicts: OnceCell::new(),
         }
     }
 
@@ -378,6 +382,7 @@ impl<'a> FileModel<'a> {
         // The calls of region functions, and what they tell, change with the region.
         self.call_graph = CallGraph::build(self);
         self.call_facts = OnceCell::new();
+        self.class_dicts = OnceCell::new();
     }
 
     /// The first class of the file with this name (`Block`, not `Outer.Block`).

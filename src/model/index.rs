@@ -21,7 +21,7 @@ use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
 pub use crate::model::facts::{Dependence, Facts};
 
 /// What one file contributes to the index.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
     pub module_name: String,
     /// Class-like names the file imports (`Block` -> `models.base.Block`).
@@ -48,7 +48,7 @@ pub struct FileSummary {
     pub names_asked: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ClassSummary {
     pub qualname: String,
     pub bases: Vec<String>,
@@ -58,7 +58,7 @@ pub struct ClassSummary {
     pub config: Option<ClassDefaults>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FunctionSummary {
     pub qualname: String,
     /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).

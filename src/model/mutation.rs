@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StateAttributes {
     pub flags: HashSet<String>,
     pub changing: HashSet<String>,

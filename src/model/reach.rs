@@ -17,7 +17,7 @@ use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
 use crate::model::module::is_self;
 
 /// What a function refers to in its compiled code, resolved as far as one file allows.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     /// A function of the same file, by qualified name.
     Local(String),

@@ -28,11 +28,13 @@ use crate::model::module::{is_self, self_assignments};
 /// `nn.Linear`)".
 pub fn off_unless_replaced(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
+    let mut assigned = None;
     for class in 0..model.classes.len() {
-        if !ranges.iter().any(|range| model.classes[class].node.range().contains_range(*range)) {
+        if !conditions.touches(model.classes[class].node.range()) {
             continue;
         }
-        let built = built_once(model, class);
+        let assigned = assigned.get_or_insert_with(|| assignment_counts(model));
+        let built = built_once(model, class, assigned);
         if built.is_empty() {
             continue;
         }
@@ -53,16 +55,22 @@ struct Built {
     classes: Vec<String>,
 }
 
-/// The attributes of `class` that `__init__` builds once, by a call of a class whose every base
-/// tcfix knows, and that no class of the file assigns again.
-fn built_once(model: &FileModel, class: usize) -> HashMap<String, Built> {
-    let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
+/// How many times the classes of the file assign each attribute of `self` (counted once per
+/// file, not once per class: a file can hold tens of thousands).
+fn assignment_counts<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
     let mut assigned: HashMap<&str, usize> = HashMap::default();
     for owner in 0..model.classes.len() {
         for assignment in self_assignments(model, owner) {
             *assigned.entry(assignment.attr.as_str()).or_default() += 1;
         }
     }
+    assigned
+}
+
+/// The attributes of `class` that `__init__` builds once, by a call of a class whose every base
+/// tcfix knows, and that no class of the file assigns again (`assigned`: see `assignment_counts`).
+fn built_once(model: &FileModel, class: usize, assigned: &HashMap<&str, usize>) -> HashMap<String, Built> {
+    let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
     let mut built = HashMap::default();
     for assignment in self_assignments(model, class) {
         if assignment.method != init || !assignment.top_level || assigned[assignment.attr.as_str()] != 1 {
@@ -105,13 +113,13 @@ fn instance_of(model: &FileModel, class: &Expr) -> Option<Vec<String>> {
 
 /// The walk of a class's methods that marks the findings in `isinstance` branches on a
 /// submodule that is built as another class.
-struct ReplacedBranches<'w, 'r, 'm, 'a> {
+struct ReplacedBranches<'w, 'm, 'a> {
     model: &'m FileModel<'a>,
     built: HashMap<String, Built>,
-    conditions: &'w mut FindingConditions<'r>,
+    conditions: &'w mut FindingConditions,
 }
 
-impl ReplacedBranches<'_, '_, '_, '_> {
+impl ReplacedBranches<'_, '_, '_> {
     /// The condition a test needs when it holds only for a replaced submodule:
     /// `isinstance(self.kernel, LoraLayer)`, alone or as a part of an `and`.
     fn replaced(&self, test: &Expr) -> Option<String> {
@@ -165,7 +173,7 @@ fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
-impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_, '_> {
+impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_> {
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;

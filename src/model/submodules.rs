@@ -17,14 +17,12 @@ use crate::model::module::{is_self, method_body, self_assignments};
 #[derive(Default)]
 pub struct Submodules {
     of_class: HashMap<usize, HashMap<String, HashSet<usize>>>,
-    /// Module-level dicts of the file's module classes, by name; read once.
-    class_dicts: Option<HashMap<String, Vec<usize>>>,
 }
 
 impl Submodules {
     /// The `forward` methods of the classes `self.<attr>` of `class` holds.
     pub fn forwards(&mut self, model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
-        let dicts = self.class_dicts.get_or_insert_with(|| class_dicts(model));
+        let dicts = model.class_dicts.get_or_init(|| class_dicts(model));
         let held = self.of_class.entry(class).or_insert_with(|| held_classes(model, class, dicts));
         let mut forwards: Vec<usize> =
             held.get(attr).into_iter().flatten().filter_map(|&held| model.method(held, "forward")).collect();
@@ -34,7 +32,7 @@ impl Submodules {
 
     /// The file's module classes `self.<attr>` of `class` holds.
     pub fn classes(&mut self, model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
-        let dicts = self.class_dicts.get_or_insert_with(|| class_dicts(model));
+        let dicts = model.class_dicts.get_or_init(|| class_dicts(model));
         let held = self.of_class.entry(class).or_insert_with(|| held_classes(model, class, dicts));
         let mut classes: Vec<usize> = held.get(attr).into_iter().flatten().copied().collect();
         classes.sort_unstable();

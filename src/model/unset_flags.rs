@@ -40,7 +40,7 @@ pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<
     let mut unset = Unset { model, known: HashMap::default() };
     for function in 0..model.functions.len() {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
-        if !is_entry_point(&def.name.id) || !ranges.iter().any(|range| def.range().contains_range(*range)) {
+        if !is_entry_point(&def.name.id) || !conditions.touches(def.range()) {
             continue;
         }
         let flags: Vec<Flag> =
@@ -323,13 +323,13 @@ impl Stores {
 }
 
 /// The walk of an entry point's body that marks the findings in branches on its unset flags.
-struct FlagBranches<'w, 'r, 'a> {
+struct FlagBranches<'w, 'a> {
     def: &'a ast::StmtFunctionDef,
     flags: Vec<Flag>,
-    conditions: &'w mut FindingConditions<'r>,
+    conditions: &'w mut FindingConditions,
 }
 
-impl FlagBranches<'_, '_, '_> {
+impl FlagBranches<'_, '_> {
     /// The outermost condition wins: the walk marks outer branches first.
     fn mark(&mut self, range: TextRange, flag: usize) {
         let Flag { name, default } = &self.flags[flag];
@@ -374,7 +374,7 @@ fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
-impl<'b> Visitor<'b> for FlagBranches<'_, '_, '_> {
+impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;

@@ -97,7 +97,7 @@ for directory, _, names in sorted(os.walk(root)):
 PY
 }
 
-sha_all() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 python3 -c '
+sha_all() { (cd "$1" && find . -type f -not -path './.tcfix_cache/*' -print0 | sort -z | xargs -0 python3 -c '
 import hashlib, sys
 for p in sys.argv[1:]:
     print(hashlib.sha256(open(p, "rb").read()).hexdigest(), p)'); }
@@ -105,7 +105,15 @@ for p in sys.argv[1:]:
 # The findings on a tree, against the list kept in snapshots/ (or rewriting it when asked).
 compare_findings() {
   local kept="$repo/snapshots/corpus-findings.txt" now="$work/findings.txt"
-  (cd "$1" && "$tcfix" --isolated --unsafe-fixes --exit-zero --output-format json .) >"$work/findings.json"
+  (cd "$1" && "$tcfix" --isolated --no-cache --unsafe-fixes --exit-zero --output-format json .) >"$work/findings.json"
+  # The cache changes nothing: a run that fills it and a warm one print the same bytes.
+  local run
+  for run in cold warm; do
+    (cd "$1" && "$tcfix" --isolated --unsafe-fixes --exit-zero --output-format json .) >"$work/findings-$run.json"
+    cmp -s "$work/findings.json" "$work/findings-$run.json" ||
+      { echo "corpus: VIOLATION: the findings with the cache ($run) differ from those without" >&2; return 1; }
+  done
+  rm -rf "$1/.tcfix_cache"
   python3 "$repo/tests/corpus/findings.py" <"$work/findings.json" >"$now"
   echo "corpus: fix coverage per rule (tests/corpus/coverage.py, the README's table):"
   python3 "$repo/tests/corpus/coverage.py" <"$work/findings.json"

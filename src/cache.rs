@@ -1,0 +1,352 @@
+//! The warm run's cache, like ruff's `.ruff_cache/`: a second run over an unchanged tree parses
+//! nothing. It lives in `.tcfix_cache/` at the project root (the configuration file's directory,
+//! else the current one), with a `.gitignore` holding `*`.
+//!
+//! What it stores, per file (by the path as the run names it): the hash of its text, its summary
+//! for the project index (what pass one would get by parsing it), and its findings, with their
+//! fixes, together with the fingerprint of the project facts they were made with. A file whose
+//! text is unchanged is not parsed in pass one; its findings are reused only when the index tells
+//! it the same facts again (`facts_fingerprint`), so editing a base class in one file re-checks
+//! the subclasses in others. Every cache file is keyed by tcfix's version and build and by the
+//! settings that change findings; a cache that is unreadable or not this key's is ignored with a
+//! warning and rebuilt, never trusted.
+//!
+//! Where it applies: reports and `--diff` / `--apply`, which start from the cached findings of
+//! the unchanged text exactly as they start from pass one's (they are the same findings, by the
+//! key); every rewritten text is parsed and analysed afresh, and a fixed text is never stored.
+//! Not with `--diff-base` or a baseline (their scope filters findings inside the analysis), nor
+//! for text read from stdin.
+
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ruff_text_size::{TextRange, TextSize};
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::{Edit, Fix, Safety};
+use crate::model::facts::Facts;
+use crate::model::index::FileSummary;
+use crate::model::mutation::StateAttributes;
+use crate::rules::{RULES, Settings};
+
+/// The folder, under the project root.
+pub const DIRECTORY: &str = ".tcfix_cache";
+
+/// Bumped when what a cache file holds changes shape.
+const FORMAT: u32 = 1;
+
+pub struct Cache {
+    /// `.tcfix_cache/<hash of the settings>.json`.
+    file: PathBuf,
+    key: Key,
+    entries: HashMap<PathBuf, Entry>,
+    /// What this run learnt, saved at its end.
+    learnt: Mutex<Vec<(PathBuf, Entry)>>,
+}
+
+/// Whose cache a file is: written by this tcfix, for these settings.
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Key {
+    format: u32,
+    /// tcfix's version and build (the executable's size and time): a rebuilt tcfix may find
+    /// other things, and must not read an older build's findings.
+    tcfix: String,
+    /// The hashes of a known text: a change in the hashing (a new Rust, a new rustc-hash) would
+    /// silently change every hash stored.
+    hashing: (u64, u64),
+    /// Everything in the settings that changes findings (selection, severity, per-file ignores...).
+    settings: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    key: Key,
+    files: Vec<(PathBuf, Entry)>,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+pub struct Entry {
+    content: u64,
+    pub summary: FileSummary,
+    /// The file's findings and the fingerprint of the facts they were made with; `None` when the
+    /// run did not learn them (a file a fix rewrote).
+    findings: Option<(u64, Vec<StoredDiagnostic>)>,
+}
+
+impl Cache {
+    /// The cache for a run with `settings` under `root`, with a warning when the one found there
+    /// could not be used. `None` when the settings rule a cache out (see the module's note).
+    pub fn open(root: &Path, settings: &Settings) -> Option<(Cache, Option<String>)> {
+        if settings.scope.is_some() {
+            return None;
+        }
+        let key = Key::of(settings);
+        let file = root.join(DIRECTORY).join(format!("{:016x}.json", hash_of(&key.settings)));
+        let mut cache = Cache { file, key, entries: HashMap::default(), learnt: Mutex::default() };
+        let warning = cache.load().err();
+        Some((cache, warning))
+    }
+
+    /// Reads the stored entries; an error says why they were not trusted.
+    fn load(&mut self) -> Result<(), String> {
+        let text = match std::fs::read(&self.file) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(error) => return Err(self.ignored(&error.to_string())),
+        };
+        let stored: Stored = serde_json::from_slice(&text).map_err(|error| self.ignored(&error.to_string()))?;
+        if stored.key.format != FORMAT || stored.key.tcfix != self.key.tcfix {
+            return Ok(()); // another tcfix's: expected after an upgrade, and quietly replaced
+        }
+        if stored.key != self.key {
+            return Err(self.ignored("it was written for other settings or another hashing"));
+        }
+        self.entries = stored.files.into_iter().collect();
+        Ok(())
+    }
+
+    fn ignored(&self, why: &str) -> String {
+        format!("ignoring the cache {} ({why}): it is rebuilt", self.file.display())
+    }
+
+    /// What the cache knows of `path`, if its text is still `content` (see [`content_hash`]).
+    pub fn entry(&self, path: &Path, content: u64) -> Option<&Entry> {
+        self.entries.get(path).filter(|entry| entry.content == content)
+    }
+
+    /// Keeps what a run learnt of a file, for [`Cache::save`]: nothing when the cache knew it
+    /// already (so a warm run over an unchanged tree writes nothing).
+    pub fn learn(
+        &self,
+        path: &Path,
+        content: u64,
+        findings: Option<(u64, &[Diagnostic])>,
+        summary: impl FnOnce() -> FileSummary,
+    ) {
+        let facts = findings.map(|(facts, _)| facts);
+        let known = self
+            .entry(path, content)
+            .is_some_and(|old| facts.is_none() || old.findings.as_ref().map(|(made_with, _)| *made_with) == facts);
+        if known {
+            return;
+        }
+        let findings = findings.map(|(facts, found)| (facts, found.iter().map(StoredDiagnostic::of).collect()));
+        let entry = Entry { content, summary: summary(), findings };
+        self.learnt.lock().expect("no panic holds the lock").push((path.to_path_buf(), entry));
+    }
+
+    /// Writes the entries back, this run's over the stored ones (a run over a few files keeps
+    /// what the cache knows of the others), less those of files that are gone. Written to a temporary file and renamed, so that a
+    /// run stopped halfway leaves the old cache or the new one, never half of one.
+    pub fn save(self) -> std::io::Result<()> {
+        let Cache { file, key, mut entries, learnt } = self;
+        let learnt = learnt.into_inner().expect("no panic holds the lock");
+        if learnt.is_empty() {
+            return Ok(());
+        }
+        let learnt_paths: rustc_hash::FxHashSet<PathBuf> = learnt.iter().map(|(path, _)| path.clone()).collect();
+        entries.retain(|path, _| learnt_paths.contains(path) || path.exists());
+        entries.extend(learnt);
+        let mut files: Vec<(PathBuf, Entry)> = entries.into_iter().collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let directory = file.parent().expect("the cache file is in the cache directory");
+        std::fs::create_dir_all(directory)?;
+        write_if_missing(&directory.join(".gitignore"), "# Automatically created by tcfix.\n*\n")?;
+        write_if_missing(
+            &directory.join("CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is tcfix's cache.\n",
+        )?;
+        let mut temporary = tempfile::NamedTempFile::new_in(directory)?;
+        serde_json::to_writer(std::io::BufWriter::new(&mut temporary), &Stored { key, files })?;
+        temporary.flush()?;
+        temporary.persist(&file).map_err(|error| error.error)?;
+        Ok(())
+    }
+}
+
+impl Entry {
+    /// The stored findings, when they were made with facts of this fingerprint.
+    pub fn findings(&self, facts: u64) -> Option<Vec<Diagnostic>> {
+        let (_, found) = self.findings.as_ref().filter(|(made_with, _)| *made_with == facts)?;
+        found.iter().map(StoredDiagnostic::diagnostic).collect()
+    }
+}
+
+fn write_if_missing(path: &Path, text: &str) -> std::io::Result<()> {
+    if path.exists() { Ok(()) } else { std::fs::write(path, text) }
+}
+
+impl Key {
+    fn of(settings: &Settings) -> Key {
+        let build = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .map(|metadata| format!("{} {:?}", metadata.len(), metadata.modified().ok()))
+            .unwrap_or_default();
+        let per_file_ignores = settings.config.as_ref().map(|config| (&config.options.per_file_ignores, config.root()));
+        Key {
+            format: FORMAT,
+            tcfix: format!("{} {build}", env!("CARGO_PKG_VERSION")),
+            hashing: (content_hash("tcfix"), crate::model::dead_code::name_hash("tcfix")),
+            settings: format!(
+                "{:?} {:?} {:?} {:?} {:?}",
+                settings.selection,
+                settings.min_severity,
+                settings.target_torch,
+                settings.opaque_helpers,
+                per_file_ignores
+            ),
+        }
+    }
+}
+
+fn hash_of(value: &(impl Hash + ?Sized)) -> u64 {
+    let mut hasher = fingerprint_hasher();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The hash a file's text is known by.
+pub fn content_hash(text: &str) -> u64 {
+    hash_of(text)
+}
+
+/// The fingerprint of what the index told a file: its findings depend on nothing else from other
+/// files. `state` is [`state_fingerprint`] of `facts.state_attributes` (the project's, shared
+/// by every file: hashed once per run). Every field is named, so that a new one cannot be
+/// forgotten here.
+pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
+    let Facts {
+        module_classes,
+        forward_replaced,
+        never_built,
+        reached,
+        disabled,
+        called_from_other_files,
+        imported_elsewhere,
+        named_elsewhere,
+        imported_module_classes,
+        state_attributes: _,
+        setup_code,
+        config_defaults,
+    } = facts;
+    let mut hasher = fingerprint_hasher();
+    for set in [
+        module_classes,
+        forward_replaced,
+        never_built,
+        disabled,
+        called_from_other_files,
+        imported_elsewhere,
+        named_elsewhere,
+        imported_module_classes,
+    ] {
+        sorted(set.iter()).hash(&mut hasher);
+    }
+    sorted(reached.iter().map(|(name, reason)| format!("{name} {reason:?}"))).hash(&mut hasher);
+    sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
+    (state, setup_code).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The fingerprint of the project's state attributes (see [`facts_fingerprint`]).
+pub fn state_fingerprint(state: &StateAttributes) -> u64 {
+    let StateAttributes { flags, changing, counters } = state;
+    let mut hasher = fingerprint_hasher();
+    for set in [flags, changing, counters] {
+        sorted(set.iter()).hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// std's SipHash with its fixed keys: the same in every run of a build (the key's `hashing`
+/// notices a build that hashes otherwise).
+fn fingerprint_hasher() -> std::hash::DefaultHasher {
+    std::hash::DefaultHasher::new()
+}
+
+/// A set's items in one order, whatever order the set holds them in.
+fn sorted<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut items: Vec<T> = items.collect();
+    items.sort_unstable();
+    items
+}
+
+/// A finding as the cache holds it: the rule by its code, ranges as byte offsets.
+#[derive(Serialize, Deserialize, Clone)]
+struct StoredDiagnostic {
+    rule: String,
+    range: (u32, u32),
+    message: String,
+    severity: Severity,
+    fix: Option<StoredFix>,
+    no_fix_reason: Option<String>,
+    fingerprint: String,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+struct StoredFix {
+    title: String,
+    safety: StoredSafety,
+    edits: Vec<(u32, u32, String)>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy)]
+enum StoredSafety {
+    DisplayOnly,
+    Unsafe,
+    Safe,
+}
+
+impl StoredDiagnostic {
+    fn of(diagnostic: &Diagnostic) -> Self {
+        let fix = diagnostic.fix.as_ref().map(|fix| StoredFix {
+            title: fix.title.clone(),
+            safety: match fix.safety {
+                Safety::DisplayOnly => StoredSafety::DisplayOnly,
+                Safety::Unsafe => StoredSafety::Unsafe,
+                Safety::Safe => StoredSafety::Safe,
+            },
+            edits: fix
+                .edits
+                .iter()
+                .map(|edit| (edit.range.start().into(), edit.range.end().into(), edit.content.clone()))
+                .collect(),
+        });
+        StoredDiagnostic {
+            rule: diagnostic.rule.code.to_string(),
+            range: (diagnostic.range.start().into(), diagnostic.range.end().into()),
+            message: diagnostic.message.clone(),
+            severity: diagnostic.severity,
+            fix,
+            no_fix_reason: diagnostic.no_fix_reason.clone(),
+            fingerprint: diagnostic.fingerprint.clone(),
+        }
+    }
+
+    /// The finding, or `None` for a rule this tcfix does not have (then the file is checked).
+    fn diagnostic(&self) -> Option<Diagnostic> {
+        let rule = RULES.iter().find(|rule| rule.code == self.rule)?;
+        let range = |(start, end): (u32, u32)| TextRange::new(TextSize::new(start), TextSize::new(end));
+        let fix = self.fix.as_ref().map(|fix| {
+            let safety = match fix.safety {
+                StoredSafety::DisplayOnly => Safety::DisplayOnly,
+                StoredSafety::Unsafe => Safety::Unsafe,
+                StoredSafety::Safe => Safety::Safe,
+            };
+            // Not `Fix::new`: the edits were stored in the order it made them.
+            let edits =
+                fix.edits.iter().map(|(start, end, content)| Edit::replace(range((*start, *end)), content.clone()));
+            Fix { title: fix.title.clone(), edits: edits.collect(), safety }
+        });
+        let mut diagnostic =
+            Diagnostic::new(rule, range(self.range), self.message.clone()).with_severity(self.severity);
+        diagnostic.fix = fix;
+        diagnostic.no_fix_reason = self.no_fix_reason.clone();
+        diagnostic.fingerprint = self.fingerprint.clone();
+        Some(diagnostic)
+    }
+}

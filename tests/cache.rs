@@ -1,0 +1,217 @@
+//! The warm run's cache (`.tcfix_cache/`): a second run gives the same findings, byte for byte,
+//! without analysing anything again; a change in one file re-checks the files whose project
+//! facts it changes; a corrupt cache is ignored with a warning; `--no-cache` and `cache = false`
+//! turn it off.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use tempfile::TempDir;
+
+/// A project made of `files` (path, text) in a temporary directory.
+fn project(files: &[(&str, &str)]) -> TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        write(dir.path(), name, text);
+    }
+    dir
+}
+
+fn write(root: &Path, name: &str, text: &str) {
+    let path = root.join(name);
+    fs::create_dir_all(path.parent().expect("parent")).expect("dirs");
+    fs::write(path, text).expect("write");
+}
+
+/// `tcfix --isolated --output-format json pkg` with `args`: (stdout, stderr).
+fn tcfix(root: &Path, args: &[&str]) -> (String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["--isolated", "--output-format", "json"])
+        .args(args)
+        .arg("pkg")
+        .current_dir(root)
+        .output()
+        .expect("tcfix runs");
+    assert!(output.status.code().is_some_and(|code| code < 2), "tcfix failed: {output:?}");
+    (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// The one cache file of a run (named by the settings' hash).
+fn cache_file(root: &Path) -> std::path::PathBuf {
+    let files: Vec<_> = fs::read_dir(root.join(".tcfix_cache"))
+        .expect("the cache directory")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+const BASE: &str = "from torch import nn
+
+
+class Base(nn.Module):
+    pass
+";
+
+const PLAIN_BASE: &str = "class Base:
+    pass
+";
+
+/// Its forward is a module's forward only while `Base` is an `nn.Module`.
+const CHILD: &str = "from .base import Base
+
+
+class Child(Base):
+    def forward(self, x):
+        print(x)
+        return x
+";
+
+const OTHER: &str = "import torch
+from torch import nn
+
+
+class Other(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x.item()
+        return x
+";
+
+/// A config default that JSON reads back exactly only with serde_json's `float_roundtrip`: read
+/// back a digit short, it changed the facts of every file that sees it, and the warm run checked
+/// them again.
+const CONFIG: &str = "class ClipConfig:
+    def __init__(self, threshold=22.627416997969522, use_clip=False):
+        self.threshold = threshold
+        self.use_clip = use_clip
+";
+
+fn three_files() -> TempDir {
+    project(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/base.py", BASE),
+        ("pkg/child.py", CHILD),
+        ("pkg/other.py", OTHER),
+        ("pkg/config.py", CONFIG),
+    ])
+}
+
+#[test]
+fn a_second_run_gives_the_same_json_byte_for_byte_from_the_cache() {
+    let dir = three_files();
+    let (uncached, _) = tcfix(dir.path(), &["--no-cache"]);
+    assert!(!dir.path().join(".tcfix_cache").exists(), "--no-cache writes no cache");
+    let (cold, cold_err) = tcfix(dir.path(), &[]);
+    let (warm, warm_err) = tcfix(dir.path(), &[]);
+    assert!(uncached.contains("TCF101") && uncached.contains("child.py"), "{uncached}");
+    assert_eq!(cold, uncached);
+    assert_eq!(warm, uncached);
+    assert!(!cold_err.contains("warning") && !warm_err.contains("warning"), "{cold_err}{warm_err}");
+    assert_eq!(fs::read_to_string(dir.path().join(".tcfix_cache/.gitignore")).unwrap().lines().last(), Some("*"));
+}
+
+#[test]
+fn a_warm_run_over_an_unchanged_tree_writes_nothing() {
+    let dir = three_files();
+    tcfix(dir.path(), &[]);
+    let file = cache_file(dir.path());
+    let written = fs::metadata(&file).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    tcfix(dir.path(), &[]);
+    assert_eq!(fs::metadata(&file).unwrap().modified().unwrap(), written, "every file was known, with its facts");
+}
+
+/// The warm run reads the findings from the cache instead of analysing the files again: a
+/// message edited in the cache (in a valid cache) shows in its output.
+#[test]
+fn a_warm_run_over_an_unchanged_tree_analyses_nothing() {
+    let dir = three_files();
+    tcfix(dir.path(), &[]);
+    let file = cache_file(dir.path());
+    let stored = fs::read_to_string(&file).unwrap();
+    let marked = stored.replacen("\"message\":\"", "\"message\":\"FROM THE CACHE ", 1);
+    assert_ne!(marked, stored, "the cache holds findings with messages");
+    fs::write(&file, marked).unwrap();
+    let (warm, _) = tcfix(dir.path(), &[]);
+    assert!(warm.contains("FROM THE CACHE"), "{warm}");
+    // An edited file is checked again, and only its findings change.
+    write(dir.path(), "pkg/other.py", &OTHER.replace("x.item()", "x"));
+    let (after_edit, _) = tcfix(dir.path(), &[]);
+    let (uncached, _) = tcfix(dir.path(), &["--no-cache"]);
+    assert!(after_edit.contains("FROM THE CACHE"), "the unchanged files' findings still come from the cache");
+    assert_eq!(after_edit.replace("FROM THE CACHE ", ""), uncached, "other.py was checked again");
+    assert!(!uncached.contains("FROM THE CACHE"));
+}
+
+#[test]
+fn editing_a_base_class_in_one_file_changes_a_subclass_finding_in_another() {
+    let dir = three_files();
+    let (before, _) = tcfix(dir.path(), &[]);
+    assert!(before.contains("pkg/child.py"), "Child.forward prints under compile: {before}");
+    write(dir.path(), "pkg/base.py", PLAIN_BASE);
+    let (after, _) = tcfix(dir.path(), &[]);
+    let (uncached, _) = tcfix(dir.path(), &["--no-cache"]);
+    assert!(!after.contains("pkg/child.py"), "Base is no module now: Child.forward is not compiled: {after}");
+    assert_eq!(after, uncached);
+    // And back: the cache holds the other version's findings under other facts.
+    write(dir.path(), "pkg/base.py", BASE);
+    assert_eq!(tcfix(dir.path(), &[]).0, before);
+}
+
+#[test]
+fn a_corrupt_cache_is_ignored_with_a_warning_and_rebuilt() {
+    let dir = three_files();
+    let (expected, _) = tcfix(dir.path(), &[]);
+    let file = cache_file(dir.path());
+    let stored = fs::read(&file).unwrap();
+    fs::write(&file, &stored[..stored.len() / 2]).unwrap();
+    let (output, warning) = tcfix(dir.path(), &[]);
+    assert_eq!(output, expected);
+    assert!(warning.contains("warning: ignoring the cache") && warning.contains("rebuilt"), "{warning}");
+    let (again, quiet) = tcfix(dir.path(), &[]);
+    assert_eq!(again, expected);
+    assert!(!quiet.contains("warning"), "the cache was rebuilt: {quiet}");
+    // Not a cache of ours at all: the same.
+    fs::write(&file, "{\"key\": 1}").unwrap();
+    let (output, warning) = tcfix(dir.path(), &[]);
+    assert_eq!(output, expected);
+    assert!(warning.contains("warning: ignoring the cache"), "{warning}");
+}
+
+#[test]
+fn the_config_key_turns_the_cache_off() {
+    let dir = three_files();
+    write(dir.path(), "tcfix.toml", "cache = false\n");
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix")).arg("pkg").current_dir(dir.path()).output().unwrap();
+    assert!(output.status.code() == Some(1), "{output:?}");
+    assert!(!dir.path().join(".tcfix_cache").exists());
+}
+
+/// --apply starts from the cached findings of the unchanged text and fixes exactly as without
+/// the cache.
+#[test]
+fn fixing_with_a_warm_cache_writes_the_same_files() {
+    let cached = three_files();
+    let uncached = three_files();
+    tcfix(cached.path(), &[]);
+    let apply = |root: &Path, extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+            .args(["--isolated", "--apply", "--unsafe-fixes", "--quiet"])
+            .args(extra)
+            .arg("pkg")
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(output.status.code().is_some_and(|code| code < 2), "{output:?}");
+    };
+    apply(cached.path(), &[]);
+    apply(uncached.path(), &["--no-cache"]);
+    for name in ["pkg/base.py", "pkg/child.py", "pkg/other.py"] {
+        let (a, b) = (cached.path().join(name), uncached.path().join(name));
+        assert_eq!(fs::read_to_string(a).unwrap(), fs::read_to_string(b).unwrap(), "{name}");
+    }
+    assert_ne!(fs::read_to_string(cached.path().join("pkg/child.py")).unwrap(), CHILD, "the print was fixed");
+}
