@@ -12,7 +12,7 @@ use tcfix::config::Config;
 use tcfix::diff::unified_diff;
 use tcfix::discover::discover;
 use tcfix::fix::Safety;
-use tcfix::git::{Worktree, identity, uncommitted};
+use tcfix::git::{Worktree, identity, unprotected};
 use tcfix::output::{FileFindings, Format, display_path, markdown, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
@@ -63,6 +63,8 @@ struct Run<'c> {
     walk_failed: std::cell::Cell<bool>,
     /// With --trace / --torch-logs: the run's account per compiled frame, printed first.
     evidence_summary: std::cell::RefCell<Option<tcfix::evidence::summary::Summary>>,
+    /// With --apply: the findings fixed in the files written, for the summary line.
+    fixed: std::cell::Cell<usize>,
 }
 
 fn run_cli(cli: &Cli) -> Result<Status> {
@@ -88,6 +90,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         scope,
         walk_failed: Default::default(),
         evidence_summary: Default::default(),
+        fixed: Default::default(),
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
         if !cli.trace.is_empty() || cli.torch_logs.is_some() {
@@ -96,14 +99,17 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         return run.stdin();
     }
     let (files, mut status) = run.files();
-    if files.is_empty() && status == Status::Clean {
-        // A mistyped path in CI must not pass as "All checks passed!".
-        let paths: Vec<String> = cli.paths.iter().map(|path| display_path(path)).collect();
-        eprintln!(
-            "error: no Python files to check in {}: only `.py` and `.pyi` files are read, and files that \
-             .gitignore or the configuration's `exclude` skip are left out",
-            paths.join(", ")
-        );
+    if files.is_empty() {
+        // A mistyped path in CI must not pass as "All checks passed!"; when the paths could not
+        // be walked the errors said so, and stdout stays empty rather than summarise nothing.
+        if status == Status::Clean {
+            let paths: Vec<String> = cli.paths.iter().map(|path| display_path(path)).collect();
+            eprintln!(
+                "error: no Python files to check in {}: only `.py` and `.pyi` files are read, and files that \
+                 .gitignore or the configuration's `exclude` skip are left out",
+                paths.join(", ")
+            );
+        }
         return Ok(Status::Error);
     }
     let outcome = if let Some(path) = &cli.write_baseline {
@@ -280,7 +286,7 @@ impl Run<'_> {
             .iter()
             .map(|(path, checked)| FileFindings { path, text: &checked.text, diagnostics: &checked.diagnostics })
             .collect();
-        let mut tally = text::Tally::default();
+        let mut tally = text::Tally { fixed: self.fixed.get(), ..Default::default() };
         files.iter().for_each(|file| tally.add(file.diagnostics));
         let format = self.cli.output_format;
         let mut out = self.output()?;
@@ -307,7 +313,9 @@ impl Run<'_> {
         if matches!(format, Format::Full | Format::Concise) && !self.cli.quiet {
             let failed = self.walk_failed.get() || worst(reports) == Status::Error;
             let summary = match text::summary(tally, self.unsafe_fixes, apply_hint()) {
-                _ if failed && tally.found == 0 => "No hazards found in the files that could be checked.".to_string(),
+                _ if failed && tally.found + tally.fixed == 0 => {
+                    "No hazards found in the files that could be checked.".to_string()
+                }
                 summary => summary,
             };
             write(&mut out, &format!("{summary}\n"))?;
@@ -402,31 +410,51 @@ impl Run<'_> {
             .map(|(report, checked)| unified_diff(&display_path(&report.path), checked.original(), &checked.text))
             .collect();
         let fixes: usize = changed.iter().map(|(_, checked)| checked.applied.len()).sum();
+        let more = self.more_with_unsafe_fixes(&reports);
         match &self.cli.patch {
             Some(path) if !changed.is_empty() => {
                 std::fs::write(path, &diff).with_context(|| format!("{}: cannot write the patch", path.display()))?;
                 eprintln!(
-                    "Wrote {} ({fixes} {} in {} {}).",
+                    "Wrote {} ({fixes} {} in {} {}).{more}",
                     path.display(),
                     plural(fixes, "fix"),
                     changed.len(),
                     plural(changed.len(), "file")
                 );
             }
-            Some(_) => eprintln!("No fixes to write."),
             None if !changed.is_empty() => {
                 write(&mut std::io::stdout().lock(), &diff)?;
                 eprintln!(
-                    "Would fix {fixes} {} in {} {}.",
+                    "Would fix {fixes} {} in {} {}.{more}",
                     plural(fixes, "hazard"),
                     changed.len(),
                     plural(changed.len(), "file")
                 );
             }
-            None => eprintln!("No fixes to show."),
+            _ if more.is_empty() => {
+                eprintln!("{}", if self.cli.patch.is_some() { "No fixes to write." } else { "No fixes to show." })
+            }
+            _ => eprintln!("No safe fixes;{more}"),
         }
         let printed = if changed.is_empty() { Status::Clean } else { Status::Findings };
         Ok(worst(&reports).max(printed))
+    }
+
+    /// " 3 more with `--unsafe-fixes`." when fixes were held back for want of it; else "".
+    fn more_with_unsafe_fixes(&self, reports: &[FileReport]) -> String {
+        if self.unsafe_fixes {
+            return String::new();
+        }
+        let held_back = reports
+            .iter()
+            .filter_map(|report| report.outcome.as_ref().ok())
+            .flat_map(|checked| &checked.diagnostics)
+            .filter(|diagnostic| diagnostic.fix.as_ref().is_some_and(|fix| fix.safety == Safety::Unsafe))
+            .count();
+        match held_back {
+            0 => String::new(),
+            count => format!(" {count} more with `--unsafe-fixes`."),
+        }
     }
 
     /// Writes the fixes to every file git could give back, then reports what is left.
@@ -434,6 +462,7 @@ impl Run<'_> {
         let reports = self.reports(files, self.fix_mode());
         let (written, status) = self.write_fixed(&reports)?;
         let fixes: usize = written.iter().map(|(_, checked)| checked.applied.len()).sum();
+        self.fixed.set(fixes);
         if !written.is_empty() && !self.cli.quiet {
             eprintln!(
                 "Fixed {fixes} {} in {} {}.",
@@ -459,23 +488,37 @@ impl Run<'_> {
         Ok(status.max(self.report(&shown)?))
     }
 
-    /// Write each changed file atomically, refusing those with uncommitted changes.
+    /// Write each changed file atomically, refusing those git could not give back: files with
+    /// uncommitted changes (unless --allow-dirty) and files outside any repository (unless
+    /// --allow-no-vcs or --allow-dirty), as `cargo fix` does.
     fn write_fixed<'r>(&self, reports: &'r [FileReport]) -> Result<(Vec<(&'r FileReport, &'r Checked)>, Status)> {
         let mut changed = changed(reports);
         let mut status = Status::Clean;
-        if !self.cli.allow_dirty {
-            let paths: Vec<PathBuf> = changed.iter().map(|(report, _)| report.path.clone()).collect();
-            let dirty = uncommitted(&paths)?;
-            if !dirty.is_empty() {
-                eprintln!(
-                    "error: not writing {} {} with uncommitted changes (commit or stash them, or pass --allow-dirty):",
-                    dirty.len(),
-                    plural(dirty.len(), "file")
-                );
-                dirty.iter().for_each(|path| eprintln!("  {}", display_path(path)));
-                changed.retain(|(report, _)| !dirty.contains(&report.path));
-                status = Status::Error;
-            }
+        let paths: Vec<PathBuf> = changed.iter().map(|(report, _)| report.path.clone()).collect();
+        let found = unprotected(&paths)?;
+        let mut refused = Vec::new();
+        if !self.cli.allow_no_vcs && !self.cli.allow_dirty && !found.outside_git.is_empty() {
+            eprintln!(
+                "error: not writing {} {} outside a git repository, where nothing could give the old text back \
+                 (pass --allow-no-vcs to write them anyway):",
+                found.outside_git.len(),
+                plural(found.outside_git.len(), "file")
+            );
+            found.outside_git.iter().for_each(|path| eprintln!("  {}", display_path(path)));
+            refused.extend(found.outside_git);
+        }
+        if !self.cli.allow_dirty && !found.dirty.is_empty() {
+            eprintln!(
+                "error: not writing {} {} with uncommitted changes (commit or stash them, or pass --allow-dirty):",
+                found.dirty.len(),
+                plural(found.dirty.len(), "file")
+            );
+            found.dirty.iter().for_each(|path| eprintln!("  {}", display_path(path)));
+            refused.extend(found.dirty);
+        }
+        if !refused.is_empty() {
+            changed.retain(|(report, _)| !refused.contains(&report.path));
+            status = Status::Error;
         }
         let mut written = Vec::new();
         for (report, checked) in changed {

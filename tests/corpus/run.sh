@@ -145,7 +145,7 @@ check_layout() {
   # What there is to fix, then fix everything.
   (cd "$dir/original" && "$tcfix" --statistics --unsafe-fixes --isolated --exit-zero . >"$dir/statistics.out" 2>&1) || true
   local first=0
-  (cd "$dir/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --exit-zero . >"$dir/first.out" 2>"$dir/first.err") || first=$?
+  (cd "$dir/fixed" && "$tcfix" --apply --allow-no-vcs --unsafe-fixes --isolated --exit-zero . >"$dir/first.out" 2>"$dir/first.err") || first=$?
   if [ "$first" -ge 2 ]; then
     echo "corpus[$layout]: VIOLATION: the first --apply exited $first:" >&2
     head -20 "$dir/first.err" >&2
@@ -184,7 +184,7 @@ PY
   # A second pass changes nothing.
   sha_all "$dir/fixed" >"$dir/before-second.sha"
   local second=0 second_diffs
-  (cd "$dir/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --quiet --exit-zero . >/dev/null 2>"$dir/second.err") || second=$?
+  (cd "$dir/fixed" && "$tcfix" --apply --allow-no-vcs --unsafe-fixes --isolated --quiet --exit-zero . >/dev/null 2>"$dir/second.err") || second=$?
   sha_all "$dir/fixed" >"$dir/after-second.sha"
   second_diffs=$(diff "$dir/before-second.sha" "$dir/after-second.sha" | grep -c '^>' || true)
   if [ "$second" -ge 2 ] || [ "$second_diffs" -ne 0 ]; then
