@@ -37,8 +37,8 @@ pub static RULE: Rule = Rule {
     summary: "replace branches on tensor values with torch.where or torch._assert_async",
     explanation: include_str!("../../codemods/data-dependent-branch/README.md"),
     hazard: "An `if`, `while`, ternary or `and`/`or` that tests tensor data in compiled code breaks the graph.",
-    why: "Dynamo cannot tell which way the branch goes without running the tensors, so it ends the graph, \
-              syncs with the device to read the value, and inside a loop runs the whole frame eagerly.",
+    why: "Dynamo cannot tell which way the branch goes without running the tensors, so it ends the graph \
+              and syncs with the device to read the value.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],

@@ -31,8 +31,8 @@ pub static RULE: Rule = Rule {
     summary: "keep tensor shapes independent of tensor values",
     explanation: include_str!("../../codemods/data-dependent-shape/README.md"),
     hazard: "An operation whose output shape depends on tensor values (`x[mask]`, `nonzero()`, `unique()`) in compiled code breaks the graph.",
-    why: "Dynamo cannot give the result a size without running the tensors, so it ends the graph, syncs with the \
-              device, and inside a loop runs the whole frame eagerly.",
+    why: "Dynamo cannot give the result a size without running the tensors, so it ends the graph and syncs with \
+              the device.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],

@@ -30,8 +30,8 @@ pub static RULE: Rule = Rule {
     summary: "keep tensor values as tensors instead of Python numbers",
     explanation: include_str!("../../codemods/tensor-to-python-scalar/README.md"),
     hazard: "A tensor turned into a Python number or list (`.item()`, `.tolist()`, `int(t)`) in compiled code breaks the graph.",
-    why: "Dynamo must run the tensor program up to that point to learn the value, so it ends the graph there, \
-              syncs with the device, and inside a loop runs the whole frame eagerly.",
+    why: "Dynamo must run the tensor program up to that point to learn the value, so it ends the graph there \
+              and syncs with the device.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
