@@ -79,3 +79,42 @@ fn codemod_fixtures() {
         });
     });
 }
+
+/// A no-fix reason is read on one line under its finding: it starts with what the user can do and
+/// stays under 200 characters; the why behind it is the rule's README (`tcfix explain CODE`).
+/// Checked on every fixture and on the corpus findings snapshot (the transformers and timm
+/// wheels, `tests/corpus/run.sh`), where reasons quote real code.
+#[test]
+fn no_fix_reasons_are_short() {
+    const MOST: usize = 200;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long = Vec::new();
+    let mut reasons = 0;
+    for folder in std::fs::read_dir(root.join("codemods")).expect("codemods/") {
+        let folder = folder.expect("entry").path();
+        for file in std::fs::read_dir(&folder).into_iter().flatten().flatten().map(|entry| entry.path()) {
+            if file.extension().is_none_or(|ext| ext != "py") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("fixture");
+            let diagnostics = tcfix::check_source(&file, &text, &settings()).expect("fixture parses");
+            for reason in diagnostics.iter().filter_map(|d| d.no_fix_reason.as_deref()) {
+                reasons += 1;
+                if reason.chars().count() >= MOST {
+                    long.push(format!("{}: {reason}", display(&file)));
+                }
+            }
+        }
+    }
+    let corpus = std::fs::read_to_string(root.join("snapshots/corpus-findings.txt")).expect("the corpus snapshot");
+    for line in corpus.lines() {
+        let Some((_, reason)) = line.split_once(" | no fix: ") else { continue };
+        reasons += 1;
+        let reason = reason.rsplit_once(" #").map_or(reason, |(reason, _)| reason);
+        if reason.chars().count() >= MOST {
+            long.push(format!("corpus: {line}"));
+        }
+    }
+    assert!(reasons > 300, "only {reasons} reasons: the check would check little");
+    assert!(long.is_empty(), "{} no-fix reasons of {MOST} characters or more:\n{}", long.len(), long.join("\n"));
+}
