@@ -137,9 +137,14 @@ impl Config {
     fn compile(path: &Path, root: PathBuf, options: Options, names_a_rule: fn(&str) -> bool) -> Result<Self> {
         let shown = path.display();
         let target_torch = match &options.target_torch {
-            Some(version) => Some(TorchVersion::parse(version).with_context(|| {
-                format!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\"")
-            })?),
+            Some(version) => match TorchVersion::parse(version) {
+                // torch.compile, and every API a fix writes, came with torch 2.0.
+                Some(parsed) if parsed < TorchVersion::FIRST_WITH_COMPILE => bail!(
+                    "{shown}: target-torch = {version:?}: torch.compile needs torch 2.0 or later; write \"2.0\" or newer"
+                ),
+                Some(parsed) => Some(parsed),
+                None => bail!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\""),
+            },
             None => None,
         };
         let selectors = options.select.iter().chain(&options.ignore).flatten();
@@ -274,6 +279,12 @@ mod tests {
         std::fs::write(&path, "target-torch = \"two\"\n").unwrap();
         let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
         assert!(err.contains("target-torch = \"two\": expected a version like"), "{err}");
+
+        std::fs::write(&path, "target-torch = \"1.13\"\n").unwrap();
+        let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
+        assert!(err.contains("target-torch = \"1.13\": torch.compile needs torch 2.0 or later"), "{err}");
+        std::fs::write(&path, "target-torch = \"2.0\"\n").unwrap();
+        assert!(Config::discover(dir.path(), None, false, names_a_rule).is_ok());
 
         std::fs::write(&path, "ignore = [\"TCF999\"]\n").unwrap();
         assert!(

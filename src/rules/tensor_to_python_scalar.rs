@@ -33,7 +33,7 @@ pub static RULE: Rule = Rule {
     why: "Dynamo must run the tensor program up to that point to learn the value, so it ends the graph there \
               and syncs with the device.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Unsafe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
 };
 

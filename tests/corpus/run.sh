@@ -16,7 +16,7 @@
 #   6. every finding in the precision ledger's sample files is labelled (snapshots/corpus-ledger.txt,
 #      tests/corpus/ledger.py), which prints precision per rule.
 # It also prints how many findings of each rule carry a Safe fix, an Unsafe one, a DisplayOnly
-# suggestion or none (tests/corpus/coverage.py: the README's coverage table).
+# suggestion or none (tests/corpus/coverage.py: the coverage table in docs/measurements.md).
 # The same checks run on three layouts of the same code: as published; with CRLF and CR-only line
 # endings (alternating by file); and indented with tabs (every leading group of four spaces, in
 # the files where CPython still accepts that).
@@ -107,7 +107,7 @@ compare_findings() {
   local kept="$repo/snapshots/corpus-findings.txt" now="$work/findings.txt"
   (cd "$1" && "$tcfix" --isolated --unsafe-fixes --exit-zero --output-format json .) >"$work/findings.json"
   python3 "$repo/tests/corpus/findings.py" <"$work/findings.json" >"$now"
-  echo "corpus: fix coverage per rule (tests/corpus/coverage.py, the README's table):"
+  echo "corpus: fix coverage per rule (tests/corpus/coverage.py, the table in docs/measurements.md):"
   python3 "$repo/tests/corpus/coverage.py" <"$work/findings.json"
   if [ "${TCFIX_UPDATE_CORPUS_FINDINGS:-}" = 1 ]; then
     cp "$now" "$kept"
