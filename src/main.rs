@@ -346,7 +346,7 @@ impl Run<'_> {
         let evidence = self.read_evidence();
         let mut reports = self.reports(files, FixMode::Report);
         let summary = tcfix::evidence::attach(&evidence, &mut reports, &self.settings, display_path);
-        summary.warning().iter().for_each(|warning| eprintln!("warning: {warning}"));
+        summary.warning().iter().chain(&summary.stale).for_each(|warning| eprintln!("warning: {warning}"));
         // No log read (all unreadable): the errors said so; a summary of nothing would not.
         *self.evidence_summary.borrow_mut() = (!evidence.is_empty()).then_some(summary);
         let status = if evidence.unreadable.is_empty() { Status::Clean } else { Status::Error };
