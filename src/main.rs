@@ -16,7 +16,7 @@ use tcfix::git::{Worktree, identity, unprotected};
 use tcfix::output::{FileFindings, Format, display_path, markdown, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
-use tcfix::rules::{RULES, Rule, Selection, Settings, names_a_rule};
+use tcfix::rules::{CommandLine, RULES, Rule, Settings, names_a_rule};
 use tcfix::scope::{Scope, canonical};
 use tcfix::source::{SourceError, SourceFile};
 
@@ -82,7 +82,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
     let scope = scope(cli, &config, &cwd)?;
     let mut settings = settings(cli, &config)?;
     settings.scope = scope.clone();
-    let run = Run {
+    let mut run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
         settings,
@@ -98,7 +98,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         }
         return run.stdin();
     }
-    let (files, mut status) = run.files();
+    let (files, mut status) = run.files()?;
     if files.is_empty() {
         // A mistyped path in CI must not pass as "All checks passed!"; when the paths could not
         // be walked the errors said so, and stdout stays empty rather than summarise nothing.
@@ -198,6 +198,11 @@ fn apply_hint() -> &'static str {
     }
 }
 
+/// What the command line chooses over any configuration file.
+fn command_line(cli: &Cli) -> CommandLine {
+    CommandLine { select: cli.select.clone(), ignore: cli.ignore.clone(), min_severity: cli.min_severity }
+}
+
 /// The settings from the command line over those of the configuration file.
 fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings> {
     let selectors = cli.select.iter().chain(&cli.ignore).map(String::as_str);
@@ -208,17 +213,7 @@ fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings> {
             unknown.join(", ")
         );
     }
-    let options = &config.options;
-    let mut settings = Settings::default();
-    settings.selection = Selection {
-        select: if cli.select.is_empty() { options.select.clone().unwrap_or_default() } else { cli.select.clone() },
-        ignore: options.ignore.iter().flatten().chain(&cli.ignore).cloned().collect(),
-    };
-    settings.opaque_helpers.extend(options.opaque_helpers.iter().flatten().cloned());
-    settings.target_torch = config.target_torch.unwrap_or(settings.target_torch);
-    settings.min_severity = cli.min_severity.or(options.min_severity).unwrap_or_default();
-    settings.config = Some(Arc::clone(config));
-    Ok(settings)
+    Ok(Settings::from_config(config, &command_line(cli)))
 }
 
 impl Run<'_> {
@@ -226,9 +221,22 @@ impl Run<'_> {
         FixMode::Fix { unsafe_fixes: self.unsafe_fixes }
     }
 
-    /// The files to check, with the status of walking the paths.
-    fn files(&self) -> (Vec<PathBuf>, Status) {
+    /// The files to check, with the status of walking the paths. Unless one configuration is
+    /// named (or none wanted), each file's settings are then those of the configuration nearest
+    /// it, as ruff finds them: the projects of a monorepo keep their own.
+    fn files(&mut self) -> Result<(Vec<PathBuf>, Status)> {
         let discovered = discover(&self.cli.paths);
+        if self.cli.config.is_none() && !self.cli.isolated {
+            let nearest = tcfix::config::Nearest::discover(&discovered.files, &self.config, names_a_rule)?;
+            for warning in nearest.warnings().iter().filter(|warning| !self.config.warnings.contains(warning)) {
+                eprintln!("warning: {warning}");
+            }
+            self.settings.nearest = Some(Arc::new((nearest, command_line(self.cli))));
+        }
+        let config_of = |file: &Path| -> Arc<Config> {
+            let nearest = self.settings.nearest.as_deref().and_then(|(nearest, _)| nearest.of(file));
+            Arc::clone(nearest.unwrap_or(&self.config))
+        };
         let mut status = Status::Clean;
         for (path, reason) in &discovered.errors {
             eprintln!("{}: error: {reason}", display_path(path));
@@ -237,7 +245,7 @@ impl Run<'_> {
         }
         let named = |file: &PathBuf| self.cli.paths.contains(file);
         let files: Vec<PathBuf> =
-            discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
+            discovered.files.into_iter().filter(|file| named(file) || !config_of(file).excludes(file)).collect();
         let failed: Vec<&PathBuf> = discovered.errors.iter().map(|(path, _)| path).collect();
         let empty = self.cli.paths.iter().filter(|path| !failed.contains(path) && path.is_dir());
         for path in empty.filter(|path| !files.is_empty() && !files.iter().any(|file| lies_under(file, path))) {
@@ -252,7 +260,7 @@ impl Run<'_> {
                 if sources == 1 { "" } else { "s" }
             );
         }
-        (files, status)
+        Ok((files, status))
     }
 
     /// Check or fix the files, reporting the ones that could not be read or parsed.
@@ -536,9 +544,9 @@ impl Run<'_> {
     /// `--apply --worktree DIR`: fix a fresh worktree of HEAD and commit there. Each file is
     /// read from the worktree but analysed under the user's own path, so the configuration's
     /// `exclude` and `per-file-ignores` apply as they would in place.
-    fn apply_in_worktree(&self, cwd: &Path, dir: &Path) -> Result<Status> {
+    fn apply_in_worktree(&mut self, cwd: &Path, dir: &Path) -> Result<Status> {
         let worktree = Worktree::create(cwd, dir, self.cli.branch.as_deref())?;
-        let (files, mut status) = self.files();
+        let (files, mut status) = self.files()?;
         let mut texts = Vec::new();
         for file in files {
             match SourceFile::read(&worktree.map(&file)?) {
@@ -599,6 +607,11 @@ impl Run<'_> {
         for rule in RULES.iter().filter(|rule| self.settings.selection.enabled(rule)) {
             let mut settings = self.settings.clone();
             settings.selection.select = vec![rule.code.to_string()];
+            // Files under a configuration of their own take the same one rule.
+            if let Some((nearest, command_line)) = self.settings.nearest.as_deref() {
+                let command_line = CommandLine { select: vec![rule.code.to_string()], ..command_line.clone() };
+                settings.nearest = Some(Arc::new((nearest.clone(), command_line)));
+            }
             let reports = run_texts(&texts, &settings, self.fix_mode());
             status = status.max(worst(&reports));
             let mut patch = RulePatch { rule, diffs: Vec::new(), sites: Vec::new() };

@@ -481,3 +481,42 @@ fn diff_and_apply_count_the_fixes_unsafe_fixes_would_add() {
     let out = stdout(&apply);
     assert!(out.ends_with("Found 2 hazards (1 fixed, 1 remaining; 1 more with `--unsafe-fixes`).\n"), "{out}");
 }
+
+/// In a monorepo each file takes the configuration nearest it, as ruff finds them: a project's
+/// own `tcfix.toml` (or `[tool.tcfix]`) decides for its files, the one above for the rest, and
+/// `--config` or `--isolated` for all. A nearer file that does not load is an error.
+#[test]
+fn each_file_uses_the_configuration_nearest_it() {
+    let dir = project(&[
+        ("tcfix.toml", "select = [\"TCF1\"]\n"),
+        ("vision/pyproject.toml", "[tool.tcfix]\nignore = [\"print-in-compiled-code\"]\nexclude = [\"gen/\"]\n"),
+        ("vision/model.py", PRINT_IN_FORWARD),
+        ("vision/gen/model.py", PRINT_IN_FORWARD),
+        ("text/model.py", PRINT_IN_FORWARD),
+        ("other/tcfix.toml", "select = [\"TCF2\"]\n"),
+        ("other/model.py", PRINT_IN_FORWARD),
+    ]);
+    let found = |args: &[&str]| -> Vec<String> {
+        let output = tcfix(dir.path(), args);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+        let out = stdout(&output);
+        out.lines()
+            .filter(|line| line.contains(": TCF"))
+            .map(|line| line.split(':').next().unwrap().to_string())
+            .collect()
+    };
+    // vision/ ignores TCF101 and excludes gen/; other/ selects only recompiles; text/ has the root's.
+    assert_eq!(found(&["."]), ["text/model.py"]);
+    // --select replaces every file's `select`; their `ignore` and `exclude` still hold.
+    assert_eq!(found(&["--select", "TCF101", "."]), ["other/model.py", "text/model.py"]);
+    assert_eq!(
+        found(&["--config", "tcfix.toml", "."]),
+        ["other/model.py", "text/model.py", "vision/gen/model.py", "vision/model.py"]
+    );
+    assert_eq!(found(&["--isolated", "."]).len(), 4);
+
+    fs::write(dir.path().join("other/tcfix.toml"), "selct = [\"TCF2\"]\n").unwrap();
+    let broken = tcfix(dir.path(), &["."]);
+    assert_eq!(broken.status.code(), Some(2));
+    assert!(stderr(&broken).contains("other/tcfix.toml") && stderr(&broken).contains("selct"), "{}", stderr(&broken));
+}
