@@ -41,20 +41,27 @@ impl Settings {
     /// the file's `select`; `--ignore` adds to its `ignore`).
     pub fn from_config(config: &Arc<Config>, command_line: &CommandLine) -> Settings {
         let options = &config.options;
-        let mut settings = Settings::default();
-        settings.selection = Selection {
-            select: if command_line.select.is_empty() {
-                options.select.clone().unwrap_or_default()
-            } else {
-                command_line.select.clone()
-            },
-            ignore: options.ignore.iter().flatten().chain(&command_line.ignore).cloned().collect(),
+        let defaults = Settings::default();
+        let select = match command_line.select.is_empty() {
+            true => options.select.clone().unwrap_or_default(),
+            false => command_line.select.clone(),
         };
-        settings.opaque_helpers.extend(options.opaque_helpers.iter().flatten().cloned());
-        settings.target_torch = config.target_torch.unwrap_or(settings.target_torch);
-        settings.min_severity = command_line.min_severity.or(options.min_severity).unwrap_or_default();
-        settings.config = Some(Arc::clone(config));
-        settings
+        Settings {
+            selection: Selection {
+                select,
+                ignore: options.ignore.iter().flatten().chain(&command_line.ignore).cloned().collect(),
+            },
+            opaque_helpers: defaults
+                .opaque_helpers
+                .iter()
+                .chain(options.opaque_helpers.iter().flatten())
+                .cloned()
+                .collect(),
+            target_torch: config.target_torch.unwrap_or(defaults.target_torch),
+            min_severity: command_line.min_severity.or(options.min_severity).unwrap_or_default(),
+            config: Some(Arc::clone(config)),
+            ..defaults
+        }
     }
 
     /// The settings for one file: those of its nearest configuration (these, unless a nearer one
