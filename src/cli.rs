@@ -33,9 +33,15 @@ pub struct Cli {
     pub unsafe_fixes: bool,
 
     /// Write even files that have uncommitted changes in git (by default they are refused,
-    /// so that no work git cannot give back is ever overwritten).
+    /// so that no work git cannot give back is ever overwritten). Outside a git repository it
+    /// also allows writing, as --allow-no-vcs does.
     #[arg(long)]
     pub allow_dirty: bool,
+
+    /// Write files that lie in no git repository (by default --apply and --add-noqa refuse
+    /// them: nothing could give their old text back). --allow-dirty allows this too.
+    #[arg(long)]
+    pub allow_no_vcs: bool,
 
     /// With --apply: make a linked git worktree of HEAD on a new branch in DIR, apply the fixes
     /// there and commit them; your own working tree is not touched.
@@ -182,4 +188,4 @@ const EXIT_CODES: &str = "Exit codes:
   0  nothing left to report (with --diff-base: on the changed lines; with --baseline: outside it)
   1  hazards remain (with --diff or --patch: fixes were printed or written)
   2  an error: no Python file to check, a file that does not parse or cannot be read or written,
-     a refused dirty file, a --diff-base revision git cannot find, bad arguments or configuration";
+     a refused file (uncommitted changes, or outside git), a --diff-base revision git cannot find, bad arguments or configuration";

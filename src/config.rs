@@ -1,9 +1,11 @@
 //! Configuration: `tcfix.toml`, `.tcfix.toml`, or `[tool.tcfix]` in `pyproject.toml`. The file
-//! closest to the current directory wins (looking upwards); `--config` names one, `--isolated`
-//! ignores them all. Patterns in `exclude` and `per-file-ignores` are relative to the file's
-//! directory.
+//! closest to the current directory is the run's (looking upwards); each checked file then uses
+//! the one nearest to it, as ruff does, so the projects of a monorepo keep their own (`Nearest`).
+//! `--config` names one for all, `--isolated` ignores them all. Patterns in `exclude` and
+//! `per-file-ignores` are relative to the configuration file's directory.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -146,9 +148,14 @@ impl Config {
     fn compile(path: &Path, root: PathBuf, options: Options, names_a_rule: fn(&str) -> bool) -> Result<Self> {
         let shown = path.display();
         let target_torch = match &options.target_torch {
-            Some(version) => Some(TorchVersion::parse(version).with_context(|| {
-                format!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\"")
-            })?),
+            Some(version) => match TorchVersion::parse(version) {
+                // torch.compile, and every API a fix writes, came with torch 2.0.
+                Some(parsed) if parsed < TorchVersion::FIRST_WITH_COMPILE => bail!(
+                    "{shown}: target-torch = {version:?}: torch.compile needs torch 2.0 or later; write \"2.0\" or newer"
+                ),
+                Some(parsed) => Some(parsed),
+                None => bail!("{shown}: target-torch = {version:?}: expected a version like \"2.1\" or \"2.3\""),
+            },
             None => None,
         };
         let selectors = options.select.iter().chain(&options.ignore).flatten();
@@ -203,6 +210,82 @@ impl Config {
         };
         absolute.strip_prefix(&self.root).map(Path::to_path_buf).unwrap_or(absolute)
     }
+}
+
+/// The configuration nearest each checked file: in its own directory or the closest above it.
+#[derive(Debug, Default, Clone)]
+pub struct Nearest {
+    /// Each directory holding a checked file -> its configuration (`None`: none above it).
+    by_directory: std::collections::HashMap<PathBuf, Option<Arc<Config>>>,
+}
+
+impl Nearest {
+    /// Reads the configuration nearest each of `files`. `run` is the run's own (found from the
+    /// current directory): where it is a file's nearest, that file uses it as it is. A nearer
+    /// file that does not load is an error, as the run's own would be.
+    pub fn discover(files: &[PathBuf], run: &Arc<Config>, names_a_rule: fn(&str) -> bool) -> Result<Self> {
+        let mut nearest = Nearest::default();
+        let mut loaded: std::collections::HashMap<PathBuf, Arc<Config>> = std::collections::HashMap::new();
+        if let Some(source) = &run.source {
+            loaded.insert(canonical(source), Arc::clone(run));
+        }
+        for file in files {
+            let directory = directory_of(file);
+            if nearest.by_directory.contains_key(&directory) {
+                continue;
+            }
+            let mut found = None;
+            'up: for ancestor in directory.ancestors() {
+                for name in FILE_NAMES {
+                    let candidate = ancestor.join(name);
+                    if !candidate.is_file() {
+                        continue;
+                    }
+                    let key = canonical(&candidate);
+                    if let Some(config) = loaded.get(&key) {
+                        found = Some(Arc::clone(config));
+                        break 'up;
+                    }
+                    if let Some(config) = Config::read(&candidate, names_a_rule)? {
+                        let config = Arc::new(config);
+                        loaded.insert(key, Arc::clone(&config));
+                        found = Some(config);
+                        break 'up;
+                    }
+                }
+            }
+            nearest.by_directory.insert(directory, found);
+        }
+        Ok(nearest)
+    }
+
+    /// The configuration nearest `file`, if one was found for its directory.
+    pub fn of(&self, file: &Path) -> Option<&Arc<Config>> {
+        self.by_directory.get(&directory_of(file))?.as_ref()
+    }
+
+    /// The warnings of the configurations found (stray keys in a pyproject.toml), each once.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings: Vec<String> =
+            self.by_directory.values().flatten().flat_map(|config| config.warnings.clone()).collect();
+        warnings.sort();
+        warnings.dedup();
+        warnings
+    }
+}
+
+/// A file's directory, absolute.
+fn directory_of(file: &Path) -> PathBuf {
+    let absolute = if file.is_absolute() {
+        file.to_path_buf()
+    } else {
+        std::env::current_dir().map(|cwd| cwd.join(file)).unwrap_or_else(|_| file.to_path_buf())
+    };
+    absolute.parent().map(Path::to_path_buf).unwrap_or(absolute)
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Keys of tcfix's options at the top level of a `pyproject.toml`, where tcfix does not read
@@ -283,6 +366,12 @@ mod tests {
         std::fs::write(&path, "target-torch = \"two\"\n").unwrap();
         let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
         assert!(err.contains("target-torch = \"two\": expected a version like"), "{err}");
+
+        std::fs::write(&path, "target-torch = \"1.13\"\n").unwrap();
+        let err = format!("{:#}", Config::discover(dir.path(), None, false, names_a_rule).unwrap_err());
+        assert!(err.contains("target-torch = \"1.13\": torch.compile needs torch 2.0 or later"), "{err}");
+        std::fs::write(&path, "target-torch = \"2.0\"\n").unwrap();
+        assert!(Config::discover(dir.path(), None, false, names_a_rule).is_ok());
 
         std::fs::write(&path, "ignore = [\"TCF999\"]\n").unwrap();
         assert!(

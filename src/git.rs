@@ -8,28 +8,38 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use git2::{BranchType, Repository, Signature, StatusOptions, WorktreeAddOptions};
 
-/// The files among `paths` that have changes git does not hold in a commit, in whichever
-/// repository each lies. Files outside any repository have nothing to protect them and are not
-/// reported.
-pub fn uncommitted(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+/// The files among `paths` that git could not give back if tcfix overwrote them.
+#[derive(Debug, Default)]
+pub struct Unprotected {
+    /// In a repository, with staged, unstaged or untracked changes.
+    pub dirty: Vec<PathBuf>,
+    /// In no repository at all: nothing holds their old text.
+    pub outside_git: Vec<PathBuf>,
+}
+
+/// Sorts `paths` by what git holds of them, in whichever repository each lies.
+pub fn unprotected(paths: &[PathBuf]) -> Result<Unprotected> {
     let mut changed_by_repository: Vec<(PathBuf, HashSet<PathBuf>)> = Vec::new();
-    let mut dirty = Vec::new();
+    let mut found = Unprotected::default();
     for path in paths {
         let file = canonical(&absolute(path));
         let known = changed_by_repository.iter().find(|(workdir, _)| file.starts_with(workdir));
         let changed = match known {
             Some((_, changed)) => changed,
             None => {
-                let Some(found) = changed_files(&file)? else { continue };
-                changed_by_repository.push(found);
+                let Some(repository) = changed_files(&file)? else {
+                    found.outside_git.push(path.clone());
+                    continue;
+                };
+                changed_by_repository.push(repository);
                 &changed_by_repository.last().expect("just pushed").1
             }
         };
         if changed.contains(&file) {
-            dirty.push(path.clone());
+            found.dirty.push(path.clone());
         }
     }
-    Ok(dirty)
+    Ok(found)
 }
 
 /// The working directory of the repository holding `file`, and the files there with staged,

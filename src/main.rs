@@ -13,11 +13,11 @@ use tcfix::config::Config;
 use tcfix::diff::unified_diff;
 use tcfix::discover::discover;
 use tcfix::fix::Safety;
-use tcfix::git::{Worktree, identity, uncommitted};
+use tcfix::git::{Worktree, identity, unprotected};
 use tcfix::output::{FileFindings, Format, display_path, markdown, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
-use tcfix::rules::{RULES, Rule, Selection, Settings, names_a_rule};
+use tcfix::rules::{CommandLine, RULES, Rule, Settings, names_a_rule};
 use tcfix::scope::{Scope, canonical};
 use tcfix::source::{SourceError, SourceFile};
 
@@ -66,6 +66,8 @@ struct Run<'c> {
     evidence_summary: std::cell::RefCell<Option<tcfix::evidence::summary::Summary>>,
     /// The findings of earlier runs (`.tcfix_cache/`), unless turned off.
     cache: Option<Cache>,
+    /// With --apply: the findings fixed in the files written, for the summary line.
+    fixed: std::cell::Cell<usize>,
 }
 
 fn run_cli(cli: &Cli) -> Result<Status> {
@@ -84,7 +86,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
     let mut settings = settings(cli, &config)?;
     settings.scope = scope.clone();
     let cache = open_cache(cli, &config, &settings);
-    let run = Run {
+    let mut run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
         settings,
@@ -93,6 +95,7 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         walk_failed: Default::default(),
         evidence_summary: Default::default(),
         cache,
+        fixed: Default::default(),
     };
     if cli.paths.iter().any(|path| path == Path::new("-")) {
         if !cli.trace.is_empty() || cli.torch_logs.is_some() {
@@ -100,15 +103,18 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         }
         return run.stdin();
     }
-    let (files, mut status) = run.files();
-    if files.is_empty() && status == Status::Clean {
-        // A mistyped path in CI must not pass as "All checks passed!".
-        let paths: Vec<String> = cli.paths.iter().map(|path| display_path(path)).collect();
-        eprintln!(
-            "error: no Python files to check in {}: only `.py` and `.pyi` files are read, and files that \
-             .gitignore or the configuration's `exclude` skip are left out",
-            paths.join(", ")
-        );
+    let (files, mut status) = run.files()?;
+    if files.is_empty() {
+        // A mistyped path in CI must not pass as "All checks passed!"; when the paths could not
+        // be walked the errors said so, and stdout stays empty rather than summarise nothing.
+        if status == Status::Clean {
+            let paths: Vec<String> = cli.paths.iter().map(|path| display_path(path)).collect();
+            eprintln!(
+                "error: no Python files to check in {}: only `.py` and `.pyi` files are read, and files that \
+                 .gitignore or the configuration's `exclude` skip are left out",
+                paths.join(", ")
+            );
+        }
         return Ok(Status::Error);
     }
     let outcome = if let Some(path) = &cli.write_baseline {
@@ -214,6 +220,11 @@ fn apply_hint() -> &'static str {
     }
 }
 
+/// What the command line chooses over any configuration file.
+fn command_line(cli: &Cli) -> CommandLine {
+    CommandLine { select: cli.select.clone(), ignore: cli.ignore.clone(), min_severity: cli.min_severity }
+}
+
 /// The settings from the command line over those of the configuration file.
 fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings> {
     let selectors = cli.select.iter().chain(&cli.ignore).map(String::as_str);
@@ -224,17 +235,7 @@ fn settings(cli: &Cli, config: &Arc<Config>) -> Result<Settings> {
             unknown.join(", ")
         );
     }
-    let options = &config.options;
-    let mut settings = Settings::default();
-    settings.selection = Selection {
-        select: if cli.select.is_empty() { options.select.clone().unwrap_or_default() } else { cli.select.clone() },
-        ignore: options.ignore.iter().flatten().chain(&cli.ignore).cloned().collect(),
-    };
-    settings.opaque_helpers.extend(options.opaque_helpers.iter().flatten().cloned());
-    settings.target_torch = config.target_torch.unwrap_or(settings.target_torch);
-    settings.min_severity = cli.min_severity.or(options.min_severity).unwrap_or_default();
-    settings.config = Some(Arc::clone(config));
-    Ok(settings)
+    Ok(Settings::from_config(config, &command_line(cli)))
 }
 
 impl Run<'_> {
@@ -242,9 +243,22 @@ impl Run<'_> {
         FixMode::Fix { unsafe_fixes: self.unsafe_fixes }
     }
 
-    /// The files to check, with the status of walking the paths.
-    fn files(&self) -> (Vec<PathBuf>, Status) {
+    /// The files to check, with the status of walking the paths. Unless one configuration is
+    /// named (or none wanted), each file's settings are then those of the configuration nearest
+    /// it, as ruff finds them: the projects of a monorepo keep their own.
+    fn files(&mut self) -> Result<(Vec<PathBuf>, Status)> {
         let discovered = discover(&self.cli.paths);
+        if self.cli.config.is_none() && !self.cli.isolated {
+            let nearest = tcfix::config::Nearest::discover(&discovered.files, &self.config, names_a_rule)?;
+            for warning in nearest.warnings().iter().filter(|warning| !self.config.warnings.contains(warning)) {
+                eprintln!("warning: {warning}");
+            }
+            self.settings.nearest = Some(Arc::new((nearest, command_line(self.cli))));
+        }
+        let config_of = |file: &Path| -> Arc<Config> {
+            let nearest = self.settings.nearest.as_deref().and_then(|(nearest, _)| nearest.of(file));
+            Arc::clone(nearest.unwrap_or(&self.config))
+        };
         let mut status = Status::Clean;
         for (path, reason) in &discovered.errors {
             eprintln!("{}: error: {reason}", display_path(path));
@@ -253,7 +267,7 @@ impl Run<'_> {
         }
         let named = |file: &PathBuf| self.cli.paths.contains(file);
         let files: Vec<PathBuf> =
-            discovered.files.into_iter().filter(|file| named(file) || !self.config.excludes(file)).collect();
+            discovered.files.into_iter().filter(|file| named(file) || !config_of(file).excludes(file)).collect();
         let failed: Vec<&PathBuf> = discovered.errors.iter().map(|(path, _)| path).collect();
         let empty = self.cli.paths.iter().filter(|path| !failed.contains(path) && path.is_dir());
         for path in empty.filter(|path| !files.is_empty() && !files.iter().any(|file| lies_under(file, path))) {
@@ -268,7 +282,7 @@ impl Run<'_> {
                 if sources == 1 { "" } else { "s" }
             );
         }
-        (files, status)
+        Ok((files, status))
     }
 
     /// Check or fix the files, reporting the ones that could not be read or parsed.
@@ -302,7 +316,7 @@ impl Run<'_> {
             .iter()
             .map(|(path, checked)| FileFindings { path, text: &checked.text, diagnostics: &checked.diagnostics })
             .collect();
-        let mut tally = text::Tally::default();
+        let mut tally = text::Tally { fixed: self.fixed.get(), ..Default::default() };
         files.iter().for_each(|file| tally.add(file.diagnostics));
         let format = self.cli.output_format;
         let mut out = self.output()?;
@@ -329,7 +343,9 @@ impl Run<'_> {
         if matches!(format, Format::Full | Format::Concise) && !self.cli.quiet {
             let failed = self.walk_failed.get() || worst(reports) == Status::Error;
             let summary = match text::summary(tally, self.unsafe_fixes, apply_hint()) {
-                _ if failed && tally.found == 0 => "No hazards found in the files that could be checked.".to_string(),
+                _ if failed && tally.found + tally.fixed == 0 => {
+                    "No hazards found in the files that could be checked.".to_string()
+                }
                 summary => summary,
             };
             write(&mut out, &format!("{summary}\n"))?;
@@ -360,7 +376,7 @@ impl Run<'_> {
         let evidence = self.read_evidence();
         let mut reports = self.reports(files, FixMode::Report);
         let summary = tcfix::evidence::attach(&evidence, &mut reports, &self.settings, display_path);
-        summary.warning().iter().for_each(|warning| eprintln!("warning: {warning}"));
+        summary.warning().iter().chain(&summary.stale).for_each(|warning| eprintln!("warning: {warning}"));
         // No log read (all unreadable): the errors said so; a summary of nothing would not.
         *self.evidence_summary.borrow_mut() = (!evidence.is_empty()).then_some(summary);
         let status = if evidence.unreadable.is_empty() { Status::Clean } else { Status::Error };
@@ -424,31 +440,51 @@ impl Run<'_> {
             .map(|(report, checked)| unified_diff(&display_path(&report.path), checked.original(), &checked.text))
             .collect();
         let fixes: usize = changed.iter().map(|(_, checked)| checked.applied.len()).sum();
+        let more = self.more_with_unsafe_fixes(&reports);
         match &self.cli.patch {
             Some(path) if !changed.is_empty() => {
                 std::fs::write(path, &diff).with_context(|| format!("{}: cannot write the patch", path.display()))?;
                 eprintln!(
-                    "Wrote {} ({fixes} {} in {} {}).",
+                    "Wrote {} ({fixes} {} in {} {}).{more}",
                     path.display(),
                     plural(fixes, "fix"),
                     changed.len(),
                     plural(changed.len(), "file")
                 );
             }
-            Some(_) => eprintln!("No fixes to write."),
             None if !changed.is_empty() => {
                 write(&mut std::io::stdout().lock(), &diff)?;
                 eprintln!(
-                    "Would fix {fixes} {} in {} {}.",
+                    "Would fix {fixes} {} in {} {}.{more}",
                     plural(fixes, "hazard"),
                     changed.len(),
                     plural(changed.len(), "file")
                 );
             }
-            None => eprintln!("No fixes to show."),
+            _ if more.is_empty() => {
+                eprintln!("{}", if self.cli.patch.is_some() { "No fixes to write." } else { "No fixes to show." })
+            }
+            _ => eprintln!("No safe fixes;{more}"),
         }
         let printed = if changed.is_empty() { Status::Clean } else { Status::Findings };
         Ok(worst(&reports).max(printed))
+    }
+
+    /// " 3 more with `--unsafe-fixes`." when fixes were held back for want of it; else "".
+    fn more_with_unsafe_fixes(&self, reports: &[FileReport]) -> String {
+        if self.unsafe_fixes {
+            return String::new();
+        }
+        let held_back = reports
+            .iter()
+            .filter_map(|report| report.outcome.as_ref().ok())
+            .flat_map(|checked| &checked.diagnostics)
+            .filter(|diagnostic| diagnostic.fix.as_ref().is_some_and(|fix| fix.safety == Safety::Unsafe))
+            .count();
+        match held_back {
+            0 => String::new(),
+            count => format!(" {count} more with `--unsafe-fixes`."),
+        }
     }
 
     /// Writes the fixes to every file git could give back, then reports what is left.
@@ -456,6 +492,7 @@ impl Run<'_> {
         let reports = self.reports(files, self.fix_mode());
         let (written, status) = self.write_fixed(&reports)?;
         let fixes: usize = written.iter().map(|(_, checked)| checked.applied.len()).sum();
+        self.fixed.set(fixes);
         if !written.is_empty() && !self.cli.quiet {
             eprintln!(
                 "Fixed {fixes} {} in {} {}.",
@@ -481,23 +518,37 @@ impl Run<'_> {
         Ok(status.max(self.report(&shown)?))
     }
 
-    /// Write each changed file atomically, refusing those with uncommitted changes.
+    /// Write each changed file atomically, refusing those git could not give back: files with
+    /// uncommitted changes (unless --allow-dirty) and files outside any repository (unless
+    /// --allow-no-vcs or --allow-dirty), as `cargo fix` does.
     fn write_fixed<'r>(&self, reports: &'r [FileReport]) -> Result<(Vec<(&'r FileReport, &'r Checked)>, Status)> {
         let mut changed = changed(reports);
         let mut status = Status::Clean;
-        if !self.cli.allow_dirty {
-            let paths: Vec<PathBuf> = changed.iter().map(|(report, _)| report.path.clone()).collect();
-            let dirty = uncommitted(&paths)?;
-            if !dirty.is_empty() {
-                eprintln!(
-                    "error: not writing {} {} with uncommitted changes (commit or stash them, or pass --allow-dirty):",
-                    dirty.len(),
-                    plural(dirty.len(), "file")
-                );
-                dirty.iter().for_each(|path| eprintln!("  {}", display_path(path)));
-                changed.retain(|(report, _)| !dirty.contains(&report.path));
-                status = Status::Error;
-            }
+        let paths: Vec<PathBuf> = changed.iter().map(|(report, _)| report.path.clone()).collect();
+        let found = unprotected(&paths)?;
+        let mut refused = Vec::new();
+        if !self.cli.allow_no_vcs && !self.cli.allow_dirty && !found.outside_git.is_empty() {
+            eprintln!(
+                "error: not writing {} {} outside a git repository, where nothing could give the old text back \
+                 (pass --allow-no-vcs to write them anyway):",
+                found.outside_git.len(),
+                plural(found.outside_git.len(), "file")
+            );
+            found.outside_git.iter().for_each(|path| eprintln!("  {}", display_path(path)));
+            refused.extend(found.outside_git);
+        }
+        if !self.cli.allow_dirty && !found.dirty.is_empty() {
+            eprintln!(
+                "error: not writing {} {} with uncommitted changes (commit or stash them, or pass --allow-dirty):",
+                found.dirty.len(),
+                plural(found.dirty.len(), "file")
+            );
+            found.dirty.iter().for_each(|path| eprintln!("  {}", display_path(path)));
+            refused.extend(found.dirty);
+        }
+        if !refused.is_empty() {
+            changed.retain(|(report, _)| !refused.contains(&report.path));
+            status = Status::Error;
         }
         let mut written = Vec::new();
         for (report, checked) in changed {
@@ -515,9 +566,9 @@ impl Run<'_> {
     /// `--apply --worktree DIR`: fix a fresh worktree of HEAD and commit there. Each file is
     /// read from the worktree but analysed under the user's own path, so the configuration's
     /// `exclude` and `per-file-ignores` apply as they would in place.
-    fn apply_in_worktree(&self, cwd: &Path, dir: &Path) -> Result<Status> {
+    fn apply_in_worktree(&mut self, cwd: &Path, dir: &Path) -> Result<Status> {
         let worktree = Worktree::create(cwd, dir, self.cli.branch.as_deref())?;
-        let (files, mut status) = self.files();
+        let (files, mut status) = self.files()?;
         let mut texts = Vec::new();
         for file in files {
             match SourceFile::read(&worktree.map(&file)?) {
@@ -578,6 +629,11 @@ impl Run<'_> {
         for rule in RULES.iter().filter(|rule| self.settings.selection.enabled(rule)) {
             let mut settings = self.settings.clone();
             settings.selection.select = vec![rule.code.to_string()];
+            // Files under a configuration of their own take the same one rule.
+            if let Some((nearest, command_line)) = self.settings.nearest.as_deref() {
+                let command_line = CommandLine { select: vec![rule.code.to_string()], ..command_line.clone() };
+                settings.nearest = Some(Arc::new((nearest.clone(), command_line)));
+            }
             let reports = run_texts(&texts, &settings, self.fix_mode());
             status = status.max(worst(&reports));
             let mut patch = RulePatch { rule, diffs: Vec::new(), sites: Vec::new() };

@@ -130,15 +130,42 @@ fn diff_with_nothing_to_fix_exits_zero() {
 #[test]
 fn apply_fixes_then_a_second_apply_changes_nothing() {
     let dir = project(&[("model.py", PRINT_IN_FORWARD)]);
-    let first = tcfix(dir.path(), &["--apply", "."]);
+    let first = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(first.status.code(), Some(0), "nothing left after the fix: {}", stdout(&first));
     assert!(stderr(&first).contains("Fixed 1 hazard in 1 file."));
     let fixed = fs::read_to_string(dir.path().join("model.py")).unwrap();
     assert!(fixed.contains("        if not torch.compiler.is_compiling():\n            print(\"x\", x.shape)\n"));
 
-    let second = tcfix(dir.path(), &["--apply", "."]);
+    let second = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(second.status.code(), Some(0));
     assert_eq!(fs::read_to_string(dir.path().join("model.py")).unwrap(), fixed);
+}
+
+/// Outside git nothing could give a file's old text back: `--apply` and `--add-noqa` refuse, as
+/// `cargo fix` does, until `--allow-no-vcs` (or `--allow-dirty`, which scripts already pass) says
+/// to write anyway.
+#[test]
+fn writing_outside_git_needs_allow_no_vcs() {
+    let dir = project(&[("models/model.py", PRINT_IN_FORWARD)]);
+    for args in [&["--apply", "models"][..], &["--add-noqa", "models"]] {
+        let refused = tcfix(dir.path(), args);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}: {}", stderr(&refused));
+        let err = stderr(&refused);
+        assert!(err.contains("error: not writing 1 file outside a git repository"), "{err}");
+        assert!(err.contains("--allow-no-vcs") && err.contains("  models/model.py\n"), "{err}");
+        assert_eq!(fs::read_to_string(dir.path().join("models/model.py")).unwrap(), PRINT_IN_FORWARD);
+        if args[0] == "--apply" {
+            // The report says what is still there, not that it was fixed.
+            assert!(stdout(&refused).contains("TCF101") && !stdout(&refused).contains("fixed"), "{}", stdout(&refused));
+        }
+    }
+    let allowed = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "models"]);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    assert_ne!(fs::read_to_string(dir.path().join("models/model.py")).unwrap(), PRINT_IN_FORWARD);
+
+    let dir = project(&[("models/model.py", PRINT_IN_FORWARD)]);
+    let dirty = tcfix(dir.path(), &["--apply", "--allow-dirty", "models"]);
+    assert_eq!(dirty.status.code(), Some(0), "--allow-dirty also allows no VCS: {}", stderr(&dirty));
 }
 
 #[cfg(unix)]
@@ -148,7 +175,7 @@ fn apply_keeps_file_permissions() {
     let dir = project(&[("model.py", PRINT_IN_FORWARD)]);
     let path = dir.path().join("model.py");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o754)).unwrap();
-    let output = tcfix(dir.path(), &["--apply", "model.py"]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "model.py"]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o754);
 }
@@ -173,13 +200,17 @@ class PE(nn.Module):
         return x + self.pe[: x.shape[0]]
 ";
     let dir = project(&[("pe.py", model)]);
-    let safe = tcfix(dir.path(), &["--apply", "pe.py"]);
+    let safe = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "pe.py"]);
     assert_eq!(safe.status.code(), Some(1), "the persistent buffer's fix is unsafe");
     assert!(stdout(&safe).contains("Found 1 hazard (1 with `--unsafe-fixes`)."), "{}", stdout(&safe));
     assert_eq!(fs::read_to_string(dir.path().join("pe.py")).unwrap(), model);
 
-    let unsafe_run = tcfix(dir.path(), &["--apply", "--unsafe-fixes", "pe.py"]);
+    let diff = tcfix(dir.path(), &["--diff", "pe.py"]);
+    assert_eq!(stderr(&diff), "No safe fixes; 1 more with `--unsafe-fixes`.\n");
+
+    let unsafe_run = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pe.py"]);
     assert_eq!(unsafe_run.status.code(), Some(0), "{}", stdout(&unsafe_run));
+    assert!(stdout(&unsafe_run).ends_with("Found 1 hazard (1 fixed, 0 remaining).\n"), "{}", stdout(&unsafe_run));
     assert!(fs::read_to_string(dir.path().join("pe.py")).unwrap().contains("        self.grow(max_len)\n"));
 }
 
@@ -192,7 +223,7 @@ fn a_file_that_does_not_parse_is_reported_and_the_others_still_checked() {
     assert!(err.starts_with("bad.py:2:5: error: Expected an expression"), "{err}");
     assert!(stdout(&output).contains("model.py:11:9: TCF101"));
 
-    let apply = tcfix(dir.path(), &["--apply", "."]);
+    let apply = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(apply.status.code(), Some(2));
     assert_eq!(fs::read_to_string(dir.path().join("bad.py")).unwrap(), "def forward(self, x:\n    return x\n");
     assert!(fs::read_to_string(dir.path().join("model.py")).unwrap().contains("is_compiling"));
@@ -214,6 +245,7 @@ fn a_missing_path_is_an_error() {
     let output = tcfix(dir.path(), &["nope"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("nope: error: no such file or directory"));
+    assert_eq!(stdout(&output), "", "nothing was checked: no summary may suggest otherwise");
 }
 
 #[test]
@@ -431,4 +463,60 @@ fn select_by_category() {
     assert_eq!(tcfix(dir.path(), &["--select", "recompile"]).status.code(), Some(0));
     assert_eq!(tcfix(dir.path(), &["--select", "graph-break"]).status.code(), Some(1));
     assert_eq!(tcfix(dir.path(), &["--ignore", "graph-break"]).status.code(), Some(0));
+}
+
+/// After --diff and --apply the user learns what `--unsafe-fixes` would add, and --apply's summary
+/// counts what it fixed and what is left, as ruff's does.
+#[test]
+fn diff_and_apply_count_the_fixes_unsafe_fixes_would_add() {
+    let model = PRINT_IN_FORWARD.replace(
+        "        return self.proj(x)\n",
+        "        if x.sum() > 0:\n            x = x * 2\n        return self.proj(x)\n",
+    );
+    let dir = project(&[("model.py", &model)]);
+    let diff = tcfix(dir.path(), &["--diff", "model.py"]);
+    assert_eq!(stderr(&diff), "Would fix 1 hazard in 1 file. 1 more with `--unsafe-fixes`.\n");
+    let apply = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "model.py"]);
+    assert_eq!(apply.status.code(), Some(1), "{}", stderr(&apply));
+    let out = stdout(&apply);
+    assert!(out.ends_with("Found 2 hazards (1 fixed, 1 remaining; 1 more with `--unsafe-fixes`).\n"), "{out}");
+}
+
+/// In a monorepo each file takes the configuration nearest it, as ruff finds them: a project's
+/// own `tcfix.toml` (or `[tool.tcfix]`) decides for its files, the one above for the rest, and
+/// `--config` or `--isolated` for all. A nearer file that does not load is an error.
+#[test]
+fn each_file_uses_the_configuration_nearest_it() {
+    let dir = project(&[
+        ("tcfix.toml", "select = [\"TCF1\"]\n"),
+        ("vision/pyproject.toml", "[tool.tcfix]\nignore = [\"print-in-compiled-code\"]\nexclude = [\"gen/\"]\n"),
+        ("vision/model.py", PRINT_IN_FORWARD),
+        ("vision/gen/model.py", PRINT_IN_FORWARD),
+        ("text/model.py", PRINT_IN_FORWARD),
+        ("other/tcfix.toml", "select = [\"TCF2\"]\n"),
+        ("other/model.py", PRINT_IN_FORWARD),
+    ]);
+    let found = |args: &[&str]| -> Vec<String> {
+        let output = tcfix(dir.path(), args);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+        let out = stdout(&output);
+        out.lines()
+            .filter(|line| line.contains(": TCF"))
+            .map(|line| line.split(':').next().unwrap().to_string())
+            .collect()
+    };
+    // vision/ ignores TCF101 and excludes gen/; other/ selects only recompiles; text/ has the root's.
+    assert_eq!(found(&["."]), ["text/model.py"]);
+    // --select replaces every file's `select`; their `ignore` and `exclude` still hold.
+    assert_eq!(found(&["--select", "TCF101", "."]), ["other/model.py", "text/model.py"]);
+    assert_eq!(
+        found(&["--config", "tcfix.toml", "."]),
+        ["other/model.py", "text/model.py", "vision/gen/model.py", "vision/model.py"]
+    );
+    assert_eq!(found(&["--isolated", "."]).len(), 4);
+
+    fs::write(dir.path().join("other/tcfix.toml"), "selct = [\"TCF2\"]\n").unwrap();
+    let broken = tcfix(dir.path(), &["."]);
+    assert_eq!(broken.status.code(), Some(2));
+    assert!(stderr(&broken).contains("other/tcfix.toml") && stderr(&broken).contains("selct"), "{}", stderr(&broken));
 }

@@ -79,3 +79,75 @@ fn codemod_fixtures() {
         });
     });
 }
+
+/// A no-fix reason is read on one line under its finding: it starts with what the user can do and
+/// stays under 200 characters; the why behind it is the rule's README (`tcfix explain CODE`).
+/// Checked on every fixture and on the corpus findings snapshot (the transformers and timm
+/// wheels, `tests/corpus/run.sh`), where reasons quote real code.
+#[test]
+fn no_fix_reasons_are_short() {
+    const MOST: usize = 200;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long = Vec::new();
+    let mut reasons = 0;
+    for folder in std::fs::read_dir(root.join("codemods")).expect("codemods/") {
+        let folder = folder.expect("entry").path();
+        for file in std::fs::read_dir(&folder).into_iter().flatten().flatten().map(|entry| entry.path()) {
+            if file.extension().is_none_or(|ext| ext != "py") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("fixture");
+            let diagnostics = tcfix::check_source(&file, &text, &settings()).expect("fixture parses");
+            for reason in diagnostics.iter().filter_map(|d| d.no_fix_reason.as_deref()) {
+                reasons += 1;
+                if reason.chars().count() >= MOST {
+                    long.push(format!("{}: {reason}", display(&file)));
+                }
+            }
+        }
+    }
+    let corpus = std::fs::read_to_string(root.join("snapshots/corpus-findings.txt")).expect("the corpus snapshot");
+    for line in corpus.lines() {
+        let Some((_, reason)) = line.split_once(" | no fix: ") else { continue };
+        reasons += 1;
+        let reason = reason.rsplit_once(" #").map_or(reason, |(reason, _)| reason);
+        if reason.chars().count() >= MOST {
+            long.push(format!("corpus: {line}"));
+        }
+    }
+    assert!(reasons > 300, "only {reasons} reasons: the check would check little");
+    assert!(long.is_empty(), "{} no-fix reasons of {MOST} characters or more:\n{}", long.len(), long.join("\n"));
+}
+
+/// `tcfix rules` shows each rule's fixes from its declared `fixes`: every fix safety a rule
+/// produces on its fixtures must be declared there (TCF103's print guard is Safe, and the column
+/// said "unsafe fix" alone). (A declared one may lack a fixture: TCF101's Unsafe fix for a module
+/// that does not import torch has none.)
+#[test]
+fn declared_fix_safeties_are_the_ones_the_fixtures_produce() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut fixes = 0;
+    for folder in std::fs::read_dir(root.join("codemods")).expect("codemods/") {
+        for file in std::fs::read_dir(folder.expect("entry").path()).into_iter().flatten().flatten() {
+            let file = file.path();
+            if file.extension().is_none_or(|ext| ext != "py") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("fixture");
+            let diagnostics = tcfix::check_source(&file, &text, &settings()).expect("fixture parses");
+            for diagnostic in &diagnostics {
+                let Some(fix) = &diagnostic.fix else { continue };
+                let rule = diagnostic.rule;
+                assert!(
+                    rule.fixes.contains(&fix.safety),
+                    "{}: {} offers a {:?} fix it does not declare",
+                    display(&file),
+                    rule.code,
+                    fix.safety
+                );
+                fixes += 1;
+            }
+        }
+    }
+    assert!(fixes > 100, "only {fixes} fixes: the check would check little");
+}

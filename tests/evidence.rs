@@ -313,3 +313,39 @@ fn explain_knows_the_runtime_only_codes() {
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout(&output).starts_with("# recompile-seen-at-runtime (TCF200)\n"), "{}", stdout(&output));
 }
+
+/// A trace recorded before the code changed is said to be one: its tracebacks quote the lines
+/// the run executed, and a checked file whose line differs now is named with the first such line.
+/// The unchanged project gets no such warning, for the trace and the text log alike.
+#[test]
+fn a_log_of_code_that_has_changed_since_is_warned_about() {
+    for log in ["--trace=../flaky.trace.log", "--torch-logs=../flaky.torch_logs.txt"] {
+        let same = tcfix(&[log]);
+        assert!(!stderr(&same).contains("recorded on other code"), "{log}: {}", stderr(&same));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("proj/models")).unwrap();
+    let model = std::fs::read_to_string(data().join("proj/models/flaky_net.py")).unwrap();
+    assert!(model.contains("print(\"hidden\", x.shape)"));
+    let edited = model.replace("print(\"hidden\", x.shape)", "print(\"hidden:\", x.shape)");
+    std::fs::write(dir.path().join("proj/models/flaky_net.py"), edited).unwrap();
+    for log in ["flaky.trace.log", "flaky.torch_logs.txt"] {
+        std::fs::copy(data().join(log), dir.path().join(log)).unwrap();
+    }
+    for log in ["--trace=../flaky.trace.log", "--torch-logs=../flaky.torch_logs.txt"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+            .args(["--isolated", log, "models"])
+            .current_dir(dir.path().join("proj"))
+            .output()
+            .expect("tcfix runs");
+        let err = stderr(&output);
+        assert!(
+            err.contains(
+                "warning: models/flaky_net.py: the log was recorded on other code: line 18 ran as \
+                 `print(\"hidden\", x.shape)`, and is now `print(\"hidden:\", x.shape)`"
+            ),
+            "{log}: {err}"
+        );
+        assert_eq!(output.status.code(), Some(1), "a warning does not change the exit code");
+    }
+}

@@ -611,3 +611,26 @@ fn statistics_columns_line_up() {
         assert!(widths.windows(2).all(|w| w[0] == w[1]), "column {column} of\n{out}");
     }
 }
+
+/// A print of `.item()` is both TCF101 and TCF103, and both rules offer the same guard: the review
+/// shows one suggestion block for the line, not two identical ones to click; and "why it hurts"
+/// speaks of loops only where the finding is in one (the message says so then).
+#[test]
+fn markdown_shows_one_suggestion_per_change_and_no_loop_where_there_is_none() {
+    let text = "import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(\"loss\", x.sum().item())
+        return x
+";
+    let checked = vec![check("models/model.py", text.to_string())];
+    let codes: Vec<&str> = checked[0].diagnostics.iter().map(|d| d.rule.code).collect();
+    assert_eq!(codes, ["TCF101", "TCF103"], "both rules find the line");
+    let out = tcfix::output::markdown::render(&findings(&checked), false);
+    assert_eq!(out.matches("```suggestion").count(), 1, "{out}");
+    assert!(out.contains("The same change as the suggestion under `models/model.py:7` TCF101 (line 7)."), "{out}");
+    assert!(!out.to_lowercase().contains("loop"), "{out}");
+}

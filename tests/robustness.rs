@@ -113,7 +113,7 @@ fn assert_fixed_for_good(dir: &Path, name: &str) {
     if let Some(Err(err)) = cpython_parses(&dir.join(name)) {
         panic!("CPython rejects the fixed {name}: {err}\n{fixed}");
     }
-    let again = tcfix(dir, &["--apply", name]);
+    let again = tcfix(dir, &["--apply", "--allow-no-vcs", name]);
     assert_eq!(text(dir, name), fixed, "a second --apply changed {name}: {}", stderr(&again));
 }
 
@@ -121,7 +121,7 @@ fn assert_fixed_for_good(dir: &Path, name: &str) {
 fn assert_fixes(cases: &[(&str, &[u8], &[u8])]) {
     let files: Vec<(&str, &[u8])> = cases.iter().map(|(name, before, _)| (*name, *before)).collect();
     let dir = project(&files);
-    let output = tcfix(dir.path(), &["--apply", "."]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
     for (name, _, after) in cases {
         assert_eq!(
@@ -227,7 +227,7 @@ fn a_hazard_sharing_its_line_is_reported_and_left_alone() {
         ("header.py", header.as_bytes()),
         ("one_line_if.py", one_line_if.as_bytes()),
     ]);
-    let output = tcfix(dir.path(), &["--apply", "."]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(output.status.code(), Some(1), "the hazards remain: {}", stderr(&output));
     let out = stdout(&output);
     for (name, line, column) in [("semicolons.py", 7, 16), ("header.py", 6, 27), ("one_line_if.py", 7, 23)] {
@@ -253,7 +253,7 @@ fn syntax_errors_invalid_utf8_binary_and_nul_bytes_are_named_and_left_alone() {
         ("nul.py", b"x = 1\n\x00\n"),
     ];
     let dir = project(&files);
-    let output = tcfix(dir.path(), &["--apply", "."]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(output.status.code(), Some(2));
     let err = stderr(&output);
     for expected in [
@@ -276,7 +276,7 @@ fn syntax_errors_invalid_utf8_binary_and_nul_bytes_are_named_and_left_alone() {
 #[test]
 fn an_empty_file_is_clean() {
     let dir = project(&[("empty.py", b""), ("blank.py", b"\n\n  \n"), ("comment.py", b"# nothing\n")]);
-    let output = tcfix(dir.path(), &["--apply", "."]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stdout(&output), "All checks passed!\n");
     assert_eq!(bytes(dir.path(), "empty.py"), b"");
@@ -326,7 +326,7 @@ fn a_twenty_megabyte_file_is_fixed_and_nothing_else_changes() {
         1,
     );
     let dir = project(&[("big.py", before.as_bytes())]);
-    let output = tcfix(dir.path(), &["--apply", "big.py"]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "big.py"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(text(dir.path(), "big.py") == after, "only the guard is added");
     assert_no_leftovers(dir.path());
@@ -343,7 +343,7 @@ fn a_file_nested_too_deeply_is_refused_and_the_others_fixed() {
         ("chain.py", chain.as_bytes()),
         ("huge.py", huge.as_bytes()),
     ]);
-    let output = tcfix(dir.path(), &["--apply", "."]);
+    let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let err = stderr(&output);
     for expected in [
@@ -372,7 +372,7 @@ mod unix {
         let dir =
             project(&[("good.py", model("\n", "    ").as_bytes()), ("secret.py", model("\n", "    ").as_bytes())]);
         fs::set_permissions(dir.path().join("secret.py"), fs::Permissions::from_mode(0o000)).unwrap();
-        let output = tcfix(dir.path(), &["--apply", "."]);
+        let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
         assert!(text(dir.path(), "good.py").contains("is_compiling"), "the other file is still fixed");
         if is_root() {
             // root reads a file whatever its mode, so chmod 000 cannot make it unreadable and
@@ -398,7 +398,7 @@ mod unix {
             project(&[("good.py", model("\n", "    ").as_bytes()), ("locked.py", model("\n", "    ").as_bytes())]);
         let locked = dir.path().join("locked.py");
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o444)).unwrap();
-        let output = tcfix(dir.path(), &["--apply", "."]);
+        let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
         assert_eq!(output.status.code(), Some(2));
         assert!(
             stderr(&output).contains("locked.py: error: could not write the fixes: the file is read-only"),
@@ -420,7 +420,7 @@ mod unix {
         ]);
         let locked = dir.path().join("locked");
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
-        let output = tcfix(dir.path(), &["--apply", "."]);
+        let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "."]);
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(text(dir.path(), "good.py"), fixed("\n", "    "));
         if is_root() {
@@ -473,7 +473,7 @@ mod unix {
     fn apply_through_a_symbolic_link_fixes_the_target_and_keeps_the_link() {
         let dir = project(&[("real/model.py", model("\n", "    ").as_bytes())]);
         symlink("real/model.py", dir.path().join("link.py")).unwrap();
-        let output = tcfix(dir.path(), &["--apply", "link.py", "real/model.py"]);
+        let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "link.py", "real/model.py"]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert!(stderr(&output).contains("Fixed 1 hazard in 1 file."), "one file, named twice: {}", stderr(&output));
         assert!(fs::symlink_metadata(dir.path().join("link.py")).unwrap().file_type().is_symlink());
@@ -507,7 +507,7 @@ mod unix {
     #[test]
     fn the_same_file_named_twice_is_fixed_once() {
         let dir = project(&[("model.py", model("\n", "    ").as_bytes())]);
-        let output = tcfix(dir.path(), &["--apply", "model.py", "./model.py", "."]);
+        let output = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "model.py", "./model.py", "."]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         assert!(stderr(&output).contains("Fixed 1 hazard in 1 file."), "{}", stderr(&output));
         assert_eq!(text(dir.path(), "model.py"), fixed("\n", "    "));
@@ -532,7 +532,7 @@ mod unix {
                 fs::write(dir.path().join(name), &old).unwrap();
             }
             let mut child = Command::new(env!("CARGO_BIN_EXE_tcfix"))
-                .args(["--apply", "--quiet", "."])
+                .args(["--apply", "--allow-no-vcs", "--quiet", "."])
                 .current_dir(dir.path())
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -577,7 +577,7 @@ mod unix {
             for stray in &strays {
                 fs::File::options().write(true).open(stray).unwrap().set_modified(long_ago).unwrap();
             }
-            let rerun = tcfix(dir.path(), &["--apply", "--quiet", "."]);
+            let rerun = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "--quiet", "."]);
             assert_eq!(rerun.status.code(), Some(0), "{}", stderr(&rerun));
             for name in &names {
                 assert_eq!(fs::read(dir.path().join(name)).unwrap(), new.as_bytes(), "{name} after the rerun");

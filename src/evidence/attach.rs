@@ -44,5 +44,7 @@ pub fn attach(
     };
     let joined = join(evidence, &mut files, &keep);
     let displayed: Vec<String> = paths.iter().map(|path| shown(path)).collect();
-    summary::summarise(evidence, &joined, &displayed)
+    let mut summary = summary::summarise(evidence, &joined, &displayed);
+    summary.stale = super::stale::warnings(evidence, &paths, &displayed);
+    summary
 }

@@ -13,6 +13,7 @@ pub mod join;
 pub mod observed;
 pub mod paths;
 pub mod runtime_rule;
+pub mod stale;
 pub mod summary;
 pub mod text_log;
 pub mod trace_log;
@@ -117,6 +118,8 @@ pub struct Evidence {
     pub logs: Vec<PathBuf>,
     /// Why a named log could not be read at all (missing, foreign): errors, the rest is read.
     pub unreadable: Vec<String>,
+    /// The user lines the logs' tracebacks quote, to tell a log of other code (`stale`).
+    pub quoted: Vec<stale::QuotedLine>,
 }
 
 impl Evidence {

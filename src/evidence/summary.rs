@@ -45,6 +45,8 @@ pub struct Summary {
     /// Graph breaks and recompiles read, and how many of them lie in the checked files.
     pub events: usize,
     pub placed: usize,
+    /// A warning per checked file the logs show other code of (`stale`).
+    pub stale: Vec<String>,
 }
 
 /// A frame: the file as shown, the function's first line, its name.
@@ -137,6 +139,7 @@ pub fn summarise(evidence: &Evidence, joined: &Joined, shown: &[String]) -> Summ
         compiles_known,
         events,
         placed: placed_events,
+        stale: Vec::new(),
     }
 }
 

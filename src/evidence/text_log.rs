@@ -102,6 +102,7 @@ pub fn read(log: &Path, bytes: &[u8], evidence: &mut Evidence) -> Result<()> {
     }
     done.sort_by_key(|message| message.line);
     let log_index = evidence.logs.len();
+    evidence.quoted.extend(done.iter().flat_map(|message| super::stale::quoted_lines(&message.text)));
     evidence.events.extend(done.into_iter().map(|message| event(log, log_index, message)));
     evidence.logs.push(log.to_path_buf());
     Ok(())

@@ -183,6 +183,7 @@ impl Reading<'_> {
         };
         match name.as_str() {
             "dynamo_graph_break_reason" => {
+                evidence.quoted.extend(super::stale::quoted_lines(&payload));
                 let message = dynamo_message::graph_break(&payload);
                 evidence.events.push(event(
                     EventKind::GraphBreak,
@@ -193,6 +194,7 @@ impl Reading<'_> {
                 ));
             }
             "recompile_reasons" => {
+                evidence.quoted.extend(super::stale::quoted_lines(&payload));
                 let message = dynamo_message::recompile(&recompile_text(&payload));
                 evidence.events.push(event(EventKind::Recompile, message.frames, message.guard, None, message.guarded));
             }

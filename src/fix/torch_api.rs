@@ -9,6 +9,8 @@ pub struct TorchVersion(pub u32, pub u32);
 impl TorchVersion {
     /// Without configuration, fixes target torch 2.3 and later.
     pub const DEFAULT: TorchVersion = TorchVersion(2, 3);
+    /// torch.compile came with 2.0: an older target has nothing to fix for.
+    pub const FIRST_WITH_COMPILE: TorchVersion = TorchVersion(2, 0);
 
     /// `"2.1"`, `"2.1.0"`.
     pub fn parse(text: &str) -> Option<Self> {

@@ -123,8 +123,10 @@ pub struct StillBreaks {
 }
 
 impl StillBreaks {
-    /// Why the option does not help, for a finding's no-fix reason.
-    pub fn reason(&self, text: &str, capture: Capture) -> String {
+    /// Where Dynamo still stops with the capture option on, said briefly after the rule's advice
+    /// in a finding's no-fix reason ("... : Dynamo still breaks at `x > 0` (a branch)"). The
+    /// option itself and why it cannot help are the rule README's (`tcfix explain`).
+    pub fn reason(&self, text: &str) -> String {
         let at = match self.stop {
             // A loop: its header.
             Stop::Iterated | Stop::LoopOver if text[self.at].starts_with("for ") => {
@@ -132,58 +134,20 @@ impl StillBreaks {
             }
             _ => snippet(&text[self.at]),
         };
-        let option = capture.option();
+        let still = |what: &str| format!("Dynamo still breaks at `{at}` ({what})");
         match self.stop {
-            Stop::Branch => format!(
-                "the value is tested by `{at}`: with `{option}` it is an unbacked symbol and Dynamo still breaks on \
-                 the branch (data-dependent branching); keep it a tensor (`torch.where`, `torch.cond`)"
-            ),
-            Stop::Range => format!(
-                "the value goes to `{at}`: with `{option}` Dynamo still breaks there (a loop needs a concrete count)"
-            ),
-            Stop::PythonIndex => format!(
-                "the value indexes a Python container in `{at}`: with `{option}` Dynamo still breaks there (it \
-                 needs a concrete index)"
-            ),
-            Stop::Reshape => format!(
-                "the value is a size in `{at}`, a reshape of a split piece next to a `-1`: with `{option}` Dynamo \
-                 still breaks there (the piece's own size is another unbacked symbol: could not guard on a \
-                 data-dependent expression)"
-            ),
-            Stop::Formatted => {
-                format!("the value is formatted in `{at}`: with `{option}` Dynamo still breaks there")
+            Stop::Branch => still("a branch on it"),
+            Stop::Range => still("a loop count"),
+            Stop::PythonIndex => still("a Python index"),
+            Stop::Reshape => still("a split piece's size"),
+            Stop::Formatted => still("formatted"),
+            Stop::Iterated => still("needs its length"),
+            Stop::Combined => still("sizes not known equal"),
+            Stop::LoopOver => still("a loop over it"),
+            Stop::ToList => format!("`{at}` then fails to compile"),
+            Stop::Stored | Stop::Unknown | Stop::Returned | Stop::Returns(_) | Stop::TooFar => {
+                format!("tcfix cannot follow the value past `{at}`")
             }
-            Stop::Stored => {
-                format!("the value is stored in `{at}`, where tcfix cannot follow it: `{option}` is not offered")
-            }
-            Stop::Unknown => format!(
-                "the value goes to `{at}`, which tcfix does not follow: `{option}` is not offered (library functions \
-                 such as `itertools.groupby` or `sorted` compare the values, and code in another file may branch on \
-                 them; Dynamo still breaks there)"
-            ),
-            Stop::Returned | Stop::Returns(_) => format!(
-                "the value is returned by `{at}` to callers tcfix cannot see: `{option}` is not offered (a caller that \
-                 branches on it still breaks)"
-            ),
-            Stop::TooFar => format!(
-                "tcfix stops following the value at `{at}`, too many steps from where it is made: `{option}` is not \
-                 offered"
-            ),
-            Stop::Iterated => format!(
-                "`{at}` needs the selection's length as a Python int: with `{option}` Dynamo still breaks there"
-            ),
-            Stop::ToList => format!(
-                "`{at}` converts the selection to Python: with `{option}` torch 2.15 fails to compile it \
-                 (GuardOnDataDependentSymNode) instead of breaking"
-            ),
-            Stop::Combined => format!(
-                "`{at}` combines it with another selection of unrelated size: with `{option}` Dynamo still breaks \
-                 there (it cannot tell the two sizes are equal)"
-            ),
-            Stop::LoopOver => format!(
-                "it runs in `{at}`, a loop over a selection, which still breaks with `{option}` (Dynamo needs the \
-                 selection's length as a Python int)"
-            ),
         }
     }
 }

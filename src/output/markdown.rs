@@ -80,6 +80,7 @@ pub fn review(files: &[FileFindings], unsafe_fixes: bool, shape: &Review) -> Str
     let mut used = out.chars().count();
     let mut locators: HashMap<&str, Locator> = HashMap::default();
     let mut blocks = Vec::with_capacity(found.len());
+    let mut suggested = Suggested::default();
     for (position, (file, diagnostic)) in found.iter().enumerate() {
         let locator = locators.entry(file.path).or_insert_with(|| Locator::new(file.text));
         let mut block = String::new();
@@ -88,7 +89,7 @@ pub fn review(files: &[FileFindings], unsafe_fixes: bool, shape: &Review) -> Str
             let name = diagnostic.severity.to_string();
             let _ = writeln!(block, "### {}{} ({count})\n", name[..1].to_uppercase(), &name[1..]);
         }
-        finding(&mut block, file, locator, diagnostic, unsafe_fixes);
+        finding(&mut block, file, locator, diagnostic, unsafe_fixes, &mut suggested);
         blocks.push(block);
     }
     // In full while they fit; when not all do, in three quarters of the room, so that the rest
@@ -192,7 +193,19 @@ fn table(out: &mut String, diagnostics: &[&Diagnostic]) {
     out.push('\n');
 }
 
-fn finding(out: &mut String, file: &FileFindings, locator: &Locator, diagnostic: &Diagnostic, unsafe_fixes: bool) {
+/// The suggestion blocks written so far, each with the finding it was written under: two rules
+/// on one line (a print that also reads `.item()`) often offer the same edit, and a reviewer
+/// should see one block for it, not two to click.
+type Suggested = HashMap<(String, Suggestion), String>;
+
+fn finding(
+    out: &mut String,
+    file: &FileFindings,
+    locator: &Locator,
+    diagnostic: &Diagnostic,
+    unsafe_fixes: bool,
+    suggested: &mut Suggested,
+) {
     let start = locator.position(diagnostic.range.start());
     let rule = diagnostic.rule;
     let _ = writeln!(
@@ -210,7 +223,10 @@ fn finding(out: &mut String, file: &FileFindings, locator: &Locator, diagnostic:
         let _ = writeln!(out, "**At runtime:** {}\n", escape_text(&described));
     }
     match (&diagnostic.fix, &diagnostic.no_fix_reason) {
-        (Some(fix), _) => fix_section(out, file, fix, unsafe_fixes),
+        (Some(fix), _) => {
+            let here = format!("{} {}", code_span(&format!("{}:{}", file.path, start.line)), rule.code);
+            fix_section(out, file, fix, unsafe_fixes, (suggested, here))
+        }
         (None, Some(reason)) => {
             let _ = writeln!(out, "**No fix:** {}\n", escape_text(reason));
         }
@@ -232,7 +248,15 @@ fn one_line(file: &FileFindings, locator: &Locator, diagnostic: &Diagnostic) -> 
     )
 }
 
-fn fix_section(out: &mut String, file: &FileFindings, fix: &Fix, unsafe_fixes: bool) {
+/// The fix's title, then its suggestion block or diff; `suggested` holds the blocks already
+/// written and where (`here`: this finding).
+fn fix_section(
+    out: &mut String,
+    file: &FileFindings,
+    fix: &Fix,
+    unsafe_fixes: bool,
+    (suggested, here): (&mut Suggested, String),
+) {
     let how = match fix.safety {
         Safety::Safe => "safe, applied by `tcfix --apply`",
         Safety::Unsafe if unsafe_fixes => "unsafe: it may change behaviour; applied with `--unsafe-fixes`",
@@ -248,8 +272,14 @@ fn fix_section(out: &mut String, file: &FileFindings, fix: &Fix, unsafe_fixes: b
         } else {
             format!("lines {}–{}", suggestion.first, suggestion.last)
         };
-        let fence = "`".repeat(longest_run(&suggestion.text, '`').max(2) + 1);
-        let _ = writeln!(out, "Replaces {lines}:\n\n{fence}suggestion\n{}\n{fence}\n", suggestion.text);
+        let key = (file.path.to_string(), suggestion);
+        if let Some(first) = suggested.get(&key) {
+            let _ = writeln!(out, "The same change as the suggestion under {first} ({lines}).\n");
+            return;
+        }
+        let fence = "`".repeat(longest_run(&key.1.text, '`').max(2) + 1);
+        let _ = writeln!(out, "Replaces {lines}:\n\n{fence}suggestion\n{}\n{fence}\n", key.1.text);
+        suggested.insert(key, here);
         return;
     }
     let fixed = apply_edits(file.text, &fix.edits.iter().collect::<Vec<_>>());
@@ -263,7 +293,7 @@ fn fix_section(out: &mut String, file: &FileFindings, fix: &Fix, unsafe_fixes: b
 
 /// A fix as GitHub's suggested change: lines `first..=last` (one-based) of the file become
 /// `text` (lines ending in `\n`, without the last one's).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Suggestion {
     pub first: usize,
     pub last: usize,

@@ -90,9 +90,12 @@ fn lines(path: &str, text: &str, diagnostics: &[&Diagnostic], unsafe_fixes: bool
 /// Counts for the summary line.
 #[derive(Default, Debug, Clone, Copy)]
 pub struct Tally {
+    /// Findings left in the files.
     pub found: usize,
     pub safe: usize,
     pub unsafe_only: usize,
+    /// Findings `--apply` fixed in this run (they are no longer among `found`).
+    pub fixed: usize,
 }
 
 impl Tally {
@@ -108,25 +111,54 @@ impl Tally {
     }
 }
 
-/// "Found 3 hazards (2 fixable with `--apply`, 1 more with `--unsafe-fixes`)." `apply` names what
-/// applies the fixes: `` `--apply` ``, or under pre-commit the hook that does.
+/// "Found 3 hazards (2 fixable with `--apply`, 1 more with `--unsafe-fixes`)." and, after
+/// `--apply`, as ruff says it: "Found 3 hazards (2 fixed, 1 remaining; 1 more with
+/// `--unsafe-fixes`)." `apply` names what applies the fixes: `` `--apply` ``, or under pre-commit
+/// the hook that does.
 pub fn summary(tally: Tally, unsafe_fixes: bool, apply: &str) -> String {
-    if tally.found == 0 {
+    let total = tally.found + tally.fixed;
+    if total == 0 {
         return "All checks passed!".to_string();
     }
-    let noun = if tally.found == 1 { "hazard" } else { "hazards" };
-    let mut parts = Vec::new();
+    let noun = if total == 1 { "hazard" } else { "hazards" };
+    let mut hints = Vec::new();
     let safe = if unsafe_fixes { tally.safe + tally.unsafe_only } else { tally.safe };
     if safe > 0 {
-        parts.push(format!("{safe} fixable with {apply}"));
+        hints.push(format!("{safe} fixable with {apply}"));
     }
     if !unsafe_fixes && tally.unsafe_only > 0 {
-        let more = if safe > 0 { " more" } else { "" };
-        parts.push(format!("{}{more} with `--unsafe-fixes`", tally.unsafe_only));
+        let more = if safe > 0 || tally.fixed > 0 { " more" } else { "" };
+        hints.push(format!("{}{more} with `--unsafe-fixes`", tally.unsafe_only));
     }
-    if parts.is_empty() {
-        format!("Found {} {noun}.", tally.found)
-    } else {
-        format!("Found {} {noun} ({}).", tally.found, parts.join(", "))
+    let hints = hints.join(", ");
+    match (tally.fixed, hints.is_empty()) {
+        (0, true) => format!("Found {total} {noun}."),
+        (0, false) => format!("Found {total} {noun} ({hints})."),
+        (fixed, true) => format!("Found {total} {noun} ({fixed} fixed, {} remaining).", tally.found),
+        (fixed, false) => format!("Found {total} {noun} ({fixed} fixed, {} remaining; {hints}).", tally.found),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_after_apply_counts_what_was_fixed_and_what_unsafe_fixes_would_add() {
+        let tally = |found, safe, unsafe_only, fixed| Tally { found, safe, unsafe_only, fixed };
+        assert_eq!(summary(tally(0, 0, 0, 0), false, "`--apply`"), "All checks passed!");
+        assert_eq!(
+            summary(tally(3, 1, 2, 0), false, "`--apply`"),
+            "Found 3 hazards (1 fixable with `--apply`, 2 more with `--unsafe-fixes`)."
+        );
+        assert_eq!(summary(tally(0, 0, 0, 2), false, "`--apply`"), "Found 2 hazards (2 fixed, 0 remaining).");
+        assert_eq!(
+            summary(tally(3, 0, 2, 2), false, "`--apply`"),
+            "Found 5 hazards (2 fixed, 3 remaining; 2 more with `--unsafe-fixes`)."
+        );
+        assert_eq!(
+            summary(tally(3, 0, 2, 2), true, "`--apply`"),
+            "Found 5 hazards (2 fixed, 3 remaining; 2 fixable with `--apply`)."
+        );
     }
 }

@@ -219,10 +219,8 @@ fn root_name(expr: &Expr) -> Option<&str> {
 
 /// `t[mask] = values` -> `t = t.masked_scatter(mask.unsqueeze(-1), values)`.
 fn masked_scatter_fix(model: &FileModel, function: usize, put: &IndexPut) -> Result<Fix, &'static str> {
-    const NOT_LOCAL: &str = "the assignment writes into a tensor others may see (an input, an attribute, a view): \
-                             rebinding it would change what they see; write \
-                             `x = x.masked_scatter(mask.unsqueeze(-1), values)` where `x` is a fresh tensor, or \
-                             `torch.where` over the full rows";
+    const NOT_LOCAL: &str = "write `x = x.masked_scatter(mask.unsqueeze(-1), values)` on a fresh tensor, or \
+                             `torch.where` over full rows: others may see this one (an input, attribute or view)";
     let name = put.name.ok_or(NOT_LOCAL)?;
     if put.site.in_loop {
         // A view taken of the tensor in one iteration would stop seeing the next iteration's writes.

@@ -37,8 +37,8 @@ pub static RULE: Rule = Rule {
     summary: "replace branches on tensor values with torch.where or torch._assert_async",
     explanation: include_str!("../../codemods/data-dependent-branch/README.md"),
     hazard: "An `if`, `while`, ternary or `and`/`or` that tests tensor data in compiled code breaks the graph.",
-    why: "Dynamo cannot tell which way the branch goes without running the tensors, so it ends the graph, \
-              syncs with the device to read the value, and inside a loop runs the whole frame eagerly.",
+    why: "Dynamo cannot tell which way the branch goes without running the tensors, so it ends the graph \
+              and syncs with the device to read the value.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
@@ -210,42 +210,44 @@ fn keeps_a_branch(model: &FileModel, stmt: &Stmt) -> Option<String> {
         Stmt::Continue(_) | Stmt::Break(_) => {
             let keyword = if matches!(stmt, Stmt::Continue(_)) { "continue" } else { "break" };
             format!(
-                "the branch cuts the loop short (`{keyword}`): a graph cannot skip work on a tensor value; compute \
-                 every iteration and mask its result, or move the loop out of the compiled region"
+                "compute every iteration and mask its result, or move the loop out of the compiled region: the \
+                 branch cuts the loop short (`{keyword}`) on a tensor value"
             )
         }
-        Stmt::Return(_) => "the branch returns early: both outcomes must become one value (`torch.where` on the \
-                            results, or `torch.cond`), which tcfix does not write"
+        Stmt::Return(_) => "return one value for both outcomes (`torch.where` on the results, or `torch.cond`), by \
+                            hand: the branch returns early"
             .into(),
         Stmt::Raise(_) => "the branch raises after other work: keep only the raise in the `if` (tcfix then turns it \
                            into `torch._assert_async`), or rewrite by hand"
             .into(),
         Stmt::AugAssign(aug) => format!(
-            "the branch updates `{}` in place (`{}=`): write the new value unconditionally with `torch.where` by hand",
+            "write the new value of `{}` unconditionally with `torch.where`, by hand: the branch updates it in \
+             place (`{}=`)",
             quote(aug.target.range()),
             aug.op.as_str()
         ),
         Stmt::Assign(assign) if assign.targets.iter().any(|t| matches!(t, Expr::Subscript(_) | Expr::Attribute(_))) => {
-            "the branch writes into a tensor or an attribute (`x[...] = ...`, `self.x = ...`): compute the new \
-             value with `torch.where(cond, new, old)` and write it unconditionally, by hand"
+            "compute the new value with `torch.where(cond, new, old)` and write it unconditionally, by hand: the \
+             branch writes into a tensor or an attribute"
                 .into()
         }
         Stmt::Expr(expr) => match expr.value.as_ref() {
             Expr::Call(call) if last_segment(&call.func).is_some_and(|name| name.ends_with('_') && !name.ends_with("__")) => {
                 format!(
-                    "the branch changes a tensor in place (`{}`): use the out-of-place form under `torch.where`, by hand",
+                    "use the out-of-place form under `torch.where`, by hand: the branch changes a tensor in place \
+                     (`{}`)",
                     quote(call.func.range())
                 )
             }
             _ => format!(
-                "the branch calls `{}` for its effect, which cannot depend on a tensor value inside one graph: move \
-                 it out of the compiled region or drop it",
+                "move `{}` out of the compiled region or drop it: a call made for its effect cannot depend on a \
+                 tensor value inside one graph",
                 quote(expr.range())
             ),
         },
         Stmt::Assign(assign) if calls_self(&assign.value) => format!(
-            "the branch calls `{}` only when the test holds: `torch.where` would call it every time (its cost, and \
-             any state it changes); use `torch.cond`, or call it unconditionally by hand",
+            "use `torch.cond`, or call `{}` unconditionally by hand: `torch.where` would call it every time, \
+             not only when the test holds",
             quote(assign.value.range())
         ),
         _ => return None,

@@ -31,8 +31,8 @@ pub static RULE: Rule = Rule {
     summary: "keep tensor shapes independent of tensor values",
     explanation: include_str!("../../codemods/data-dependent-shape/README.md"),
     hazard: "An operation whose output shape depends on tensor values (`x[mask]`, `nonzero()`, `unique()`) in compiled code breaks the graph.",
-    why: "Dynamo cannot give the result a size without running the tensors, so it ends the graph, syncs with the \
-              device, and inside a loop runs the whole frame eagerly.",
+    why: "Dynamo cannot give the result a size without running the tensors, so it ends the graph and syncs with \
+              the device.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
@@ -44,9 +44,7 @@ pub const HOOKS: Hooks = Hooks::Function(start);
 const SIZE_FROM_VALUES: [&str; 5] = ["nonzero", "argwhere", "unique", "unique_consecutive", "masked_select"];
 
 /// What to do where no fix applies.
-const DENSE_ADVICE: &str = "keep the full tensor and zero what the mask drops (`torch.where(mask, x, 0)`, \
-                            `x.masked_fill(~mask, 0)`), use `nonzero_static(size=...)` with a known bound, or move \
-                            the selection out of the compiled code";
+const DENSE_ADVICE: &str = "mask the full tensor (`torch.where(mask, x, 0)`) or use `nonzero_static`";
 
 /// The reads and calls in the function's compiled code whose output size depends on tensor values.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
@@ -105,7 +103,7 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
         for &(expr, site) in in_comprehensions {
             let diagnostic = function.graph_break(selection_diagnostic(function, expr), site);
             diagnostics.push(diagnostic.without_fix(format!(
-                "the selection is made inside a comprehension, whose results tcfix does not follow; {DENSE_ADVICE}"
+                "{DENSE_ADVICE}: tcfix does not follow a selection made inside a comprehension"
             )));
         }
         if self.found.is_empty() {
@@ -125,7 +123,7 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
             let dense = DenseSum { model, flow: &flow, tensors: self.tensors }.fix(expr);
             diagnostics.push(match (dense, still_breaks) {
                 (Some(fix), _) => diagnostic.with_fix(fix),
-                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, captured, still_breaks)),
+                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, still_breaks)),
                 (None, None) => match setting.get_or_insert_with(|| setting_fix(model)).clone() {
                     Ok(fix) => diagnostic.with_fix(fix),
                     Err(reason) => diagnostic.without_fix(reason),
@@ -143,13 +141,9 @@ fn selection_diagnostic(function: &Function, expr: &Expr) -> Diagnostic {
 }
 
 /// Why there is no fix for a selection that Dynamo still breaks on with the option on.
-fn still_breaking(model: &FileModel, captured: bool, still_breaks: StillBreaks) -> String {
-    let reason = still_breaks.reason(&model.source.text, Capture::DynamicOutputShapeOps);
-    if captured {
-        format!("`capture_dynamic_output_shape_ops` is on in this file, but {reason}; {DENSE_ADVICE}")
-    } else {
-        format!("{reason}; {DENSE_ADVICE}")
-    }
+/// (With the option on in the file or not: either way it is what still breaks.)
+fn still_breaking(model: &FileModel, still_breaks: StillBreaks) -> String {
+    format!("{DENSE_ADVICE}: {}", still_breaks.reason(&model.source.text))
 }
 
 /// The fix that turns `capture_dynamic_output_shape_ops` on for the module, the same for every
@@ -159,17 +153,14 @@ fn setting_fix(model: &FileModel) -> Result<Fix, String> {
         let (line, _) = model.source.line_column(crash.start());
         let at = snippet(&model.source.text[crash]);
         return Err(format!(
-            "Dynamo would trace it with `torch._dynamo.config.capture_dynamic_output_shape_ops = True`, but this \
-             file's compiled code converts a selection to Python (`{at}`, line {line}), which torch 2.15 then fails \
-             to compile (GuardOnDataDependentSymNode) instead of breaking; {DENSE_ADVICE}"
+            "{DENSE_ADVICE}: the capture option would make `{at}` (line {line}) fail to compile"
         ));
     }
     let edits = setting_edits(model, Capture::DynamicOutputShapeOps);
     if edits.is_empty() {
         return Err(format!(
-            "Dynamo would trace it with `capture_dynamic_output_shape_ops`, but this module does not \
-             import torch unconditionally at module level, so setting it here would make importing the module load \
-             torch (or fail where torch is optional): set it where you call `torch.compile`; {DENSE_ADVICE}"
+            "set `capture_dynamic_output_shape_ops` where you call `torch.compile`, or {DENSE_ADVICE}: this module \
+             imports torch only conditionally"
         ));
     }
     let (torch, _) = torch_name(model);

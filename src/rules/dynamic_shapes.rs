@@ -48,9 +48,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             );
             diagnostics.push(
                 Diagnostic::new(&RULE, compile.keyword, message).with_severity(Severity::Low).without_fix(
-                    "if input sizes vary, drop `dynamic=False` (by default a size becomes dynamic after its first \
-                 change) or mark the varying dimension with `torch._dynamo.mark_dynamic(x, dim)`; if every batch \
-                 has the same shape, this costs nothing: silence it with `# noqa: TCF303`",
+                    "drop `dynamic=False` or `torch._dynamo.mark_dynamic(x, dim)` if sizes vary; if every batch has \
+                     one shape, it costs nothing: add `# noqa: TCF303`",
                 ),
             );
         }

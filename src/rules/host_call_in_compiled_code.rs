@@ -23,8 +23,7 @@ pub static RULE: Rule = Rule {
     summary: "move clock reads and numpy random draws out of compiled code",
     explanation: include_str!("../../codemods/host-call-in-compiled-code/README.md"),
     hazard: "A clock read, sleep, datetime, uuid or numpy random call in compiled code breaks the graph.",
-    why: "Dynamo runs the call in Python between two graphs on every call, and inside a loop it gives up on the \
-              whole frame and runs it eagerly.",
+    why: "Dynamo runs the call in Python between two graphs on every call.",
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],

@@ -300,10 +300,8 @@ fn pre_grow_fix(
         None => {
             let (field, default) = config_max_length(model).ok_or_else(|| {
                 format!(
-                    "the maximum input length is missing: `__init__` has no parameter or attribute named like {}, \
-                     and no config class of the project gives `max_seq_len`, `seq_len` or `block_size` a default; \
-                     pass the maximum length in and call `self.{}(<max length>{rest})` at the end of `__init__`",
-                    MAX_LENGTH_NAMES[..3].join(", "),
+                    "pass the maximum length to `__init__` and call `self.{}(<max length>{rest})` at its end: \
+                     tcfix found no `max_len`-like parameter or config default",
                     routine.name
                 )
             })?;

@@ -12,7 +12,7 @@ pub mod rule;
 mod settings;
 
 pub use rule::{Category, Rule};
-pub use settings::{Selection, Settings};
+pub use settings::{CommandLine, Selection, Settings};
 
 use check::Registered;
 

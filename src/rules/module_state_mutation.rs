@@ -116,8 +116,8 @@ fn report(
             "a tensor buffer would compute in float32 where the Python float is float64; if one recompile matters, keep the value in a float64 buffer",
         ),
         None if attribute.kind == ScalarKind::Bool => diagnostic.without_fix(
-            "a flag takes two values, so it costs at most one more graph; as a tensor it would make every branch \
-             on it a graph break: set it outside the compiled region if the second graph matters",
+            "set the flag outside the compiled region if a second graph matters: two values cost at most one \
+             more graph, and as a tensor every branch on it would break the graph",
         ),
         None => diagnostic.without_fix(
             "each value it is set to compiles a version: set it outside the compiled region, or keep a value that \
@@ -232,8 +232,8 @@ fn counter_fix(
     let text = &model.source.text;
     if let Some(reason) = control_flow_read(model, functions, name) {
         return Err(format!(
-            "`{reason}` feeds Python control flow: as a tensor it would be a data-dependent branch (a graph break); \
-             keep the counter out of the compiled code or make the branch a tensor operation"
+            "keep the counter out of the compiled code, or make `{reason}` a tensor operation: as a tensor the \
+             counter would break the graph there"
         ));
     }
     if attributes.iter().filter(|a| a.init.attr == name).count() != 1 || !attribute.init.top_level {

@@ -29,7 +29,7 @@ pub static RULE: Rule = Rule {
     explanation: include_str!("../../codemods/opaque-helper-in-compiled-code/README.md"),
     hazard: "A tokenizer or processor lookup in compiled code breaks the graph.",
     why: "Dynamo cannot trace the tokenizer, so the graph breaks on every call to fetch a value that never \
-              changes, and inside a loop the whole frame runs eagerly.",
+              changes.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],

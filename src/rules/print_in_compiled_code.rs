@@ -25,8 +25,7 @@ pub static RULE: Rule = Rule {
     summary: "guard print and logging calls in compiled code",
     explanation: include_str!("../../codemods/print-in-compiled-code/README.md"),
     hazard: "A print, logging or warnings.warn call in compiled code breaks the graph.",
-    why: "Every call splits the compiled code into separate graphs with a Python round trip between them, and \
-              inside a loop Dynamo gives up on the whole frame and runs it eagerly.",
+    why: "Every call splits the compiled code into separate graphs with a Python round trip between them.",
     category: Category::GraphBreak,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],

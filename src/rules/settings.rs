@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::config::Config;
+use crate::config::{Config, Nearest};
 use crate::diagnostic::Severity;
 use crate::fix::torch_api::TorchVersion;
 use crate::rules::rule::Rule;
@@ -23,18 +23,64 @@ pub struct Settings {
     pub config: Option<Arc<Config>>,
     /// Only the findings on changed lines and not in the baseline (`--diff-base`, `--baseline`).
     pub scope: Option<Arc<crate::scope::Scope>>,
+    /// The configuration nearest each file, where it is not `config` (a project of a monorepo),
+    /// with the command line's choices to lay over it.
+    pub nearest: Option<Arc<(Nearest, CommandLine)>>,
+}
+
+/// What the command line chooses over any configuration file.
+#[derive(Debug, Clone, Default)]
+pub struct CommandLine {
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    pub min_severity: Option<Severity>,
 }
 
 impl Settings {
-    /// The settings for one file: these, less the rules `per-file-ignores` turns off for it.
-    pub fn for_file(&self, path: &Path) -> Cow<'_, Settings> {
-        let ignored = self.config.as_ref().map(|config| config.ignored_for(path)).unwrap_or_default();
-        if ignored.is_empty() {
-            return Cow::Borrowed(self);
+    /// The settings of `config` with the command line's choices over them (`--select` replaces
+    /// the file's `select`; `--ignore` adds to its `ignore`).
+    pub fn from_config(config: &Arc<Config>, command_line: &CommandLine) -> Settings {
+        let options = &config.options;
+        let defaults = Settings::default();
+        let select = match command_line.select.is_empty() {
+            true => options.select.clone().unwrap_or_default(),
+            false => command_line.select.clone(),
+        };
+        Settings {
+            selection: Selection {
+                select,
+                ignore: options.ignore.iter().flatten().chain(&command_line.ignore).cloned().collect(),
+            },
+            opaque_helpers: defaults
+                .opaque_helpers
+                .iter()
+                .chain(options.opaque_helpers.iter().flatten())
+                .cloned()
+                .collect(),
+            target_torch: config.target_torch.unwrap_or(defaults.target_torch),
+            min_severity: command_line.min_severity.or(options.min_severity).unwrap_or_default(),
+            config: Some(Arc::clone(config)),
+            ..defaults
         }
-        let mut settings = self.clone();
-        settings.selection.ignore.extend(ignored);
-        Cow::Owned(settings)
+    }
+
+    /// The settings for one file: those of its nearest configuration (these, unless a nearer one
+    /// was found), less the rules `per-file-ignores` turns off for it.
+    pub fn for_file(&self, path: &Path) -> Cow<'_, Settings> {
+        let mut settings = Cow::Borrowed(self);
+        if let Some((nearest, command_line)) = self.nearest.as_deref()
+            && let Some(config) = nearest.of(path)
+            && !self.config.as_ref().is_some_and(|own| Arc::ptr_eq(own, config))
+        {
+            let mut theirs = Settings::from_config(config, command_line);
+            theirs.scope = self.scope.clone();
+            settings = Cow::Owned(theirs);
+        }
+        let ignored = settings.config.as_ref().map(|config| config.ignored_for(path)).unwrap_or_default();
+        if !ignored.is_empty() {
+            settings.to_mut().selection.ignore.extend(ignored);
+        }
+        settings
     }
 }
 
@@ -49,6 +95,7 @@ impl Default for Settings {
             min_severity: Severity::Low,
             config: None,
             scope: None,
+            nearest: None,
         }
     }
 }

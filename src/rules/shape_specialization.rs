@@ -339,9 +339,8 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
                          Dynamo compiles the first length into the graph, so the next length compiles a second \
                          graph before it is made dynamic"
                     ),
-                    "mark the cache's length dimension dynamic before the first call \
-                     (`torch._dynamo.mark_dynamic(cache_tensor, dim)`) or compile with `dynamic=True` \
-                     (measured: 2 graphs for 10 cache lengths by default, 1 with either)"
+                    "mark the cache's length dynamic before the first call \
+                     (`torch._dynamo.mark_dynamic(cache_tensor, dim)`) or compile with `dynamic=True`"
                         .to_string(),
                 ),
             };

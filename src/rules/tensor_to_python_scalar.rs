@@ -30,10 +30,10 @@ pub static RULE: Rule = Rule {
     summary: "keep tensor values as tensors instead of Python numbers",
     explanation: include_str!("../../codemods/tensor-to-python-scalar/README.md"),
     hazard: "A tensor turned into a Python number or list (`.item()`, `.tolist()`, `int(t)`) in compiled code breaks the graph.",
-    why: "Dynamo must run the tensor program up to that point to learn the value, so it ends the graph there, \
-              syncs with the device, and inside a loop runs the whole frame eagerly.",
+    why: "Dynamo must run the tensor program up to that point to learn the value, so it ends the graph there \
+              and syncs with the device.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Unsafe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
 };
 
@@ -108,7 +108,7 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
             let diagnostic = function.graph_break(diagnostic, conversion.site);
             diagnostics.push(match (conversion.fix, still_breaks) {
                 (Some(fix), _) => diagnostic.with_fix(fix),
-                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, captured, still_breaks)),
+                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, still_breaks)),
                 (None, None) => match setting.fix() {
                     Ok(fix) => diagnostic.with_fix(fix),
                     Err(reason) => diagnostic.without_fix(reason),
@@ -127,14 +127,13 @@ fn value_of(call: &ast::ExprCall) -> Value {
 }
 
 /// Why there is no fix for a conversion that Dynamo still breaks on with the option on.
-fn still_breaking(model: &FileModel, captured: bool, still_breaks: StillBreaks) -> String {
-    let reason = still_breaks.reason(&model.source.text, Capture::ScalarOutputs);
-    if captured {
-        format!("`capture_scalar_outputs` is on in this file, but {reason}")
-    } else {
-        reason
-    }
+/// (With the option on in the file or not: either way it is what still breaks.)
+fn still_breaking(model: &FileModel, still_breaks: StillBreaks) -> String {
+    format!("{KEEP_A_TENSOR}: {}", still_breaks.reason(&model.source.text))
 }
+
+/// What to do where no fix applies.
+const KEEP_A_TENSOR: &str = "keep the value a tensor, or read it outside the compiled code";
 
 /// The fix that turns `capture_scalar_outputs` on for the module, the same for every conversion
 /// of the file it fixes; worked out on the first question.
@@ -159,16 +158,13 @@ fn setting_fix(model: &FileModel) -> Result<Fix, String> {
         let (line, _) = model.source.line_column(crash.start());
         let at = snippet(&model.source.text[crash]);
         return Err(format!(
-            "Dynamo would trace it with `torch._dynamo.config.capture_scalar_outputs = True`, but this file's \
-             compiled code indexes a tensor with a 0-d tensor (`{at}`, line {line}), which torch 2.15 then fails \
-             to compile (PendingUnbackedSymbolNotFound) instead of breaking"
+            "{KEEP_A_TENSOR}: `capture_scalar_outputs` would make `{at}` (line {line}) fail to compile"
         ));
     }
     let edits = setting_edits(model, Capture::ScalarOutputs);
     if edits.is_empty() {
-        return Err("Dynamo would trace it with `capture_scalar_outputs`, but this module does \
-                    not import torch unconditionally at module level, so setting it here would make importing the \
-                    module load torch (or fail where torch is optional): set it where you call `torch.compile`"
+        return Err("set `capture_scalar_outputs` where you call `torch.compile`: this module imports torch only \
+                    conditionally"
             .to_string());
     }
     let (torch, _) = torch_name(model);

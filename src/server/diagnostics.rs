@@ -53,3 +53,33 @@ pub fn to_lsp(
         data: None,
     }
 }
+
+/// A buffer that does not parse, as ruff shows it: an error at the parser's position, so the
+/// editor says why the findings stopped following the edits. `None` for errors a buffer cannot
+/// have (it is text already).
+pub fn syntax_error(
+    error: &crate::source::SourceError,
+    text: &str,
+    lines: &LineIndex,
+    encoding: Encoding,
+) -> Option<lsp_types::Diagnostic> {
+    use crate::source::SourceError;
+    let (line, column, message) = match error {
+        SourceError::Syntax { line, column, message } => (*line, *column, format!("SyntaxError: {message}")),
+        SourceError::TooDeep { line } => (line.unwrap_or(1), 1, error.to_string()),
+        _ => return None,
+    };
+    // One-based line and column in characters, as the parser gives them, to a byte offset.
+    let start = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum::<usize>();
+    let column = text[start..].chars().take(column.saturating_sub(1)).map(char::len_utf8).sum::<usize>();
+    let offset = ruff_text_size::TextSize::new((start + column) as u32);
+    let position = lines.position(offset, text, encoding);
+    Some(lsp_types::Diagnostic {
+        range: lsp_types::Range::new(position, position),
+        severity: Some(DiagnosticSeverity::ERROR),
+        code: Some(NumberOrString::String("syntax-error".to_string())),
+        source: Some("tcfix".to_string()),
+        message,
+        ..Default::default()
+    })
+}

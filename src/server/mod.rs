@@ -418,7 +418,8 @@ impl Server {
     }
 
     /// Analyse a buffer and publish its diagnostics. A text that does not parse keeps the last
-    /// good ones: mid-edit, most text does not parse, and findings that flicker away are noise.
+    /// good ones (mid-edit, most text does not parse, and findings that flicker away are noise)
+    /// and shows the syntax error beside them, as ruff does.
     fn analyse(&mut self, uri: &Url) {
         let Some(document) = self.documents.get_mut(uri) else { return };
         document.due = None;
@@ -432,7 +433,24 @@ impl Server {
         };
         let (diagnostics, facts) = match found {
             Ok(Ok(found)) => found,
-            Ok(Err(_)) => return,
+            Ok(Err(error)) => {
+                let lines = LineIndex::new(&document.text);
+                let Some(syntax) = diagnostics::syntax_error(&error, &document.text, &lines, self.encoding) else {
+                    return;
+                };
+                let mut published: Vec<lsp_types::Diagnostic> = match &document.analysis {
+                    Some(last) => {
+                        let lines = LineIndex::new(&last.text);
+                        let to_lsp = |found| diagnostics::to_lsp(found, uri, &last.text, &lines, self.encoding);
+                        last.diagnostics.iter().map(to_lsp).collect()
+                    }
+                    None => Vec::new(),
+                };
+                published.push(syntax);
+                let version = document.version;
+                self.publish(uri.clone(), published, Some(version));
+                return;
+            }
             Err(panic) => {
                 let shown = document.path.display();
                 eprintln!(

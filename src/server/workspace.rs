@@ -20,7 +20,7 @@ use crate::model::facts::Facts;
 use crate::model::file::FileModel;
 use crate::model::index::{FileSummary, ProjectIndex, module_name};
 use crate::model::reach::mark_region;
-use crate::rules::{Selection, Settings, names_a_rule};
+use crate::rules::{Settings, names_a_rule};
 use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
 
@@ -197,27 +197,13 @@ impl Workspace {
 /// The settings a run with this configuration and no command-line options has (what `main.rs`
 /// makes of the configuration, less the flags): the findings its baseline records are left out.
 fn settings(config: &Arc<Config>) -> anyhow::Result<Settings> {
-    let options = &config.options;
-    let defaults = Settings::default();
     let baseline = match config.baseline() {
         Some(path) => Some(Baseline::read(&path)?),
         None => None,
     };
-    Ok(Settings {
-        selection: Selection {
-            select: options.select.clone().unwrap_or_default(),
-            ignore: options.ignore.clone().unwrap_or_default(),
-        },
-        opaque_helpers: defaults
-            .opaque_helpers
-            .into_iter()
-            .chain(options.opaque_helpers.iter().flatten().cloned())
-            .collect(),
-        target_torch: config.target_torch.unwrap_or(defaults.target_torch),
-        min_severity: options.min_severity.unwrap_or_default(),
-        config: Some(Arc::clone(config)),
-        scope: baseline.map(|baseline| Arc::new(Scope::new(None, Some(baseline)))),
-    })
+    let mut settings = Settings::from_config(config, &Default::default());
+    settings.scope = baseline.map(|baseline| Arc::new(Scope::new(None, Some(baseline))));
+    Ok(settings)
 }
 
 /// Each configuration file that could apply, with its modification time and size (`None`: absent).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fix coverage per rule, as a Markdown table for the README: how many findings carry a Safe fix,
+"""Fix coverage per rule, as a Markdown table for docs/measurements.md: how many findings carry a Safe fix,
 an Unsafe one, a DisplayOnly suggestion, or none, read from tcfix's JSON report (which carries every
 fix whatever the flags). Issue #13's target is that at least 60% of the corpus tier's findings carry
 a fix, Safe or Unsafe.

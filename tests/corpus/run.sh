@@ -16,7 +16,7 @@
 #   6. every finding in the precision ledger's sample files is labelled (snapshots/corpus-ledger.txt,
 #      tests/corpus/ledger.py), which prints precision per rule.
 # It also prints how many findings of each rule carry a Safe fix, an Unsafe one, a DisplayOnly
-# suggestion or none (tests/corpus/coverage.py: the README's coverage table).
+# suggestion or none (tests/corpus/coverage.py: the coverage table in docs/measurements.md).
 # The same checks run on three layouts of the same code: as published; with CRLF and CR-only line
 # endings (alternating by file); and indented with tabs (every leading group of four spaces, in
 # the files where CPython still accepts that).
@@ -115,7 +115,7 @@ compare_findings() {
   done
   rm -rf "$1/.tcfix_cache"
   python3 "$repo/tests/corpus/findings.py" <"$work/findings.json" >"$now"
-  echo "corpus: fix coverage per rule (tests/corpus/coverage.py, the README's table):"
+  echo "corpus: fix coverage per rule (tests/corpus/coverage.py, the table in docs/measurements.md):"
   python3 "$repo/tests/corpus/coverage.py" <"$work/findings.json"
   if [ "${TCFIX_UPDATE_CORPUS_FINDINGS:-}" = 1 ]; then
     cp "$now" "$kept"
@@ -153,7 +153,7 @@ check_layout() {
   # What there is to fix, then fix everything.
   (cd "$dir/original" && "$tcfix" --statistics --unsafe-fixes --isolated --exit-zero . >"$dir/statistics.out" 2>&1) || true
   local first=0
-  (cd "$dir/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --exit-zero . >"$dir/first.out" 2>"$dir/first.err") || first=$?
+  (cd "$dir/fixed" && "$tcfix" --apply --allow-no-vcs --unsafe-fixes --isolated --exit-zero . >"$dir/first.out" 2>"$dir/first.err") || first=$?
   if [ "$first" -ge 2 ]; then
     echo "corpus[$layout]: VIOLATION: the first --apply exited $first:" >&2
     head -20 "$dir/first.err" >&2
@@ -192,7 +192,7 @@ PY
   # A second pass changes nothing.
   sha_all "$dir/fixed" >"$dir/before-second.sha"
   local second=0 second_diffs
-  (cd "$dir/fixed" && "$tcfix" --apply --unsafe-fixes --isolated --quiet --exit-zero . >/dev/null 2>"$dir/second.err") || second=$?
+  (cd "$dir/fixed" && "$tcfix" --apply --allow-no-vcs --unsafe-fixes --isolated --quiet --exit-zero . >/dev/null 2>"$dir/second.err") || second=$?
   sha_all "$dir/fixed" >"$dir/after-second.sha"
   second_diffs=$(diff "$dir/before-second.sha" "$dir/after-second.sha" | grep -c '^>' || true)
   if [ "$second" -ge 2 ] || [ "$second_diffs" -ne 0 ]; then

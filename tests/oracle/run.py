@@ -179,7 +179,7 @@ def apply_tcfix(tcfix: Path, fixture: Path, workdir: Path, unsafe: bool, whole_m
     workdir.mkdir(parents=True)
     fixed = workdir / fixture.name
     shutil.copyfile(fixture, fixed)
-    cmd = [str(tcfix), "--apply", *(["--unsafe-fixes"] if unsafe else []), str(fixed)]
+    cmd = [str(tcfix), "--apply", "--allow-no-vcs", *(["--unsafe-fixes"] if unsafe else []), str(fixed)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     # 0: nothing left to report, 1: findings remain (both fine); anything else is a tcfix error.
     if proc.returncode not in (0, 1):

@@ -96,7 +96,7 @@ fn exception(raise: &ast::StmtRaise) -> Result<(&str, Option<&Expr>), &'static s
     let Some(exc) = raise.exc.as_deref() else {
         return Err("a bare `raise` re-raises the exception being handled: rewrite it by hand");
     };
-    const ONLY: &str = "tcfix rewrites `raise E(\"message\")` with one message argument only";
+    const ONLY: &str = "rewrite it by hand: tcfix rewrites `raise E(\"message\")` with one message argument only";
     match exc {
         Expr::Name(_) | Expr::Attribute(_) => Ok((last_segment(exc).ok_or(ONLY)?, None)),
         Expr::Call(call) if call.arguments.keywords.is_empty() => {
@@ -133,8 +133,8 @@ fn check_message(model: &FileModel, tensors: &Tensors, message: &Expr) -> Result
             ast::InterpolatedStringElement::Literal(_) => None,
         }),
         _ => {
-            return Err("the message is computed (`.format()`, `%`, a variable): tcfix writes string literals and \
-                        f-strings only"
+            return Err("write the message as a string literal or an f-string, or rewrite it by hand: tcfix does not \
+                        rewrite `.format()`, `%` or a variable"
                 .into());
         }
     };
@@ -144,8 +144,8 @@ fn check_message(model: &FileModel, tensors: &Tensors, message: &Expr) -> Result
             Some(Read::Tensor) => placeholders.push(placeholder(text, field)?),
             Some(Read::Call(range)) => {
                 return Err(format!(
-                    "the message calls `{}`, which would then run on every call instead of only on failure: \
-                     rewrite it by hand",
+                    "rewrite it by hand: the message calls `{}`, which would then run on every call, not only \
+                     on failure",
                     snippet(&text[range])
                 ));
             }

@@ -77,8 +77,5 @@ fn layerdrop_operand(bool_op: &ast::ExprBoolOp) -> Option<LayerDropTest<'_>> {
     (test.drops_when_true == (bool_op.op == ast::BoolOp::And)).then_some(test)
 }
 
-const LAYERDROP: &str = "LayerDrop skips a layer on a random draw, and no branchless form keeps that \
-     (`torch.where` would run every layer, with its dropout draws and cache writes): Dynamo runs this loop eagerly \
-     and compiles the layers one by one. Turn LayerDrop off under compile for one graph (`if not \
-     torch.compiler.is_compiling() and <draw> < self.layerdrop:`), or compile the layers (`layer.compile()`) \
-     instead of the loop to keep LayerDrop";
+const LAYERDROP: &str = "turn LayerDrop off under compile (`if not torch.compiler.is_compiling() and ...`), or \
+     compile each layer (`layer.compile()`): no branchless form skips a layer";

@@ -28,8 +28,8 @@ impl<'a> Test<'a> {
     pub fn split(model: &FileModel, tensors: &Tensors, test: &'a Expr) -> Result<Self, &'static str> {
         let Expr::BoolOp(bool_op) = test else { return Ok(Test { python_part_end: None, tensor: test }) };
         if bool_op.op != ast::BoolOp::And {
-            return Err("the test is an `or`, whose operands Python tests one by one: combine tensor tests with `|` \
-                        (`(a != 0) | (b != 0)`) first, or rewrite it by hand");
+            return Err("combine the tensor tests with `|` (`(a != 0) | (b != 0)`), or rewrite it by hand: Python \
+                        tests the operands of `or` one by one");
         }
         let Some((tensor, python)) = bool_op.values.split_last() else { return Err("the test is empty") };
         if python.iter().any(|value| tensors.is_data_dependent(value)) {

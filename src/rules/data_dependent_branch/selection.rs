@@ -20,8 +20,8 @@ use crate::model::file::FileModel;
 use crate::model::imports::last_segment;
 use crate::model::tensor::{ELEMENTWISE, Tensors};
 
-const NOT_A_SELECTION: &str = "the branches do more than pick a value for the same names: express the branch with \
-                               `torch.cond`, or make it branchless";
+const NOT_A_SELECTION: &str = "express the branch with `torch.cond`, or make it branchless: it does more than pick a \
+                               value for the same names";
 
 /// `name = value` in a branch, the `index`-th statement of its body.
 #[derive(Clone, Copy)]
@@ -43,8 +43,8 @@ pub(super) fn where_fix(
 ) -> Result<Fix, String> {
     let test = Test::split(model, tensors, &if_stmt.test)?;
     let (condition, negated) = zero_dim_condition(tensors, test.tensor).ok_or(
-        "tcfix cannot tell that the test is a 0-d boolean tensor (`.any()`, `.all()`, `x.max() > 0`): use `torch.cond`, \
-         or make the code branchless",
+        "use `torch.cond`, or make the code branchless: tcfix cannot tell that the test is a 0-d boolean tensor \
+         (`.any()`, `.all()`, `x.max() > 0`)",
     )?;
     let else_body: &[Stmt] = match if_stmt.elif_else_clauses.as_slice() {
         [] => &[],
@@ -52,8 +52,8 @@ pub(super) fn where_fix(
         _ => return Err("the `if` has `elif` branches: express it with `torch.cond`, or make it branchless".into()),
     };
     if test.python_part_end.is_some() && !else_body.is_empty() {
-        return Err("the `else` also runs when the Python part of the test is false, which `torch.where` on the \
-                    tensor part cannot say: rewrite it by hand"
+        return Err("rewrite it by hand: the `else` also runs when the Python part of the test is false, which \
+                    `torch.where` on the tensor part cannot say"
             .into());
     }
     let taken = assignments(&if_stmt.body).ok_or(NOT_A_SELECTION)?;
@@ -87,9 +87,8 @@ pub(super) fn where_fix(
             None if base.as_deref() == Some(name) => base.unwrap_or_default(),
             None => {
                 return Err(format!(
-                    "`{name}` is assigned only when the test holds, and not from its own value: tcfix cannot tell \
-                     that its value otherwise is a tensor of the same shape (it may be None, or unbound): rewrite \
-                     by hand with `torch.where(cond, new, old)` where it is"
+                    "rewrite it by hand with `torch.where(cond, new, old)`: `{name}` is assigned only when the test \
+                     holds, and may otherwise be None or unbound"
                 ));
             }
         };
@@ -144,8 +143,8 @@ fn hoist<'a>(
         .partition(|a| !tensors.is_tensor(a.value) && is_python_value(model, tensors, a.value));
     if let Some(shared) = hoisted.iter().find(|a| !is_branch_temporary(model, function, a.name)) {
         return Err(format!(
-            "`{}` is a Python value the branch computes, and code outside the branch reads or assigns it too: \
-             computing it on every call would change what that code sees; rewrite by hand",
+            "rewrite it by hand: `{}` is a Python value the branch computes, and code outside the branch uses it \
+             too, which would then see it computed on every call",
             shared.name
         ));
     }

@@ -21,16 +21,16 @@ pub(super) fn where_fix(
     body: &[Stmt],
     ternary: &ast::ExprIf,
 ) -> Result<Fix, String> {
-    const NO_FIX: &str = "the ternary does not pick between two Python numbers (literals, config lookups) for a \
-                          name: write `torch.where(cond, a, b)` by hand where both sides can be computed";
+    const NO_FIX: &str = "write `torch.where(cond, a, b)` by hand where both sides can be computed: the ternary \
+                          does not pick between two Python numbers for a name";
     if !tensors.is_zero_dim(&ternary.test) || !is_number(&ternary.body) || !is_number(&ternary.orelse) {
         return Err(NO_FIX.into());
     }
     let Some(name) = assigned_name(body, ternary) else { return Err(NO_FIX.into()) };
     if !only_arithmetic_uses(body, name, ternary.range()) {
         return Err(format!(
-            "`{name}` is used where a Python number and a tensor differ (a test, a conversion, a size): write \
-             `torch.where(cond, a, b)` by hand if those uses can take a 0-d tensor"
+            "write `torch.where(cond, a, b)` by hand if every use of `{name}` can take a 0-d tensor: some use \
+             (a test, a conversion, a size) needs a Python number"
         ));
     }
     let (torch, import) = torch_name(model);
