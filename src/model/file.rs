@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::calls::CallGraph;
 use crate::model::compiled_code::Body;
-use crate::model::config_defaults::ConfigDefaults;
+use crate::model::config_defaults::{ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::DeadCode;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
@@ -51,6 +51,8 @@ pub struct FileModel<'a> {
     pub state_attributes: Arc<StateAttributes>,
     /// Defaults of the config classes the file sees (`config_defaults`). Filled by `reach`.
     pub config_defaults: Arc<ConfigDefaults>,
+    /// The longest lengths the project's config classes give (`ProjectLengths`). Filled by `reach`.
+    pub project_lengths: Arc<ProjectLengths>,
     /// What the file's own code says about attributes that hold state (the index merges every
     /// file's into `state_attributes`).
     pub local_state: StateAttributes,
@@ -256,6 +258,7 @@ impl<'a> FileModel<'a> {
             names_used: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
+            project_lengths: Arc::default(),
             local_state: StateAttributes::default(),
             in_scope: HashMap::default(),
             self_assignments: Vec::new(),

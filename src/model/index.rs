@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults};
+use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
@@ -340,8 +340,10 @@ impl ProjectIndex {
                 }
             }
         }
+        let project_lengths = Arc::new(self.project_lengths());
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
+            facts[file].project_lengths = Arc::clone(&project_lengths);
         }
         for (file, summary) in self.files.iter().enumerate() {
             let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
@@ -383,6 +385,24 @@ impl ProjectIndex {
             }
         }
         merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
+    }
+
+    /// The largest whole-number default each field has in any config class of the project (its
+    /// bases' defaults included), with the class that gives it: the first such class wins a tie.
+    fn project_lengths(&self) -> ProjectLengths {
+        let mut lengths = ProjectLengths::default();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (class, info) in summary.classes.iter().enumerate() {
+                for (name, default) in self.class_config_defaults(ClassId { file, class }, 0) {
+                    let Some(length) = default.positive_integer() else { continue };
+                    let longest = lengths.entry(name).or_insert((length, info.qualname.clone()));
+                    if length > longest.0 {
+                        *longest = (length, info.qualname.clone());
+                    }
+                }
+            }
+        }
+        lengths
     }
 
     /// A config class's defaults, and those of its bases that it does not set or hide.

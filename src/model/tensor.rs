@@ -275,6 +275,8 @@ const TENSOR_ONLY_METHODS: &[&str] = &[
     "repeat_interleave",
     "size",
     "dim",
+    // numpy arrays `copy()`, tensors `clone()`.
+    "clone",
 ];
 
 /// Torch functions whose first argument is not a tensor (a shape, a list, a number, an equation).
