@@ -136,3 +136,53 @@ fn calling_the_method_in_the_same_file_keeps_the_finding() {
     let out = findings(&[("pkg/__init__.py", ""), ("pkg/dropout.py", &called)]);
     assert!(out.contains("TCF203"), "{out}");
 }
+
+/// A table grown on demand, in a file that imports no config class.
+const GROWING_TABLE: &str = "import torch
+from torch import nn
+
+
+class PositionTable(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.register_buffer(\"table\", torch.empty((0, dim)), persistent=False)
+
+    def _grow(self, seq_len, device, dtype):
+        if seq_len > self.table.shape[0]:
+            self.table = torch.zeros((seq_len, self.dim), device=device, dtype=dtype)
+
+    def forward(self, x):
+        self._grow(x.shape[1], device=x.device, dtype=x.dtype)
+        return x + self.table[: x.shape[1]]
+";
+
+const TRAIN_CONFIG: &str = "from dataclasses import dataclass
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 3
+    seq_len: int = 128
+";
+
+/// Where the project keeps its config (a `TrainConfig` in `core/config.py` that no model file
+/// imports), its length is the one a lazily grown table is pre-grown to; without it, there is no
+/// length to pre-grow to.
+#[test]
+fn a_grown_table_takes_its_length_from_a_config_class_of_another_file() {
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/layers/positions.py", GROWING_TABLE)]);
+    assert!(alone.contains("TCF201") && alone.contains("no fix: the maximum input length is missing"), "{alone}");
+    let with_config = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/layers/positions.py", GROWING_TABLE),
+        ("pkg/core/config.py", TRAIN_CONFIG),
+    ]);
+    assert!(
+        with_config.contains(
+            "unsafe fix (--unsafe-fixes): Call `self._grow(128, self.table.device, self.table.dtype)` at the end of \
+             `__init__`"
+        ) && with_config.contains("`TrainConfig`'s `seq_len = 128`"),
+        "{with_config}"
+    );
+}

@@ -436,7 +436,7 @@ fn config_max_length(model: &FileModel) -> Option<(&'static str, String, String)
     seen.or_else(|| {
         CONFIG_MAX_LENGTH_NAMES.iter().find_map(|&field| {
             let (length, class) = model.project_lengths.get(field)?;
-            let from = format!("the longest default the project's config classes give (`{class}`)");
+            let from = format!("the longest default of the project's config classes, `{class}`'s");
             Some((field, length.to_string(), from))
         })
     })
