@@ -186,3 +186,52 @@ fn a_grown_table_takes_its_length_from_a_config_class_of_another_file() {
         "{with_config}"
     );
 }
+
+const DECODER: &str = "from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(16, 8)
+        self.mix = nn.Linear(8, 8)
+
+    def forward(self, embeds):
+        return self.mix(embeds)
+";
+
+/// The merge writes image features into embeddings that only the decoder's own class, in another
+/// file, shows to be a tensor: `self.decoder.embed` is an `nn.Embedding` there.
+const MERGING_MODEL: &str = "from torch import nn
+
+from .decoder import Decoder
+
+
+class Merger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.decoder = Decoder()
+        self.proj = nn.Linear(4, 8)
+
+    def _merge(self, input_ids, embeds, image_feats):
+        mask = input_ids == 3
+        embeds[mask] = image_feats
+        return embeds
+
+    def forward(self, input_ids, patches):
+        embeds = self.decoder.embed(input_ids)
+        embeds = self._merge(input_ids, embeds, self.proj(patches))
+        return self.decoder(embeds)
+";
+
+/// Tensor-ness flows through the project index: a submodule's class of another file says which
+/// of its attributes are torch.nn modules, so what they return is a tensor; without that file
+/// nothing says so, and nothing is reported.
+#[test]
+fn a_submodule_of_a_class_of_another_file_returns_tensors() {
+    let with_decoder =
+        findings(&[("pkg/__init__.py", ""), ("pkg/decoder.py", DECODER), ("pkg/merger.py", MERGING_MODEL)]);
+    assert!(with_decoder.contains("pkg/merger.py:14:9: TCF105 high `embeds[mask] = ...`"), "{with_decoder}");
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/merger.py", MERGING_MODEL)]);
+    assert!(!alone.contains("TCF105"), "{alone}");
+}

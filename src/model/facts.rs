@@ -33,6 +33,10 @@ pub struct Facts {
     pub named_elsewhere: HashSet<String>,
     /// Names the file imports that are project `nn.Module` classes.
     pub imported_module_classes: HashSet<String>,
+    /// Of those, the ones that set attributes to torch.nn modules, with those attributes:
+    /// `self.decoder.embed(ids)` is a tensor when `self.decoder = Decoder(...)` and `Decoder`,
+    /// in another file, sets `self.embed = nn.Embedding(...)`.
+    pub imported_submodules: HashMap<String, Vec<String>>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
     pub state_attributes: Arc<StateAttributes>,
     /// The file may hold code the setup rules read outside the compiled region.
@@ -111,6 +115,10 @@ impl Facts {
             && self.named_elsewhere == other.named_elsewhere
             && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
+            && dependence
+                .constructed
+                .iter()
+                .all(|name| self.imported_submodules.get(name) == other.imported_submodules.get(name))
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
             && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
     }

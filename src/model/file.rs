@@ -33,6 +33,9 @@ pub struct FileModel<'a> {
     pub region: HashMap<usize, Reason>,
     /// Imported names that are project `nn.Module` classes. Filled by `reach`.
     pub imported_module_classes: HashSet<String>,
+    /// Of those, the ones whose class sets torch.nn submodules, with their attributes
+    /// (`Facts::imported_submodules`). Filled by `reach`.
+    pub imported_submodules: HashMap<String, Vec<String>>,
     /// Qualnames of the file's functions that compiled code of another file calls: what this
     /// file's callers say of them (grad off, a size tested) is not the whole story. Filled by
     /// `reach`.
@@ -252,6 +255,7 @@ impl<'a> FileModel<'a> {
             hooks: Vec::new(),
             region: HashMap::default(),
             imported_module_classes: HashSet::default(),
+            imported_submodules: HashMap::default(),
             called_from_other_files: HashSet::default(),
             dead_code: DeadCode::default(),
             uncalled_setters: Vec::new(),

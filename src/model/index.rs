@@ -7,11 +7,13 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
+use ruff_python_ast::Expr;
+
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
-use crate::model::module::is_torch_module_base;
+use crate::model::module::{is_torch_module_base, self_assignments};
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Target, is_entry_point, root_reason, targets};
 use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
@@ -56,6 +58,9 @@ pub struct ClassSummary {
     pub decorators: Vec<String>,
     /// For a config class, the defaults it gives its fields.
     pub config: Option<ClassDefaults>,
+    /// The `self.<attr>` it sets to one of torch.nn's modules (`self.embed = nn.Embedding(...)`),
+    /// sorted: a class of another file that holds it as a submodule calls them on tensors.
+    pub torch_submodules: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -100,6 +105,7 @@ impl FileSummary {
                 bases: c.bases.clone(),
                 decorators: c.decorators.clone(),
                 config: ClassDefaults::of(model, class),
+                torch_submodules: torch_submodules(model, class),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -142,6 +148,21 @@ impl FileSummary {
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
         }
     }
+}
+
+/// The `self.<attr>` a class sets to one of torch.nn's modules, sorted and once each.
+fn torch_submodules(model: &FileModel, class: usize) -> Vec<String> {
+    let mut found: Vec<String> = self_assignments(model, class)
+        .iter()
+        .filter(|assignment| {
+            matches!(assignment.value(), Some(Expr::Call(call))
+                if model.imports.qualified_name(&call.func).is_some_and(|q| is_torch_module_base(&q)))
+        })
+        .map(|assignment| assignment.attr.clone())
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 /// A package's `__init__.py`: what it imports, it re-exports.
@@ -334,6 +355,10 @@ impl ProjectIndex {
                 let Some(class) = self.find_class(file, full) else { continue };
                 if self.module_classes.contains(&class) {
                     facts[file].imported_module_classes.insert(local.clone());
+                    let inner = &self.class(class).torch_submodules;
+                    if !inner.is_empty() {
+                        facts[file].imported_submodules.insert(local.clone(), inner.clone());
+                    }
                 }
                 if class.file != file {
                     facts[class.file].imported_elsewhere.insert(self.class(class).qualname.clone());

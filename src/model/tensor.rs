@@ -1005,6 +1005,16 @@ fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
     for (prefix, owner) in frontier {
         found.extend(direct_submodules(model, owner).into_iter().map(|attr| format!("{prefix}.{attr}")));
     }
+    // A submodule built from a project class of another file: the index says which of its
+    // attributes are torch.nn modules (`self.decoder = Decoder(cfg)`, `Decoder` setting
+    // `self.embed = nn.Embedding(...)`).
+    for assignment in self_assignments(model, class) {
+        let Some(Expr::Call(call)) = assignment.value() else { continue };
+        let Expr::Name(name) = call.func.as_ref() else { continue };
+        if let Some(inner) = model.imported_submodules.get(name.id.as_str()) {
+            found.extend(inner.iter().map(|sub| format!("{}.{sub}", assignment.attr)));
+        }
+    }
     found
 }
 
