@@ -136,3 +136,102 @@ fn calling_the_method_in_the_same_file_keeps_the_finding() {
     let out = findings(&[("pkg/__init__.py", ""), ("pkg/dropout.py", &called)]);
     assert!(out.contains("TCF203"), "{out}");
 }
+
+/// A table grown on demand, in a file that imports no config class.
+const GROWING_TABLE: &str = "import torch
+from torch import nn
+
+
+class PositionTable(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.register_buffer(\"table\", torch.empty((0, dim)), persistent=False)
+
+    def _grow(self, seq_len, device, dtype):
+        if seq_len > self.table.shape[0]:
+            self.table = torch.zeros((seq_len, self.dim), device=device, dtype=dtype)
+
+    def forward(self, x):
+        self._grow(x.shape[1], device=x.device, dtype=x.dtype)
+        return x + self.table[: x.shape[1]]
+";
+
+const TRAIN_CONFIG: &str = "from dataclasses import dataclass
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 3
+    seq_len: int = 128
+";
+
+/// Where the project keeps its config (a `TrainConfig` in `core/config.py` that no model file
+/// imports), its length is the one a lazily grown table is pre-grown to; without it, there is no
+/// length to pre-grow to.
+#[test]
+fn a_grown_table_takes_its_length_from_a_config_class_of_another_file() {
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/layers/positions.py", GROWING_TABLE)]);
+    assert!(alone.contains("TCF201") && alone.contains("no fix: the maximum input length is missing"), "{alone}");
+    let with_config = findings(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/layers/positions.py", GROWING_TABLE),
+        ("pkg/core/config.py", TRAIN_CONFIG),
+    ]);
+    assert!(
+        with_config.contains(
+            "unsafe fix (--unsafe-fixes): Call `self._grow(128, self.table.device, self.table.dtype)` at the end of \
+             `__init__`"
+        ) && with_config.contains("`TrainConfig`'s `seq_len = 128`"),
+        "{with_config}"
+    );
+}
+
+const DECODER: &str = "from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(16, 8)
+        self.mix = nn.Linear(8, 8)
+
+    def forward(self, embeds):
+        return self.mix(embeds)
+";
+
+/// The merge writes image features into embeddings that only the decoder's own class, in another
+/// file, shows to be a tensor: `self.decoder.embed` is an `nn.Embedding` there.
+const MERGING_MODEL: &str = "from torch import nn
+
+from .decoder import Decoder
+
+
+class Merger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.decoder = Decoder()
+        self.proj = nn.Linear(4, 8)
+
+    def _merge(self, input_ids, embeds, image_feats):
+        mask = input_ids == 3
+        embeds[mask] = image_feats
+        return embeds
+
+    def forward(self, input_ids, patches):
+        embeds = self.decoder.embed(input_ids)
+        embeds = self._merge(input_ids, embeds, self.proj(patches))
+        return self.decoder(embeds)
+";
+
+/// Tensor-ness flows through the project index: a submodule's class of another file says which
+/// of its attributes are torch.nn modules, so what they return is a tensor; without that file
+/// nothing says so, and nothing is reported.
+#[test]
+fn a_submodule_of_a_class_of_another_file_returns_tensors() {
+    let with_decoder =
+        findings(&[("pkg/__init__.py", ""), ("pkg/decoder.py", DECODER), ("pkg/merger.py", MERGING_MODEL)]);
+    assert!(with_decoder.contains("pkg/merger.py:14:9: TCF105 high `embeds[mask] = ...`"), "{with_decoder}");
+    let alone = findings(&[("pkg/__init__.py", ""), ("pkg/merger.py", MERGING_MODEL)]);
+    assert!(!alone.contains("TCF105"), "{alone}");
+}

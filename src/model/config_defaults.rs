@@ -56,6 +56,11 @@ impl ConfigDefault {
 /// Config field name -> default, for the config classes a file sees.
 pub type ConfigDefaults = HashMap<String, ConfigDefault>;
 
+/// Config field name -> the largest whole-number default any config class of the project gives
+/// it, and that class's qualname (`seq_len` -> 1024 from `ShapeConfig`): where a module knows no
+/// maximum length, the longest the project configures is the one that covers every run of it.
+pub type ProjectLengths = HashMap<String, (u64, String)>;
+
 /// What a config class says about its fields: their defaults, and the names whose value it
 /// does not fix (set in a method, aliased by `attribute_map`, passed to the base's `__init__`),
 /// which also hide a base class's default.

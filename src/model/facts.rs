@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
-use crate::model::config_defaults::ConfigDefaults;
+use crate::model::config_defaults::{ConfigDefaults, ProjectLengths};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::self_assignments;
@@ -33,12 +33,18 @@ pub struct Facts {
     pub named_elsewhere: HashSet<String>,
     /// Names the file imports that are project `nn.Module` classes.
     pub imported_module_classes: HashSet<String>,
+    /// Of those, the ones that set attributes to torch.nn modules, with those attributes:
+    /// `self.decoder.embed(ids)` is a tensor when `self.decoder = Decoder(...)` and `Decoder`,
+    /// in another file, sets `self.embed = nn.Embedding(...)`.
+    pub imported_submodules: HashMap<String, Vec<String>>,
     /// Attribute names that hold changing state anywhere in the project (shared by all files).
     pub state_attributes: Arc<StateAttributes>,
     /// The file may hold code the setup rules read outside the compiled region.
     pub setup_code: bool,
     /// Defaults of the config classes the file defines or imports (`config_defaults`).
     pub config_defaults: Arc<ConfigDefaults>,
+    /// The longest whole-number defaults of every config class of the project (shared by all files).
+    pub project_lengths: Arc<ProjectLengths>,
 }
 
 /// Which of the project's facts the analysis of a file can depend on, beyond its region.
@@ -49,11 +55,18 @@ pub struct Dependence {
     /// Names the file calls to make an attribute (`self.x = Name(...)`): TCF102 asks whether
     /// they are module classes.
     constructed: HashSet<String>,
+    /// The file registers buffers: a table grown lazily may be pre-grown to a length the
+    /// project's config classes give (`project_lengths`).
+    registers_buffers: bool,
 }
 
 impl Dependence {
     pub fn of(model: &FileModel) -> Self {
-        Dependence { has_hooks: !model.hooks.is_empty(), constructed: constructed_on_self(model) }
+        Dependence {
+            has_hooks: !model.hooks.is_empty(),
+            constructed: constructed_on_self(model),
+            registers_buffers: model.source.text.contains("register_buffer"),
+        }
     }
 
     /// Whether the file builds an attribute of `self` by calling `name`.
@@ -102,7 +115,12 @@ impl Facts {
             && self.named_elsewhere == other.named_elsewhere
             && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
+            && dependence
+                .constructed
+                .iter()
+                .all(|name| self.imported_submodules.get(name) == other.imported_submodules.get(name))
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
+            && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
     }
 }
 

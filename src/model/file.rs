@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::calls::CallGraph;
 use crate::model::compiled_code::Body;
-use crate::model::config_defaults::ConfigDefaults;
+use crate::model::config_defaults::{ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::DeadCode;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
@@ -33,6 +33,9 @@ pub struct FileModel<'a> {
     pub region: HashMap<usize, Reason>,
     /// Imported names that are project `nn.Module` classes. Filled by `reach`.
     pub imported_module_classes: HashSet<String>,
+    /// Of those, the ones whose class sets torch.nn submodules, with their attributes
+    /// (`Facts::imported_submodules`). Filled by `reach`.
+    pub imported_submodules: HashMap<String, Vec<String>>,
     /// Qualnames of the file's functions that compiled code of another file calls: what this
     /// file's callers say of them (grad off, a size tested) is not the whole story. Filled by
     /// `reach`.
@@ -51,6 +54,8 @@ pub struct FileModel<'a> {
     pub state_attributes: Arc<StateAttributes>,
     /// Defaults of the config classes the file sees (`config_defaults`). Filled by `reach`.
     pub config_defaults: Arc<ConfigDefaults>,
+    /// The longest lengths the project's config classes give (`ProjectLengths`). Filled by `reach`.
+    pub project_lengths: Arc<ProjectLengths>,
     /// What the file's own code says about attributes that hold state (the index merges every
     /// file's into `state_attributes`).
     pub local_state: StateAttributes,
@@ -253,12 +258,14 @@ impl<'a> FileModel<'a> {
             hooks: Vec::new(),
             region: HashMap::default(),
             imported_module_classes: HashSet::default(),
+            imported_submodules: HashMap::default(),
             called_from_other_files: HashSet::default(),
             dead_code: DeadCode::default(),
             uncalled_setters: Vec::new(),
             names_used: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
+            project_lengths: Arc::default(),
             local_state: StateAttributes::default(),
             in_scope: HashMap::default(),
             self_assignments: Vec::new(),

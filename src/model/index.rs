@@ -7,11 +7,13 @@ use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults};
+use ruff_python_ast::Expr;
+
+use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
-use crate::model::module::is_torch_module_base;
+use crate::model::module::{is_torch_module_base, self_assignments};
 use crate::model::mutation::StateAttributes;
 use crate::model::reach::{Target, is_entry_point, root_reason, targets};
 use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
@@ -56,6 +58,9 @@ pub struct ClassSummary {
     pub decorators: Vec<String>,
     /// For a config class, the defaults it gives its fields.
     pub config: Option<ClassDefaults>,
+    /// The `self.<attr>` it sets to one of torch.nn's modules (`self.embed = nn.Embedding(...)`),
+    /// sorted: a class of another file that holds it as a submodule calls them on tensors.
+    pub torch_submodules: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -100,6 +105,7 @@ impl FileSummary {
                 bases: c.bases.clone(),
                 decorators: c.decorators.clone(),
                 config: ClassDefaults::of(model, class),
+                torch_submodules: torch_submodules(model, class),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -142,6 +148,21 @@ impl FileSummary {
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
         }
     }
+}
+
+/// The `self.<attr>` a class sets to one of torch.nn's modules, sorted and once each.
+fn torch_submodules(model: &FileModel, class: usize) -> Vec<String> {
+    let mut found: Vec<String> = self_assignments(model, class)
+        .iter()
+        .filter(|assignment| {
+            matches!(assignment.value(), Some(Expr::Call(call))
+                if model.imports.qualified_name(&call.func).is_some_and(|q| is_torch_module_base(&q)))
+        })
+        .map(|assignment| assignment.attr.clone())
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 /// A package's `__init__.py`: what it imports, it re-exports.
@@ -334,14 +355,20 @@ impl ProjectIndex {
                 let Some(class) = self.find_class(file, full) else { continue };
                 if self.module_classes.contains(&class) {
                     facts[file].imported_module_classes.insert(local.clone());
+                    let inner = &self.class(class).torch_submodules;
+                    if !inner.is_empty() {
+                        facts[file].imported_submodules.insert(local.clone(), inner.clone());
+                    }
                 }
                 if class.file != file {
                     facts[class.file].imported_elsewhere.insert(self.class(class).qualname.clone());
                 }
             }
         }
+        let project_lengths = Arc::new(self.project_lengths());
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
+            facts[file].project_lengths = Arc::clone(&project_lengths);
         }
         for (file, summary) in self.files.iter().enumerate() {
             let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
@@ -383,6 +410,24 @@ impl ProjectIndex {
             }
         }
         merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
+    }
+
+    /// The largest whole-number default each field has in any config class of the project (its
+    /// bases' defaults included), with the class that gives it: the first such class wins a tie.
+    fn project_lengths(&self) -> ProjectLengths {
+        let mut lengths = ProjectLengths::default();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (class, info) in summary.classes.iter().enumerate() {
+                for (name, default) in self.class_config_defaults(ClassId { file, class }, 0) {
+                    let Some(length) = default.positive_integer() else { continue };
+                    let longest = lengths.entry(name).or_insert((length, info.qualname.clone()));
+                    if length > longest.0 {
+                        *longest = (length, info.qualname.clone());
+                    }
+                }
+            }
+        }
+        lengths
     }
 
     /// A config class's defaults, and those of its bases that it does not set or hide.

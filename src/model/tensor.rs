@@ -275,6 +275,8 @@ const TENSOR_ONLY_METHODS: &[&str] = &[
     "repeat_interleave",
     "size",
     "dim",
+    // numpy arrays `copy()`, tensors `clone()`.
+    "clone",
 ];
 
 /// Torch functions whose first argument is not a tensor (a shape, a list, a number, an equation).
@@ -1002,6 +1004,16 @@ fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
     }
     for (prefix, owner) in frontier {
         found.extend(direct_submodules(model, owner).into_iter().map(|attr| format!("{prefix}.{attr}")));
+    }
+    // A submodule built from a project class of another file: the index says which of its
+    // attributes are torch.nn modules (`self.decoder = Decoder(cfg)`, `Decoder` setting
+    // `self.embed = nn.Embedding(...)`).
+    for assignment in self_assignments(model, class) {
+        let Some(Expr::Call(call)) = assignment.value() else { continue };
+        let Expr::Name(name) = call.func.as_ref() else { continue };
+        if let Some(inner) = model.imported_submodules.get(name.id.as_str()) {
+            found.extend(inner.iter().map(|sub| format!("{}.{sub}", assignment.attr)));
+        }
     }
     found
 }

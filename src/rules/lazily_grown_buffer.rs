@@ -298,14 +298,14 @@ fn pre_grow_fix(
     let (max_length, from_config) = match max_length_in_init(model, init) {
         Some(expr) => (expr, None),
         None => {
-            let (field, default) = config_max_length(model).ok_or_else(|| {
+            let (field, default, from) = config_max_length(model).ok_or_else(|| {
                 format!(
                     "pass the maximum length to `__init__` and call `self.{}(<max length>{rest})` at its end: \
                      tcfix found no `max_len`-like parameter or config default",
                     routine.name
                 )
             })?;
-            (default.clone(), Some(format!("`{field} = {default}`")))
+            (default.clone(), Some((format!("`{field} = {default}`"), from)))
         }
     };
     let body = method_body(model, init);
@@ -324,9 +324,9 @@ fn pre_grow_fix(
     if buffer.persistent {
         risks.push("the buffer is persistent, so its size in `state_dict` changes".to_string());
     }
-    if let Some(default) = &from_config {
+    if let Some((default, from)) = &from_config {
         risks.push(format!(
-            "the length is the project config's default {default}, which this module does not know: a model built with \
+            "the length is {from} {default}, which this module does not know: a model built with \
              a longer one, or longer inputs, still grow the table and recompile; the table's values for earlier \
              positions are unchanged"
         ));
@@ -421,12 +421,22 @@ fn growth_arguments(parameters: &ast::Parameters, buffer: &str) -> Option<String
     Some(passed)
 }
 
-/// The maximum length a config class of the project gives by default (`max_seq_len: int = 64` in
-/// `DecoderConfig`), when the module itself knows none: its field name and literal.
-fn config_max_length(model: &FileModel) -> Option<(&'static str, String)> {
-    CONFIG_MAX_LENGTH_NAMES.iter().find_map(|&field| {
+/// The maximum length a config class gives by default (`max_seq_len: int = 64` in
+/// `DecoderConfig`), when the module itself knows none: its field name, literal, and where it is
+/// from. The config classes the file defines or imports come first; then the project's, anywhere
+/// (a `TrainConfig` in `core/config.py` that no model file imports), the longest where several
+/// give the field one.
+fn config_max_length(model: &FileModel) -> Option<(&'static str, String, String)> {
+    let seen = CONFIG_MAX_LENGTH_NAMES.iter().find_map(|&field| {
         let default = model.config_defaults.get(field)?.positive_integer()?;
-        Some((field, default.to_string()))
+        Some((field, default.to_string(), "the project config's default".to_string()))
+    });
+    seen.or_else(|| {
+        CONFIG_MAX_LENGTH_NAMES.iter().find_map(|&field| {
+            let (length, class) = model.project_lengths.get(field)?;
+            let from = format!("the longest default of the project's config classes, `{class}`'s");
+            Some((field, length.to_string(), from))
+        })
     })
 }
 

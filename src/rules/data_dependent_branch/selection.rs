@@ -58,8 +58,10 @@ pub(super) fn where_fix(
     }
     let taken = assignments(&if_stmt.body).ok_or(NOT_A_SELECTION)?;
     let other = assignments(else_body).ok_or(NOT_A_SELECTION)?;
-    let (taken_hoisted, taken) = hoist(model, tensors, function, taken)?;
-    let (other_hoisted, other) = hoist(model, tensors, function, other)?;
+    let in_both: HashSet<&str> =
+        taken.iter().filter(|a| other.iter().any(|o| o.name == a.name)).map(|a| a.name).collect();
+    let (taken_hoisted, taken) = hoist(model, tensors, function, taken, &in_both)?;
+    let (other_hoisted, other) = hoist(model, tensors, function, other, &in_both)?;
     if taken.is_empty() && other.is_empty() {
         return Err(NOT_A_SELECTION.into());
     }
@@ -128,19 +130,27 @@ pub(super) fn where_fix(
     Ok(Fix::new(title, Safety::Unsafe, edits))
 }
 
-/// Splits a branch's assignments into the Python values it computes for itself, which can run
-/// before the selection whichever way the test goes, and the rest. A Python value moves when it is
-/// a temporary of the branches (so running it always changes no read) and it comes before every
-/// reassignment of a name it reads (so it reads the values from before the `if`).
+/// Splits a branch's assignments into the values it computes for itself, which can run before the
+/// selection whichever way the test goes, and the rest. A Python value moves when it is a
+/// temporary of the branches (so running it always changes no read) and it comes before every
+/// reassignment of a name it reads (so it reads the values from before the `if`). So does a tensor
+/// that only this branch assigns and only it reads, computed without side effects
+/// (`scale = m / self.limit` before `inv_freq = self.inv_freq / scale`): computed always, it is
+/// a temporary no one reads on the other side. A name both branches assign is selected, never
+/// moved: the second branch's value would overwrite the first's.
 fn hoist<'a>(
     model: &FileModel,
     tensors: &Tensors,
     function: &[Stmt],
     assignments: Vec<Assignment<'a>>,
+    in_both: &HashSet<&str>,
 ) -> Result<(Vec<Assignment<'a>>, Vec<Assignment<'a>>), String> {
-    let (hoisted, selected): (Vec<_>, Vec<_>) = assignments
-        .into_iter()
-        .partition(|a| !tensors.is_tensor(a.value) && is_python_value(model, tensors, a.value));
+    let temporary_tensor =
+        |a: &Assignment| is_side_effect_free(tensors, a.value) && is_branch_temporary(model, function, a.name);
+    let (hoisted, selected): (Vec<_>, Vec<_>) = assignments.into_iter().partition(|a| {
+        let python = !tensors.is_tensor(a.value) && is_python_value(model, tensors, a.value);
+        !in_both.contains(a.name) && (python || (tensors.is_tensor(a.value) && temporary_tensor(a)))
+    });
     if let Some(shared) = hoisted.iter().find(|a| !is_branch_temporary(model, function, a.name)) {
         return Err(format!(
             "rewrite it by hand: `{}` is a Python value the branch computes, and code outside the branch uses it \
@@ -201,6 +211,30 @@ fn is_branch_temporary(model: &FileModel, function: &[Stmt], name: &str) -> bool
             if matches!(assign.targets.as_slice(), [Expr::Name(target)] if target.id.as_str() == name)
                 && !names_read(&assign.value).iter().any(|read| read == name))
     })
+}
+
+/// Whether computing `expr` changes nothing but its own result: arithmetic, comparisons, names,
+/// attributes, literals and elementwise methods of tensors (`m / self.limit`, `x.clamp(0, 1)`),
+/// never a call of a submodule or an in-place method.
+fn is_side_effect_free(tensors: &Tensors, expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(_) | Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) => true,
+        Expr::Attribute(attr) => is_side_effect_free(tensors, &attr.value),
+        Expr::BinOp(op) => is_side_effect_free(tensors, &op.left) && is_side_effect_free(tensors, &op.right),
+        Expr::UnaryOp(op) => is_side_effect_free(tensors, &op.operand),
+        Expr::Compare(compare) => {
+            std::iter::once(compare.left.as_ref()).chain(&compare.comparators).all(|e| is_side_effect_free(tensors, e))
+        }
+        Expr::Call(call) => {
+            let Expr::Attribute(method) = call.func.as_ref() else { return false };
+            ELEMENTWISE.contains(&method.attr.id.as_str())
+                && tensors.is_tensor(&method.value)
+                && is_side_effect_free(tensors, &method.value)
+                && call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value))
+                    .all(|arg| is_side_effect_free(tensors, arg))
+        }
+        _ => false,
+    }
 }
 
 /// The test as a condition for `torch.where`, and whether it was negated (`not c`).
