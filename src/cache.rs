@@ -232,6 +232,8 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
         state_attributes: _,
         setup_code,
         config_defaults,
+        imported_submodules,
+        project_lengths,
     } = facts;
     let mut hasher = fingerprint_hasher();
     for set in [
@@ -248,6 +250,8 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
     }
     sorted(reached.iter().map(|(name, reason)| format!("{name} {reason:?}"))).hash(&mut hasher);
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
+    sorted(imported_submodules.iter()).hash(&mut hasher);
+    sorted(project_lengths.iter()).hash(&mut hasher);
     (state, setup_code).hash(&mut hasher);
     hasher.finish()
 }
