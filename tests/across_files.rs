@@ -172,7 +172,7 @@ class TrainConfig:
 #[test]
 fn a_grown_table_takes_its_length_from_a_config_class_of_another_file() {
     let alone = findings(&[("pkg/__init__.py", ""), ("pkg/layers/positions.py", GROWING_TABLE)]);
-    assert!(alone.contains("TCF201") && alone.contains("no fix: the maximum input length is missing"), "{alone}");
+    assert!(alone.contains("TCF201") && alone.contains("no fix: pass the maximum length to `__init__`"), "{alone}");
     let with_config = findings(&[
         ("pkg/__init__.py", ""),
         ("pkg/layers/positions.py", GROWING_TABLE),
