@@ -199,7 +199,7 @@ fn fixing_with_a_warm_cache_writes_the_same_files() {
     tcfix(cached.path(), &[]);
     let apply = |root: &Path, extra: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
-            .args(["--isolated", "--apply", "--unsafe-fixes", "--quiet"])
+            .args(["--isolated", "--apply", "--allow-no-vcs", "--unsafe-fixes", "--quiet"])
             .args(extra)
             .arg("pkg")
             .current_dir(root)
