@@ -157,22 +157,25 @@ def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: s
 
 
 def apply_fixes(tcfix: Path, packages: list[str], site: Path, unsafe: bool) -> dict[str, Path]:
-    """Copies of the packages' sources with tcfix's fixes applied; returns each package's copy."""
+    """Copies of the packages' sources with tcfix's fixes applied, made again when tcfix changed;
+    returns each package's copy."""
     site.mkdir(parents=True, exist_ok=True)
+    made_by = file_hash(tcfix)
     roots = {}
     for package in packages:
         source = SITE / source_dir(package)
         copy = site / source_dir(package)
-        if not (copy / ".tcfix-applied").is_file():
+        marker = copy / ".tcfix-applied"
+        if not (marker.is_file() and marker.read_text().split("\n", 1)[0] == made_by):
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
-            args = [str(tcfix), "--apply", "--allow-dirty", "--isolated", "--exit-zero", "--quiet", "."]
+            args = [str(tcfix), "--apply", "--allow-no-vcs", "--isolated", "--no-cache", "--exit-zero", "--quiet", "."]
             if unsafe:
                 args.insert(2, "--unsafe-fixes")
             proc = subprocess.run(args, cwd=copy, capture_output=True, text=True)
             if proc.returncode >= 2:
                 print(f"truth: tcfix --apply on {package} exited {proc.returncode}: {proc.stderr[-500:]}", file=sys.stderr)
-            (copy / ".tcfix-applied").write_text(proc.stderr)
+            marker.write_text(made_by + "\n" + proc.stderr)
         roots[package] = copy
     return roots
 

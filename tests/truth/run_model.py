@@ -86,6 +86,21 @@ def gradients(model) -> list[list[float]]:
             for _, p in sorted(model.named_parameters(), key=lambda kv: kv[0])]
 
 
+def eager_gradients(model, case) -> list[list[float]]:
+    """The gradients of one eager step: in eval mode (no dropout: comparable across runs), or in
+    train mode for a model whose eval output carries no gradient (a quantizer returns codes)."""
+    model.zero_grad(set_to_none=True)
+    loss = case.loss(call(model, case.inputs[0]))
+    if not loss.requires_grad:
+        model.train()
+        loss = case.loss(call(model, case.inputs[0]))
+        model.eval()
+    loss.backward()
+    grads = gradients(model)
+    model.zero_grad(set_to_none=True)
+    return grads
+
+
 class Phase:
     """One compiled phase's counts, read from Dynamo's counters and recompile log."""
 
@@ -169,10 +184,7 @@ def run_one(package: str, name: str, outdir: Path) -> int:
         result["options"] = case.options
         with torch.no_grad():
             outputs["eager"] = digest(call(model, case.inputs[0]))
-        model.zero_grad(set_to_none=True)
-        case.loss(call(model, case.inputs[0])).backward()
-        outputs["eager_grads"] = gradients(model)
-        model.zero_grad(set_to_none=True)
+        outputs["eager_grads"] = eager_gradients(model, case)
     except Exception as err:  # noqa: BLE001
         traceback.print_exc(file=sys.stderr)
         return finish("eager-failed", f"{type(err).__name__}: {first_line(str(err))}")
