@@ -49,11 +49,10 @@ pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
         .map(|p| p.parameter.name.id.to_string())
         .collect();
     let named_python: HashSet<String> = unannotated.iter().filter(|name| names_python_value(name)).cloned().collect();
-    let used_as_tensor = if named_python.is_empty() { HashSet::default() } else { tensor_uses(&def.body, &named_python) };
-    let candidates: HashSet<String> = unannotated
-        .into_iter()
-        .filter(|name| !named_python.contains(name) || used_as_tensor.contains(name))
-        .collect();
+    let used_as_tensor =
+        if named_python.is_empty() { HashSet::default() } else { tensor_uses(&def.body, &named_python) };
+    let candidates: HashSet<String> =
+        unannotated.into_iter().filter(|name| !named_python.contains(name) || used_as_tensor.contains(name)).collect();
     if candidates.is_empty() {
         return candidates;
     }
@@ -179,10 +178,49 @@ const TENSOR_FIELDS: &[&str] = &[
 /// Methods only a tensor has among the values a parameter may hold (not `size`, which a process
 /// group has too, nor `to`/`get`/`type`, which other objects have).
 const TENSOR_ONLY_METHODS: &[&str] = &[
-    "max", "min", "sum", "mean", "any", "all", "argmax", "argmin", "float", "long", "bool", "half", "item", "tolist",
-    "view", "reshape", "unsqueeze", "squeeze", "flatten", "permute", "transpose", "contiguous", "clone", "detach",
-    "masked_fill", "numel", "dim", "ne", "eq", "gt", "lt", "ge", "le", "cumsum", "clamp", "expand", "new_zeros",
-    "new_ones", "new_full", "softmax", "unbind", "chunk", "type_as",
+    "max",
+    "min",
+    "sum",
+    "mean",
+    "any",
+    "all",
+    "argmax",
+    "argmin",
+    "float",
+    "long",
+    "bool",
+    "half",
+    "item",
+    "tolist",
+    "view",
+    "reshape",
+    "unsqueeze",
+    "squeeze",
+    "flatten",
+    "permute",
+    "transpose",
+    "contiguous",
+    "clone",
+    "detach",
+    "masked_fill",
+    "numel",
+    "dim",
+    "ne",
+    "eq",
+    "gt",
+    "lt",
+    "ge",
+    "le",
+    "cumsum",
+    "clamp",
+    "expand",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "softmax",
+    "unbind",
+    "chunk",
+    "type_as",
 ];
 
 /// The `names` the body uses as only a tensor can be used: `p.max()`, `p.shape`, `p.view(...)`.
