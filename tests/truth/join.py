@@ -284,78 +284,87 @@ def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
 
 def judge(models, packages, results, dirs, roots, per_variant) -> Verdict:
     verdict = Verdict(models, results)
+    judge_sites(verdict, per_variant["a"])
+    for variant in (v for v in results if v != "a"):
+        verdict.fixes[variant] = judge_fixes(verdict, variant, models, packages, dirs, roots, per_variant[variant])
+        verdict.worse[variant], verdict.outputs[variant] = judge_models(variant, models, results, dirs)
+    return verdict
 
-    # Sites and findings in executed code, as published.
+
+def judge_sites(verdict: Verdict, findings: list[Finding]) -> None:
+    """Each runtime site, found or missed, and each finding in executed code, as published."""
     at_site = defaultdict(list)
-    for event in events_of(per_variant["a"]):
+    for event in events_of(findings):
         at_site[(event.path, event.line, event.kind)].append(event)
     for key, events in at_site.items():
         named = [e for e in events if e.code not in RUNTIME_ONLY and e.code != "expected"]
         status = "found" if named else "expected" if all(e.code == "expected" for e in events) else "missed"
         code = named[0].code if named else events[0].code
         verdict.sites[key] = (status, code, sum(e.count for e in events), events[0].reason)
-    for f in per_variant["a"]:
+    for f in findings:
         if f.state in ("confirmed", "not-seen") and f.code not in RUNTIME_ONLY:
             v = "confirmed" if f.state == "confirmed" else "conditional" if " only when " in f.message else "not-seen"
             verdict.executed.append((f, v))
 
-    # Fixes and models, per fixed variant.
+
+def judge_fixes(verdict: Verdict, variant: str, models, packages, dirs, roots, findings: list[Finding]) -> list:
+    """Each fix of the variant's level in executed code: removed, moved, left, no event, not run."""
     base = {p: roots["a"][p].parent for p in packages}
-    for variant in (v for v in results if v != "a"):
-        level = LEVELS[variant]
-        before = Functions(next(iter(base.values())))
-        after = Functions(roots[variant][packages[0]].parent)
-        events_after = defaultdict(list)
-        for event in events_of(per_variant[variant]):
-            events_after[(event.path, after.at(event.path, event.line), event.kind)].append(event)
-        # The fixed files each rerun model compiled (as published), for "did the fix run again?".
-        rerun_ok = [m for m in models if dirs[variant][m] != dirs["a"][m] and results[variant][m].get("status") == "ran"]
-        compiled_by_rerun = "".join(compiled_text(dirs["a"][m]) for m in rerun_ok)
-        fixes = []
-        for f, _v in verdict.executed:
-            if not f.fix or f.fix["applicability"] not in level:
-                continue
-            fixed_file = roots[variant][f.path.split("/")[0]].parent / f.path
-            if (base[f.path.split("/")[0]] / f.path).read_bytes() == fixed_file.read_bytes():
-                continue  # the fix did not land (overlap, or dropped)
-            fn = before.at(f.path, f.line)
-            kind = "break" if f.raw.get("runtime", {}).get("graph_breaks") else "recompile"
-            if f.state != "confirmed":
-                result = "no-event"
-            elif f.path not in compiled_by_rerun:
-                result = "not-run"
+    before = Functions(next(iter(base.values())))
+    after = Functions(roots[variant][packages[0]].parent)
+    events_after = defaultdict(list)
+    for event in events_of(findings):
+        events_after[(event.path, after.at(event.path, event.line), event.kind)].append(event)
+    # The fixed files each rerun model compiled (as published), for "did the fix run again?".
+    rerun_ok = [m for m in models if dirs[variant][m] != dirs["a"][m] and verdict.results[variant][m].get("status") == "ran"]
+    compiled_by_rerun = "".join(compiled_text(dirs["a"][m]) for m in rerun_ok)
+    fixes = []
+    for f, _v in verdict.executed:
+        if not f.fix or f.fix["applicability"] not in LEVELS[variant]:
+            continue
+        package = f.path.split("/")[0]
+        if (base[package] / f.path).read_bytes() == (roots[variant][package].parent / f.path).read_bytes():
+            continue  # the fix did not land (overlap, or dropped)
+        kind = "break" if f.raw.get("runtime", {}).get("graph_breaks") else "recompile"
+        if f.state != "confirmed":
+            result = "no-event"
+        elif f.path not in compiled_by_rerun:
+            result = "not-run"
+        else:
+            left = events_after.get((f.path, before.at(f.path, f.line), kind), [])
+            code_before = before.code(f.path, f.line)
+            if not left:
+                result = "removed"
+            elif any(after.code(e.path, e.line) == code_before for e in left):
+                result = "left"
             else:
-                left = events_after.get((f.path, fn, kind), [])
-                code_before = before.code(f.path, f.line)
-                if not left:
-                    result = "removed"
-                elif any(after.code(e.path, e.line) == code_before for e in left):
-                    result = "left"
-                else:
-                    result = "moved"
-            fixes.append((fix_kind(f), f.path, f.line, result))
-        verdict.fixes[variant] = fixes
-        worse, outs = [], []
-        for m in models:
-            a, b = results["a"][m], results[variant][m]
-            if a.get("status") != "ran" or dirs[variant][m] == dirs["a"][m]:
-                continue
-            name = f"{m[0]}/{m[1]}"
-            if b.get("status") != "ran":
-                worse.append((name, f"{b.get('status')}: {b.get('error')}"))
-                continue
-            for phase, pa in a["phases"].items():
-                pb = b["phases"].get(phase, {})
-                grown = [f"{k} {pa[k]}->{pb.get(k)}" for k in MEASURES if pb.get(k, 0) > pa[k]]
-                if pb.get("error") and not pa.get("error"):
-                    grown.append(f"error {pb['error'][:80]}")
-                if grown:
-                    worse.append((name, f"{phase}: " + ", ".join(grown)))
-            oa = torch.load(dirs["a"][m] / "outputs.pt") if (dirs["a"][m] / "outputs.pt").is_file() else {}
-            ob = torch.load(dirs[variant][m] / "outputs.pt") if (dirs[variant][m] / "outputs.pt").is_file() else {}
-            for phase in ("eager", "eager_grads", "infer"):
-                if phase in oa:
-                    outs.append((name, phase, digests_equal(oa[phase], ob.get(phase))))
-        verdict.worse[variant] = worse
-        verdict.outputs[variant] = outs
-    return verdict
+                result = "moved"
+        fixes.append((fix_kind(f), f.path, f.line, result))
+    return fixes
+
+
+def judge_models(variant: str, models, results, dirs) -> tuple[list, list]:
+    """The rerun models a variant made worse (more graphs, breaks, eager frames, recompiles, or an
+    error), and whether their outputs and gradients equal the unfixed run's."""
+    worse, outs = [], []
+    for m in models:
+        a, b = results["a"][m], results[variant][m]
+        if a.get("status") != "ran" or dirs[variant][m] == dirs["a"][m]:
+            continue
+        name = f"{m[0]}/{m[1]}"
+        if b.get("status") != "ran":
+            worse.append((name, f"{b.get('status')}: {b.get('error')}"))
+            continue
+        for phase, pa in a["phases"].items():
+            pb = b["phases"].get(phase, {})
+            grown = [f"{k} {pa[k]}->{pb.get(k)}" for k in MEASURES if pb.get(k, 0) > pa[k]]
+            if pb.get("error") and not pa.get("error"):
+                grown.append(f"error {pb['error'][:80]}")
+            if grown:
+                worse.append((name, f"{phase}: " + ", ".join(grown)))
+        oa = torch.load(dirs["a"][m] / "outputs.pt") if (dirs["a"][m] / "outputs.pt").is_file() else {}
+        ob = torch.load(dirs[variant][m] / "outputs.pt") if (dirs[variant][m] / "outputs.pt").is_file() else {}
+        for phase in ("eager", "eager_grads", "infer"):
+            if phase in oa:
+                outs.append((name, phase, digests_equal(oa[phase], ob.get(phase))))
+    return worse, outs
