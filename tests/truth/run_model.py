@@ -73,12 +73,20 @@ def digest(tree) -> list[list[float]]:
     for leaf in leaves:
         if hasattr(leaf, "to_tuple"):  # transformers' ModelOutput flattens to itself
             out.extend(digest(leaf.to_tuple()))
-        elif isinstance(leaf, torch.Tensor) and leaf.is_floating_point() or isinstance(leaf, torch.Tensor) and leaf.is_complex():
-            x = leaf.detach().to(torch.complex128 if leaf.is_complex() else torch.float64)
-            out.append([float(x.sum().real), float(x.abs().sum()), float(x.numel())])
         elif isinstance(leaf, torch.Tensor):
-            out.append([float(leaf.detach().to(torch.float64).sum()), 0.0, float(leaf.numel())])
+            out.append(tensor_digest(leaf.detach()))
     return out
+
+
+def tensor_digest(x: torch.Tensor) -> list[float]:
+    """(sum, sum of |x|, numel); integer and bool tensors (ids, masks) by their sum alone."""
+    if x.is_complex():
+        x = x.to(torch.complex128)
+        return [float(x.sum().real), float(x.abs().sum()), float(x.numel())]
+    if x.is_floating_point():
+        x = x.to(torch.float64)
+        return [float(x.sum()), float(x.abs().sum()), float(x.numel())]
+    return [float(x.to(torch.float64).sum()), 0.0, float(x.numel())]
 
 
 def gradients(model) -> list[list[float]]:
