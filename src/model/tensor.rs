@@ -49,6 +49,9 @@ pub struct Tensors<'m, 'a> {
     masks: HashSet<String>,
     /// Of those, the ones that hold 0-d tensors (`m = x.max() + 1`).
     zero_dim: HashSet<String>,
+    /// Names that are a Python bool on one path and a mask on another (`skip = False`, then under
+    /// a condition `skip = draw < rate`): a test of one reads tensor data where the mask reached it.
+    flags: HashSet<String>,
     /// Every name the function binds (parameters included).
     locals: HashSet<String>,
     /// `self.<attr>` that are submodules (callable, returning tensors).
@@ -378,6 +381,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             names: HashSet::default(),
             masks: HashSet::default(),
             zero_dim: HashSet::default(),
+            flags: HashSet::default(),
             locals: HashSet::default(),
             submodules,
             nested_submodules,
@@ -396,7 +400,33 @@ impl<'m, 'a> Tensors<'m, 'a> {
         tensors.grow(&bindings, Kind::Tensor);
         tensors.grow(&bindings, Kind::Mask);
         tensors.shrink_zero_dim(&bindings);
+        tensors.flags = tensors.flags_of(&bindings);
         tensors
+    }
+
+    /// The names bound to a mask on some path and only to `True`/`False` on the others.
+    fn flags_of(&self, bindings: &HashMap<String, Vec<Binding<'a>>>) -> HashSet<String> {
+        let is_bool = |binding: &Binding| matches!(binding, Binding::Value(Expr::BooleanLiteral(_)));
+        let is_mask = |binding: &Binding| matches!(binding, Binding::Value(value) if self.is_mask(value));
+        bindings
+            .iter()
+            .filter(|(name, bindings)| {
+                !self.names.contains(name.as_str())
+                    && bindings.iter().any(is_mask)
+                    && bindings.iter().all(|binding| is_bool(binding) || is_mask(binding))
+            })
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// Whether `test` reads a name that is a mask on one path and a Python bool on another.
+    pub fn reads_flag(&self, test: &Expr) -> Option<&str> {
+        match test {
+            Expr::Name(name) => self.flags.get(name.id.as_str()).map(String::as_str),
+            Expr::UnaryOp(op) if op.op == UnaryOp::Not => self.reads_flag(&op.operand),
+            Expr::BoolOp(op) => op.values.iter().find_map(|value| self.reads_flag(value)),
+            _ => None,
+        }
     }
 
     /// Adds the names whose bindings make them `kind`, to a fixpoint: bindings refer to each
@@ -661,6 +691,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 op.values.iter().take_while(|value| !stops(value)).any(|value| self.is_data_dependent(value))
             }
             Expr::UnaryOp(op) if op.op == UnaryOp::Not => self.is_data_dependent(&op.operand),
+            Expr::Name(name) if self.flags.contains(name.id.as_str()) => true,
             _ => self.is_tensor(test),
         }
     }

@@ -155,6 +155,7 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
             let diagnostic = Diagnostic::new(&RULE, branch.test.range(), message);
             let diagnostic = function.graph_break(diagnostic, branch.site);
             let fix = match (branch.statement, branch.ternary) {
+                _ if let Some(flag) = self.tensors.reads_flag(branch.test) => Some(Err(flag_reason(flag))),
                 (Some(statement), _) => Some(if_fix(function, self.tensors, statement)),
                 (None, Some(ternary)) => Some(ternary_fix(function, self.tensors, ternary)),
                 (None, None) => None,
@@ -197,6 +198,15 @@ fn ternary_fix(function: &Function, tensors: &Tensors, ternary: &ast::ExprIf) ->
     let model = function.model();
     let FunctionNode::Def(def) = model.function(function.id).node else { return Err(NO_FIX.into()) };
     ternary::where_fix(model, tensors, &def.body, ternary)
+}
+
+/// A flag that is a Python bool on one path and a mask on another: `torch.where` needs a tensor
+/// on every path, and which one the test sees depends on the path taken.
+fn flag_reason(flag: &str) -> String {
+    format!(
+        "`{flag}` is a tensor on one path and a Python bool on another: make it a tensor on every path and the \
+         code branchless (`torch.where`), or express the branch with `torch.cond`"
+    )
 }
 
 const NO_FIX: &str =

@@ -3,7 +3,9 @@
 //! in the compiled region break the graph. Where the value goes decides the fix, so there is one
 //! only for a numpy draw that only decides LayerDrop: keep every layer under compile (layerdrop).
 //! Python's `random` module, `os.getenv` / `os.environ` and `torch.cuda.synchronize()` are traced
-//! (measured under torch 2.15) and not flagged.
+//! (measured under torch 2.15) and not flagged. The TorchScript helpers Dynamo skips
+//! (`torch.jit.isinstance`, `fork`, `wait`) break the graph the same way; `torch.jit.isinstance`
+//! of a plain class is the builtin `isinstance` (safe fix).
 
 mod layerdrop;
 
@@ -11,7 +13,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::{Fix, Safety};
+use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::imports::{Imports, dotted_name};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
@@ -20,12 +22,13 @@ use crate::rules::rule::{Category, Rule};
 pub static RULE: Rule = Rule {
     code: "TCF107",
     name: "host-call-in-compiled-code",
-    summary: "move clock reads and numpy random draws out of compiled code",
+    summary: "move clock reads, numpy random draws and TorchScript helpers out of compiled code",
     explanation: include_str!("../../codemods/host-call-in-compiled-code/README.md"),
-    hazard: "A clock read, sleep, datetime, uuid or numpy random call in compiled code breaks the graph.",
+    hazard: "A clock read, sleep, datetime, uuid, numpy random or `torch.jit` helper call in compiled code breaks \
+             the graph.",
     why: "Dynamo runs the call in Python between two graphs on every call.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Unsafe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
 };
 
@@ -42,6 +45,10 @@ enum HostCall {
     NumpyScalar,
     /// A function torch's numpy layer does not implement (`permutation`, `beta`, `default_rng`).
     NumpyUnsupported,
+    /// `torch.jit.isinstance`, which Dynamo marks as skipped.
+    JitIsinstance,
+    /// `torch.jit.fork` or `torch.jit.wait`, which Dynamo marks as skipped.
+    JitFork,
 }
 
 impl HostCall {
@@ -56,6 +63,11 @@ impl HostCall {
             HostCall::NumpyScalar | HostCall::NumpyUnsupported => {
                 "draw with torch's RNG (`torch.rand`, `torch.randint`, `torch.randperm`), or draw with numpy outside the compiled call"
             }
+            HostCall::JitIsinstance => {
+                "test a container type outside the compiled code, or with the builtin `isinstance` on the \
+                 container and its items: Dynamo runs `torch.jit.isinstance` in Python"
+            }
+            HostCall::JitFork => "call the function directly: Dynamo runs `torch.jit.fork` and `wait` in Python",
         }
     }
 
@@ -66,6 +78,7 @@ impl HostCall {
             HostCall::Datetime => "GB0156",
             HostCall::NumpyScalar => "GB0033",
             HostCall::NumpyUnsupported => "GB0294",
+            HostCall::JitIsinstance | HostCall::JitFork => "GB0007",
         }
     }
 }
@@ -101,20 +114,25 @@ impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
     }
 
     fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        if let Expr::Call(call) = expr
-            && let Some(kind) = host_call(call, &self.function.model().imports) {
-                self.found.push((call, kind, site));
-            }
+        let Expr::Call(call) = expr else { return true };
+        let imports = &self.function.model().imports;
+        if let Some(kind) = host_call(call, imports) {
+            self.found.push((call, kind, site));
+        } else if reads_traced_draw(call, imports) {
+            self.found.push((call, HostCall::NumpyScalar, site));
+        }
         true
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
         let function = self.function;
         for &(call, kind, site) in &self.found {
-            let shown = dotted_name(&call.func).unwrap_or_default();
+            let text = &function.model().source.text;
+            let shown = dotted_name(&call.func).unwrap_or_else(|| text[call.func.range()].to_string());
             let message = format!("`{shown}()` in {} breaks the graph ({})", function.describe(), kind.graph_break());
             let diagnostic = Diagnostic::new(&RULE, call.range(), message);
-            let diagnostic = match self.layerdrop_fix(call, kind) {
+            let fix = self.layerdrop_fix(call, kind).or_else(|| builtin_isinstance_fix(function, call, kind));
+            let diagnostic = match fix {
                 Some(fix) => diagnostic.with_fix(fix),
                 None => diagnostic.without_fix(kind.advice()),
             };
@@ -146,6 +164,8 @@ fn host_call(call: &ast::ExprCall, imports: &Imports) -> Option<HostCall> {
             return Some(HostCall::Datetime);
         }
         "uuid.uuid1" | "uuid.uuid4" => return Some(HostCall::Uuid),
+        "torch.jit.isinstance" => return Some(HostCall::JitIsinstance),
+        "torch.jit.fork" | "torch.jit.wait" => return Some(HostCall::JitFork),
         _ => {}
     }
     let function = name.strip_prefix("numpy.random.")?;
@@ -153,6 +173,44 @@ fn host_call(call: &ast::ExprCall, imports: &Imports) -> Option<HostCall> {
         return None;
     }
     Some(if NUMPY_SCALAR_DRAWS.contains(&function) { HostCall::NumpyScalar } else { HostCall::NumpyUnsupported })
+}
+
+/// `np.random.rand(1).item()`: the draw is traced as a tensor, and reading its value breaks the
+/// graph as a scalar draw does (GB0033, measured under torch 2.15).
+fn reads_traced_draw(call: &ast::ExprCall, imports: &Imports) -> bool {
+    let Expr::Attribute(method) = call.func.as_ref() else { return false };
+    let Expr::Call(draw) = method.value.as_ref() else { return false };
+    matches!(method.attr.id.as_str(), "item" | "tolist")
+        && imports.qualified_name(&draw.func).is_some_and(|name| name.starts_with("numpy.random."))
+}
+
+/// `torch.jit.isinstance(x, torch.Tensor)` -> `isinstance(x, torch.Tensor)`: the same test for a
+/// plain class (a name or a dotted name), in eager mode and in TorchScript alike. Container types
+/// (`dict[str, Tensor]`) are what `torch.jit.isinstance` is for: no fix there.
+fn builtin_isinstance_fix(function: &Function, call: &ast::ExprCall, kind: HostCall) -> Option<Fix> {
+    let model = function.model();
+    let [_, class] = call.arguments.args.as_ref() else { return None };
+    let plain_class = matches!(class, Expr::Name(_) | Expr::Attribute(_));
+    let builtin_shadowed =
+        function.tensors().is_local("isinstance") || module_binds(model.source.parsed.suite(), "isinstance");
+    if !matches!(kind, HostCall::JitIsinstance) || !plain_class || builtin_shadowed {
+        return None;
+    }
+    let edit = Edit::replace(call.func.range(), "isinstance");
+    Some(Fix::new("use the builtin `isinstance`", Safety::Safe, vec![edit]))
+}
+
+/// Whether a module-level statement binds `name` (a def, an assignment, an import).
+fn module_binds(suite: &[Stmt], name: &str) -> bool {
+    suite.iter().any(|stmt| match stmt {
+        Stmt::FunctionDef(def) => def.name.id.as_str() == name,
+        Stmt::Assign(assign) => assign.targets.iter().any(|t| matches!(t, Expr::Name(n) if n.id.as_str() == name)),
+        Stmt::ImportFrom(import) => import
+            .names
+            .iter()
+            .any(|alias| alias.asname.as_ref().map_or(alias.name.id.as_str(), |a| a.id.as_str()) == name),
+        _ => false,
+    })
 }
 
 /// `np.random` functions torch's numpy layer implements; without a size they return a scalar
