@@ -141,6 +141,18 @@ impl Guards<'_> {
 
     fn is_not_compiling(&self, expr: &Expr) -> bool {
         matches!(expr, Expr::UnaryOp(op) if op.op == ast::UnaryOp::Not && self.is_compiling(&op.operand))
+            || self.is_torchscript(expr)
+    }
+
+    /// `torch.jit.is_scripting()`, `torch.jit.is_tracing()`: false under Dynamo, so a body they
+    /// guard never runs compiled (torchvision's `if torch.jit.is_scripting(): warnings.warn(...)`).
+    fn is_torchscript(&self, expr: &Expr) -> bool {
+        let Expr::Call(call) = expr else { return false };
+        let torch_own = self
+            .imports
+            .and_then(|imports| imports.qualified_name(&call.func))
+            .is_some_and(|name| name == "torch.jit.is_scripting" || name == "torch.jit.is_tracing");
+        call.arguments.is_empty() && (torch_own || is_jit_attribute(&call.func))
     }
 
     fn guard(&self, test: &Expr) -> Option<Guard> {
@@ -151,6 +163,10 @@ impl Guards<'_> {
             return Some(Guard::EagerBody);
         }
         match test {
+            // `if not torch.jit.is_scripting():` holds under compile: the `else` is TorchScript's.
+            Expr::UnaryOp(op) if op.op == ast::UnaryOp::Not && self.is_torchscript(&op.operand) => {
+                Some(Guard::CompiledBody)
+            }
             Expr::BoolOp(op) if op.op == ast::BoolOp::And && op.values.iter().any(|v| self.is_not_compiling(v)) => {
                 Some(Guard::EagerBody)
             }

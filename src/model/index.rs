@@ -78,8 +78,35 @@ pub struct FunctionSummary {
     pub targets: Vec<Target>,
 }
 
-/// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`.
+/// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`. A path is named as given,
+/// relative to where tcfix runs (how `python -m` and pytest see a repository, packages or not);
+/// an absolute path outside it is named from the top of its package (the highest folder above it
+/// that still holds an `__init__.py`), as Python imports it: `/venv/.../site-packages/transformers/
+/// models/led/modeling_led.py` -> `transformers.models.led.modeling_led`.
 pub fn module_name(path: &Path) -> String {
+    if path.is_absolute() {
+        let cwd = std::env::current_dir().ok();
+        if let Some(relative) = cwd.as_deref().and_then(|cwd| path.strip_prefix(cwd).ok()) {
+            return dotted(relative);
+        }
+        return dotted(path.strip_prefix(package_top(path)).unwrap_or(path));
+    }
+    dotted(path)
+}
+
+/// The folder that holds `path`'s outermost package: walking up while a folder holds `__init__.py`.
+fn package_top(path: &Path) -> &Path {
+    let mut top = path.parent().unwrap_or(path);
+    while top.join("__init__.py").is_file() {
+        match top.parent() {
+            Some(parent) => top = parent,
+            None => break,
+        }
+    }
+    top
+}
+
+fn dotted(path: &Path) -> String {
     let mut parts: Vec<String> = path
         .with_extension("")
         .components()
@@ -651,6 +678,24 @@ fn module_matches(file_module: &str, imported: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
+
+    use super::module_name;
+
+    #[test]
+    fn an_absolute_path_outside_the_working_folder_is_named_from_its_package_top() {
+        let root = std::env::temp_dir().join(format!("tcfix-module-name-{}", std::process::id()));
+        let led = root.join("site.packages").join("transformers").join("models").join("led");
+        std::fs::create_dir_all(&led).unwrap();
+        for folder in [led.as_path(), led.parent().unwrap(), led.parent().unwrap().parent().unwrap()] {
+            std::fs::write(folder.join("__init__.py"), "").unwrap();
+        }
+        let name = module_name(&led.join("modeling_led.py"));
+        let top = module_name(&led.parent().unwrap().parent().unwrap().join("__init__.py"));
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(name, "transformers.models.led.modeling_led");
+        assert_eq!(top, "transformers");
+        assert_eq!(module_name(std::path::Path::new("models/vlm.py")), "models.vlm");
+    }
 
     use crate::project::{FixMode, run_texts};
     use crate::rules::Settings;

@@ -6,7 +6,9 @@ failed guard is an input's size (`tensor 'x' size mismatch`) is automatic dynami
 for a new size, which Dynamo does by design: it is `expected`, and counts neither way.
 
 A finding in a function the run compiled is `confirmed` (an event joined it), `conditional` (not
-seen, but its message states the condition it needs: "only when ..."), or `not-seen`.
+seen, but its message states the condition it needs: "only when ..."), `shadowed` (not seen, and
+an earlier line of the same function made Dynamo give the rest of the frame up to eager: the line
+never ran compiled, so the run says nothing of it; not counted in precision), or `not-seen`.
 
 A fix (variants b and c) is judged in the function that holds it, on the models rerun on the fixed
 copy: `removed` (no event of its kind left in that function), `left` (an event on a line with the
@@ -205,7 +207,7 @@ class Verdict:
 
     def figures(self) -> dict:
         kinds = Counter((kind, status) for (_, _, kind), (status, *_rest) in self.sites.items())
-        verdicts = Counter(v for _, v in self.executed)
+        verdicts = Counter(v for _, v in self.executed if v != "shadowed")
         ran = sum(1 for r in self.results["a"].values() if r.get("status") == "ran")
         return {"kinds": kinds, "verdicts": verdicts, "ran": ran}
 
@@ -223,7 +225,8 @@ class Verdict:
             f"truth: recall, recompile sites: {pct(k['recompile', 'found'], k['recompile', 'found'] + k['recompile', 'missed'])}"
             f" ({k['recompile', 'expected']} input-size recompiles expected)",
             f"truth: precision in executed code: {pct(v['confirmed'] + v['conditional'], sum(v.values()))}"
-            f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']})",
+            f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']};"
+            f" {sum(1 for _, x in self.executed if x == 'shadowed')} shadowed by a frame given up earlier)",
         ]
         for variant in sorted(self.fixes):
             c = Counter(verdict for *_, verdict in self.fixes[variant])
@@ -284,14 +287,29 @@ def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
 
 def judge(models, packages, results, dirs, roots, per_variant) -> Verdict:
     verdict = Verdict(models, results)
-    judge_sites(verdict, per_variant["a"])
+    judge_sites(verdict, per_variant["a"], Functions(next(iter(roots["a"].values())).parent))
     for variant in (v for v in results if v != "a"):
         verdict.fixes[variant] = judge_fixes(verdict, variant, models, packages, dirs, roots, per_variant[variant])
         verdict.worse[variant], verdict.outputs[variant] = judge_models(variant, models, results, dirs)
     return verdict
 
 
-def judge_sites(verdict: Verdict, findings: list[Finding]) -> None:
+# Dynamo's words for giving up the rest of a frame: what follows the line runs eagerly.
+GIVES_UP_FRAME = ("falling back to eager", "skipping the rest of the function", "graph break in loop")
+
+
+def frame_given_up(findings: list[Finding], functions: Functions) -> dict[tuple[str, str], int]:
+    """(path, function) -> the first line where a run gave the rest of that function up to eager."""
+    first = {}
+    for f in findings:
+        reasons = " ".join((f.raw.get("runtime") or {}).get("reasons") or []).lower()
+        if f.state in ("confirmed", "runtime-only") and any(words in reasons for words in GIVES_UP_FRAME):
+            key = (f.path, functions.at(f.path, f.line))
+            first[key] = min(first.get(key, f.line), f.line)
+    return first
+
+
+def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions) -> None:
     """Each runtime site, found or missed, and each finding in executed code, as published."""
     at_site = defaultdict(list)
     for event in events_of(findings):
@@ -301,9 +319,12 @@ def judge_sites(verdict: Verdict, findings: list[Finding]) -> None:
         status = "found" if named else "expected" if all(e.code == "expected" for e in events) else "missed"
         code = named[0].code if named else events[0].code
         verdict.sites[key] = (status, code, sum(e.count for e in events), events[0].reason)
+    given_up = frame_given_up(findings, functions)
     for f in findings:
         if f.state in ("confirmed", "not-seen") and f.code not in RUNTIME_ONLY:
-            v = "confirmed" if f.state == "confirmed" else "conditional" if " only when " in f.message else "not-seen"
+            shadowed = given_up.get((f.path, functions.at(f.path, f.line)), f.line) < f.line
+            v = ("confirmed" if f.state == "confirmed" else "conditional" if " only when " in f.message
+                 else "shadowed" if shadowed else "not-seen")
             verdict.executed.append((f, v))
 
 
