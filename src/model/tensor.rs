@@ -707,10 +707,15 @@ impl<'m, 'a> Tensors<'m, 'a> {
         if self.returning_tensors.contains(&call.range()) {
             return true;
         }
-        if let Some(qualified) = self.model.imports.qualified_name(&call.func)
-            && let Some(returns_tensor) = torch_function_returns_tensor(&qualified)
-        {
-            return returns_tensor;
+        if let Some(qualified) = self.model.imports.qualified_name(&call.func) {
+            if let Some(returns_tensor) = torch_function_returns_tensor(&qualified) {
+                return returns_tensor;
+            }
+            // Dynamo traces numpy arrays as tensors (torch._numpy): `if np.array(shape).any():`
+            // is a data-dependent branch like its torch twin (monai's input-size checks).
+            if matches!(qualified.as_str(), "numpy.array" | "numpy.asarray") {
+                return true;
+            }
         }
         match call.func.as_ref() {
             Expr::Attribute(method) if is_self(&method.value) => self.submodules.contains(method.attr.id.as_str()),
