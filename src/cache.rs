@@ -37,7 +37,7 @@ use crate::rules::{RULES, Settings};
 pub const DIRECTORY: &str = ".tcfix_cache";
 
 /// Bumped when what a cache file holds changes shape.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 pub struct Cache {
     /// `.tcfix_cache/<hash of the settings>.json`.
@@ -223,6 +223,7 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
         module_classes,
         forward_replaced,
         never_built,
+        outside_compile_scope,
         reached,
         disabled,
         called_from_other_files,
@@ -240,6 +241,7 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
         module_classes,
         forward_replaced,
         never_built,
+        outside_compile_scope,
         disabled,
         called_from_other_files,
         imported_elsewhere,

@@ -219,6 +219,7 @@ impl<'a> ScopeCollector<'_, 'a> {
             is_module: false,
             forward_replaced: false,
             never_built: false,
+            outside_compile_scope: false,
             imported_elsewhere: false,
         });
         let function = self.scope.function;

@@ -20,6 +20,9 @@ pub struct Facts {
     pub forward_replaced: HashSet<String>,
     /// Qualnames of the file's classes that nothing builds (only named in dead code): not roots.
     pub never_built: HashSet<String>,
+    /// Qualnames of the file's module classes the project's compile calls do not trace
+    /// (`compile_scope`): their `forward` is not a root.
+    pub outside_compile_scope: HashSet<String>,
     /// Qualnames of the file's functions in the compiled region, with the reason.
     pub reached: HashMap<String, Reason>,
     /// Qualnames of the file's functions that a decorator imported from another project file

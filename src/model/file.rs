@@ -160,6 +160,9 @@ pub struct Class<'a> {
     /// Nothing builds it: its file names it only in dead code, no other file imports it (its
     /// methods are no roots, and their code is dead). Filled by `reach::mark_region`.
     pub never_built: bool,
+    /// The project's compile calls do not trace it (`compile_scope`): its `forward` is no root.
+    /// Filled by `reach::mark_region`.
+    pub outside_compile_scope: bool,
     /// Another project file imports it (and may build it and call it). Filled by
     /// `reach::mark_region`.
     pub imported_elsewhere: bool,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use ruff_python_ast::Expr;
 
+use crate::model::compile_scope::{CompileTarget, classes_named, compile_targets, held_in};
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::file::{FileModel, Reason};
@@ -48,6 +49,10 @@ pub struct FileSummary {
     pub names_used: Vec<u64>,
     /// Names the file needs to know whether another file uses (`uncalled_setters`).
     pub names_asked: Vec<String>,
+    /// What each of its `torch.compile` calls compiles (`compile_scope`).
+    pub compile_targets: Vec<CompileTarget>,
+    /// `(attr, class)`: its classes build `class` into `self.<attr>` (`compile_scope`).
+    pub held_in: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -61,6 +66,8 @@ pub struct ClassSummary {
     /// The `self.<attr>` it sets to one of torch.nn's modules (`self.embed = nn.Embedding(...)`),
     /// sorted: a class of another file that holds it as a submodule calls them on tensors.
     pub torch_submodules: Vec<String>,
+    /// The classes its code names: what it may hold as submodules (`compile_scope`).
+    pub classes_named: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -133,6 +140,7 @@ impl FileSummary {
                 decorators: c.decorators.clone(),
                 config: ClassDefaults::of(model, class),
                 torch_submodules: torch_submodules(model, class),
+                classes_named: classes_named(model, class),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -173,6 +181,8 @@ impl FileSummary {
             named_only_in_dead_code: classes_named_only_in_dead_code(model.source.parsed.suite(), &model.dead_code),
             names_used: model.names_used.clone(),
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
+            compile_targets: compile_targets(model),
+            held_in: held_in(model),
         }
     }
 }
@@ -258,6 +268,9 @@ pub struct ProjectIndex {
     forward_replaced: HashSet<ClassId>,
     /// Classes nothing builds: named only in dead code of their file, imported by no other file.
     never_built: HashSet<ClassId>,
+    /// The module classes whose `forward` the project's own compile calls trace, when every call
+    /// names what it compiles (`compile_scope`); None: every module's `forward`.
+    compiled: Option<HashSet<ClassId>>,
 }
 
 impl ProjectIndex {
@@ -274,12 +287,63 @@ impl ProjectIndex {
             module_classes: HashSet::default(),
             forward_replaced: HashSet::default(),
             never_built: HashSet::default(),
+            compiled: None,
         };
         index.module_classes = index.find_module_classes();
         index.forward_replaced = index.find_forward_replaced();
         index.never_built = index.find_never_built();
+        index.compiled = index.find_compiled();
         index.disable_through_imported_decorators();
         index
+    }
+
+    /// The classes the project's compile calls trace: the ones they name, the classes those
+    /// name in their code (submodules, transitively) and their bases. None when no call names a
+    /// module, or one names something tcfix cannot resolve: then every `forward` may be compiled.
+    fn find_compiled(&self) -> Option<HashSet<ClassId>> {
+        let mut named: Vec<ClassId> = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for target in &summary.compile_targets {
+                match target {
+                    CompileTarget::Function => {}
+                    CompileTarget::Unknown => return None,
+                    CompileTarget::Class(class) => named.push(self.find_class(file, class)?),
+                    CompileTarget::ItemsOf(attr) => {
+                        let held = self.classes_held_in(attr);
+                        if held.is_empty() {
+                            return None;
+                        }
+                        named.extend(held);
+                    }
+                }
+            }
+        }
+        if named.is_empty() {
+            return None;
+        }
+        let mut compiled: HashSet<ClassId> = HashSet::default();
+        while let Some(class) = named.pop() {
+            if !compiled.insert(class) {
+                continue;
+            }
+            let summary = self.class(class);
+            for name in summary.classes_named.iter().chain(&summary.bases) {
+                named.extend(self.find_class(class.file, name));
+            }
+        }
+        Some(compiled)
+    }
+
+    /// The module classes built into `self.<attr>` anywhere in the project (`self.layers =
+    /// nn.ModuleList([Block(...) ...])`): the items a loop over `x.<attr>` compiles.
+    fn classes_held_in(&self, attr: &str) -> Vec<ClassId> {
+        let mut held = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for built in summary.held_in.iter().filter(|(held_attr, _)| held_attr == attr) {
+                held.extend(self.find_class(file, &built.1).filter(|class| self.module_classes.contains(class)));
+            }
+        }
+        held
     }
 
     /// Mark `disabled` the functions decorated with another file's name for an untraced
@@ -376,6 +440,11 @@ impl ProjectIndex {
         }
         for &ClassId { file, class } in &self.never_built {
             facts[file].never_built.insert(self.files[file].classes[class].qualname.clone());
+        }
+        if let Some(compiled) = &self.compiled {
+            for &id in self.module_classes.difference(compiled) {
+                facts[id.file].outside_compile_scope.insert(self.class(id).qualname.clone());
+            }
         }
         for (file, summary) in self.files.iter().enumerate() {
             for (local, full) in &summary.imported_classes {
@@ -558,7 +627,8 @@ impl ProjectIndex {
         let class = self.local_class(file, function.class.as_ref()?)?;
         let traced_forward = self.module_classes.contains(&class)
             && !self.forward_replaced.contains(&class)
-            && !self.never_built.contains(&class);
+            && !self.never_built.contains(&class)
+            && self.compiled.as_ref().is_none_or(|compiled| compiled.contains(&class));
         (is_entry_point(&function.name) && traced_forward).then_some(Reason::Forward)
     }
 
@@ -714,6 +784,26 @@ mod tests {
             .collect();
         found.sort();
         found
+    }
+
+    const BLOCKS: &str = "import torch\nfrom torch import nn\nfrom pkg.layers import Attention\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.attn = Attention()\n\n    def forward(self, x):\n        print(x)\n        return self.attn(x)\n\nclass Transformer(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.layers = nn.ModuleList([Block() for _ in range(2)])\n\n    def forward(self, x):\n        print(x)\n        for layer in self.layers:\n            x = layer(x)\n        return x\n";
+    const ATTENTION: &str = "from torch import nn\n\nclass Attention(nn.Module):\n    def forward(self, x):\n        return x / x.max().item()\n";
+
+    #[test]
+    fn a_project_that_compiles_its_blocks_one_by_one_compiles_only_them_and_what_they_hold() {
+        let train = "import torch\nfrom pkg.model import Transformer\n\nmodel = Transformer()\nfor block in model.layers:\n    block.compile()\n";
+        let files = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", train)];
+        // Block's print and its Attention's .item(); Transformer.forward is never traced.
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+    }
+
+    #[test]
+    fn a_compile_call_tcfix_cannot_read_keeps_every_forward() {
+        let train = "import torch\n\ndef setup(model):\n    for block in model.layers:\n        block.compile()\n    return torch.compile(model)\n";
+        let files = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", train)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
+        let library = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&library), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
     }
 
     /// The findings of a project as `path:line CODE severity | end of message`.

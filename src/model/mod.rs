@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod collect;
 pub mod compile_calls;
+pub mod compile_scope;
 pub mod compiled_code;
 pub mod comprehensions;
 pub mod config_defaults;

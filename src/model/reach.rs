@@ -85,7 +85,7 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     }
     let is_module_method = f.class.is_some_and(|class| {
         let class = &model.classes[class];
-        class.is_module && !class.forward_replaced && !class.never_built
+        class.is_module && !class.forward_replaced && !class.never_built && !class.outside_compile_scope
     });
     (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
 }
@@ -104,6 +104,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         class.is_module = facts.module_classes.contains(&class.qualname);
         class.forward_replaced = facts.forward_replaced.contains(&class.qualname);
         class.never_built = facts.never_built.contains(&class.qualname);
+        class.outside_compile_scope = facts.outside_compile_scope.contains(&class.qualname);
         class.imported_elsewhere = facts.imported_elsewhere.contains(&class.qualname);
         if class.never_built {
             model.dead_code.add(class.node.range(), DeadReason::NeverBuilt(class.qualname.clone()));
