@@ -97,18 +97,21 @@ pub fn why(place: &Place, project: &[PathBuf], settings: &Settings) -> Result<An
     let text =
         std::fs::read_to_string(&place.path).with_context(|| format!("{}: cannot read", place.path.display()))?;
     let lines = LineIndex::from_source_text(&text);
-    if place.line > lines.line_count() || text.is_empty() {
-        bail!("{}: has {} lines, not {}", place.path.display(), lines.line_count(), place.line);
+    let count = text.lines().count();
+    if place.line > count {
+        bail!("{}: has {count} lines, not {}", place.path.display(), place.line);
     }
     let (path, facts, outside_project) = facts_of(&place.path, &text, project)?;
     let source = SourceFile::parse(&path, text.clone()).map_err(|error| anyhow!("{}: {error}", path.display()))?;
     let mut model = FileModel::build(&source, &module_name(&path));
     mark_region(&mut model, &facts);
-    let range = line_range(&text, &lines, place);
+    let range = line_range(&text, &lines, place.line);
+    let line_start = lines.line_start(OneIndexed::new(place.line).expect("checked above"), &text);
+    let column = place.column.map(|column| line_start + TextSize::from((column - 1) as u32));
     let function = function_at(&model, range.start());
     let compiled = compiled(&model, function, range);
     let names = match function {
-        Some(function) => names_on(&model, function, range),
+        Some(function) => names_on(&model, function, range, column),
         None => Vec::new(),
     };
     let rules = verdicts(&model, settings, &compiled, range, &lines);
@@ -151,22 +154,13 @@ fn facts_of(file: &Path, text: &str, project: &[PathBuf]) -> Result<(PathBuf, cr
     Ok((files.swap_remove(position), facts, outside))
 }
 
-/// The line's text without its indentation and line break, or the one position `COL` names.
-fn line_range(text: &str, lines: &LineIndex, place: &Place) -> TextRange {
-    let line = OneIndexed::new(place.line).expect("checked above");
+/// The line's text without its indentation and line break.
+fn line_range(text: &str, lines: &LineIndex, line: usize) -> TextRange {
+    let line = OneIndexed::new(line).expect("checked above");
     let start = lines.line_start(line, text);
-    let end = lines.line_end(line, text);
-    let content = &text[TextRange::new(start, end)];
-    let indent = content.len() - content.trim_start().len();
-    let full =
-        TextRange::new(start + TextSize::from(indent as u32), start + TextSize::from(content.trim_end().len() as u32));
-    match place.column {
-        Some(column) if column - 1 < content.len() => TextRange::new(
-            start + TextSize::from((column - 1) as u32),
-            full.end().max(start + TextSize::from(column as u32)),
-        ),
-        _ => full,
-    }
+    let content = &text[TextRange::new(start, lines.line_end(line, text))];
+    let indent = TextSize::from((content.len() - content.trim_start().len()) as u32);
+    TextRange::new(start + indent, start + TextSize::from(content.trim_end().len() as u32))
 }
 
 /// The innermost function whose code holds `offset`.
@@ -234,8 +228,8 @@ fn why_not_reached(model: &FileModel, function: usize) -> String {
 }
 
 /// Each distinct name and `self.<attr>` the line uses, with what it is taken for.
-fn names_on(model: &FileModel, function: usize, range: TextRange) -> Vec<Name> {
-    let mut collector = NameCollector { range, found: Vec::new() };
+fn names_on(model: &FileModel, function: usize, range: TextRange, column: Option<TextSize>) -> Vec<Name> {
+    let mut collector = NameCollector { range, column, found: Vec::new() };
     for stmt in model.source.parsed.suite() {
         collector.visit_stmt(stmt);
     }
@@ -340,9 +334,10 @@ fn describe_bindings(model: &FileModel, tensors: &Tensors, found: &[Binding]) ->
         .collect()
 }
 
-/// The names and `self.<attr>` loads whose start lies in the range.
+/// The names and `self.<attr>` that start in the range, or with a column, the one there.
 struct NameCollector<'a> {
     range: TextRange,
+    column: Option<TextSize>,
     found: Vec<&'a Expr>,
 }
 
@@ -354,9 +349,12 @@ impl<'a> Visitor<'a> for NameCollector<'a> {
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
-        let here = self.range.contains(expr.start());
+        let here = match self.column {
+            Some(column) => expr.range().contains(column),
+            None => self.range.contains(expr.start()),
+        };
         match expr {
-            Expr::Name(name) if here && name.ctx == ExprContext::Load => self.found.push(expr),
+            Expr::Name(name) if here && name.ctx != ExprContext::Del => self.found.push(expr),
             Expr::Attribute(attr) if here && is_self(&attr.value) => self.found.push(expr),
             _ => walk_expr(self, expr),
         }
@@ -414,7 +412,7 @@ fn silence(rule: &Rule, settings: &Settings, compiled: &Compiled, file: &str, li
     if !named.is_empty() {
         return format!("the line names {}, which it looks for, but its conditions did not hold here", quoted(&named));
     }
-    format!("no match on this line (it looks for {})", lowercase_first(rule.hazard.trim_end_matches('.')))
+    format!("nothing on this line matched what it finds: {}", lowercase_first(rule.hazard.trim_end_matches('.')))
 }
 
 fn quoted(words: &[&str]) -> String {
