@@ -390,12 +390,12 @@ fn site_line(site: &Site) -> String {
 impl Proof {
     pub fn text(&self) -> String {
         let mut out = format!("tcfix prove: `{}`\n", self.command.join(" "));
-        let fixes = if self.unsafe_fixes { "safe and unsafe fixes" } else { "safe fixes" };
+        let kind = if self.unsafe_fixes { "safe and unsafe" } else { "safe" };
         let _ = writeln!(
             out,
-            "  {} ({} applied: {fixes}): {}\n",
-            "before → after",
+            "  all frames, before → after {} {kind} {}: {}\n",
             self.fixes.len(),
+            if self.fixes.len() == 1 { "fix" } else { "fixes" },
             counts_line(&self.before.total, &self.after.total)
         );
         out.push_str("Per compiled frame, before → after:\n");
