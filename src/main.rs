@@ -169,8 +169,10 @@ fn prove(args: &cli::ProveArgs) -> Result<Status> {
             if !not_proven.failed.stderr_tail.is_empty() {
                 eprintln!("the end of its stderr:\n{}", not_proven.failed.stderr_tail);
             }
-            if let Some(dir) = not_proven.kept {
-                eprintln!("the fixed copy is kept in {}", dir.display());
+            match not_proven.kept {
+                Some(dir) => eprintln!("the fixed copy is kept in {}", dir.display()),
+                None if not_proven.run == "after the fixes" => eprintln!("rerun with --keep to look at the fixed copy"),
+                None => {}
             }
             return Ok(Status::Error);
         }

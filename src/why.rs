@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{Expr, ExprContext, Stmt};
+use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_source_file::{LineIndex, OneIndexed};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
@@ -213,6 +213,9 @@ fn why_not_reached(model: &FileModel, function: usize) -> String {
         return format!("`{}` is decorated so that Dynamo does not trace it", f.qualname);
     }
     if let Some(class) = f.class.map(|class| &model.classes[class]) {
+        if f.name == "__init__" {
+            return format!("`{}` builds the module: it runs before compiling, not under torch.compile", f.qualname);
+        }
         if class.never_built {
             return format!("not reached: nothing builds `{}`", class.qualname);
         }
@@ -229,7 +232,7 @@ fn why_not_reached(model: &FileModel, function: usize) -> String {
 
 /// Each distinct name and `self.<attr>` the line uses, with what it is taken for.
 fn names_on(model: &FileModel, function: usize, range: TextRange, column: Option<TextSize>) -> Vec<Name> {
-    let mut collector = NameCollector { range, column, found: Vec::new() };
+    let mut collector = NameCollector { range, column, found: Vec::new(), calls: Vec::new() };
     for stmt in model.source.parsed.suite() {
         collector.visit_stmt(stmt);
     }
@@ -258,24 +261,35 @@ fn names_on(model: &FileModel, function: usize, range: TextRange, column: Option
                 }
             }
             Expr::Attribute(attr) => {
-                let taken_for = if tensors.is_tensor_attribute(expr) {
-                    "a parameter or buffer of the module (a tensor)"
-                } else if tensors.is_submodule(attr.attr.as_str()) {
-                    "a submodule (calling it gives a tensor)"
-                } else {
-                    "an attribute of the module, not known to be a tensor or a submodule"
-                };
-                let evidence = vec![
-                    "from what the class assigns to it (`register_buffer`, `nn.Parameter`, a module) in its methods"
-                        .into(),
-                ];
-                Name { name: shown, taken_for: taken_for.into(), evidence }
+                let call = collector.calls.iter().find(|call| call.func.range() == expr.range());
+                self_attribute(&tensors, expr, attr.attr.as_str(), call.copied(), shown)
             }
             _ => continue,
         };
         names.push(name);
     }
     names
+}
+
+/// `self.<attr>`: a parameter or buffer, a submodule, or what its call on the line is taken for.
+fn self_attribute(tensors: &Tensors, expr: &Expr, attr: &str, call: Option<&ast::ExprCall>, shown: String) -> Name {
+    let assigned = "the class assigns it a buffer or a parameter (`register_buffer`, `nn.Parameter`, a tensor)";
+    let (taken_for, evidence) = if tensors.is_tensor_attribute(expr) {
+        ("a parameter or buffer of the module (a tensor)", assigned)
+    } else if tensors.is_submodule(attr) {
+        ("a submodule (calling it gives a tensor)", "the class assigns it a module (`nn.Linear(...)`, a module class)")
+    } else if call.is_some_and(|call| tensors.is_tensor_call(call)) {
+        (
+            "called here, its result taken for a tensor",
+            "any `self.<attr>(...)` of a module is taken for a submodule's output; the class does not show what it holds",
+        )
+    } else {
+        (
+            "an attribute of the module, not known to be a tensor or a submodule",
+            "the class assigns it no buffer, parameter or module that tcfix recognises",
+        )
+    };
+    Name { name: shown, taken_for: taken_for.into(), evidence: vec![evidence.into()] }
 }
 
 fn taken_for(model: &FileModel, tensors: &Tensors, expr: &Expr, local: bool) -> String {
@@ -334,11 +348,13 @@ fn describe_bindings(model: &FileModel, tensors: &Tensors, found: &[Binding]) ->
         .collect()
 }
 
-/// The names and `self.<attr>` that start in the range, or with a column, the one there.
+/// The names and `self.<attr>` that start in the range, or with a column, the one there, and
+/// the calls on the line (what a called `self.<attr>` gives).
 struct NameCollector<'a> {
     range: TextRange,
     column: Option<TextSize>,
     found: Vec<&'a Expr>,
+    calls: Vec<&'a ast::ExprCall>,
 }
 
 impl<'a> Visitor<'a> for NameCollector<'a> {
@@ -353,6 +369,9 @@ impl<'a> Visitor<'a> for NameCollector<'a> {
             Some(column) => expr.range().contains(column),
             None => self.range.contains(expr.start()),
         };
+        if let Expr::Call(call) = expr {
+            self.calls.push(call);
+        }
         match expr {
             Expr::Name(name) if here && name.ctx != ExprContext::Del => self.found.push(expr),
             Expr::Attribute(attr) if here && is_self(&attr.value) => self.found.push(expr),

@@ -77,6 +77,12 @@ fn a_method_nothing_compiled_calls_is_not_reached() {
 }
 
 #[test]
+fn a_modules_init_runs_before_compiling() {
+    let answer = why("net.py:10");
+    assert!(answer.contains("Compiled: no, `Net.__init__` builds the module: it runs before compiling"), "{answer}");
+}
+
+#[test]
 fn an_except_handler_is_a_dead_path() {
     let answer = why("net.py:20");
     assert!(

@@ -49,12 +49,21 @@ pub struct Site {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RunAccount {
     pub total: Counts,
-    /// By `(file, function)`; `line` is the function's first line in that run's text.
-    pub frames: Vec<(String, String, usize, Counts)>,
+    pub frames: Vec<Frame>,
     pub sites: Vec<Site>,
     pub seconds: f64,
     pub torch: Vec<String>,
     pub logs: usize,
+}
+
+/// One compiled frame of one run: a function (its resume functions included), where it starts in
+/// that run's text, and its counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Frame {
+    pub file: String,
+    pub function: String,
+    pub line: usize,
+    pub counts: Counts,
 }
 
 /// A frame before → after.
@@ -140,7 +149,8 @@ impl RunAccount {
                 compile_seconds: frame.seconds,
             };
             account.total.add(&counts);
-            account.frames.push((file.to_string(), frame.function.clone(), line.parse().unwrap_or(0), counts));
+            let line = line.parse().unwrap_or(0);
+            account.frames.push(Frame { file: file.to_string(), function: frame.function.clone(), line, counts });
         }
         account.sites = sites(&reports, root);
         account
@@ -275,13 +285,11 @@ fn frame_changes(before: &RunAccount, after: &RunAccount) -> Vec<FrameChange> {
         before: Counts::default(),
         after: Counts::default(),
     };
-    for (file, function, line, counts) in &before.frames {
-        let frame = frames.entry((file.clone(), function.clone())).or_insert_with(|| blank(file, function, *line));
-        frame.before.add(counts);
-    }
-    for (file, function, line, counts) in &after.frames {
-        let frame = frames.entry((file.clone(), function.clone())).or_insert_with(|| blank(file, function, *line));
-        frame.after.add(counts);
+    for (run, after_fixes) in [(before, false), (after, true)] {
+        for Frame { file, function, line, counts } in &run.frames {
+            let frame = frames.entry((file.clone(), function.clone())).or_insert_with(|| blank(file, function, *line));
+            if after_fixes { frame.after.add(counts) } else { frame.before.add(counts) }
+        }
     }
     let mut frames: Vec<FrameChange> = frames.into_values().collect();
     frames.sort_by(|a, b| {
