@@ -295,7 +295,7 @@ fn self_attribute(tensors: &Tensors, expr: &Expr, attr: &str, call: Option<&ast:
 fn taken_for(model: &FileModel, tensors: &Tensors, expr: &Expr, local: bool) -> String {
     let Expr::Name(name) = expr else { return String::new() };
     let id = name.id.as_str();
-    let said = if tensors.is_mask(expr) {
+    if tensors.is_mask(expr) {
         "a mask (a boolean tensor)".to_string()
     } else if tensors.is_zero_dim(expr) {
         "a 0-d tensor".to_string()
@@ -313,8 +313,7 @@ fn taken_for(model: &FileModel, tensors: &Tensors, expr: &Expr, local: bool) -> 
         "the module itself".to_string()
     } else {
         "a builtin or a global: not a tensor".to_string()
-    };
-    said
+    }
 }
 
 fn describe_bindings(model: &FileModel, tensors: &Tensors, found: &[Binding]) -> Vec<String> {
