@@ -96,6 +96,11 @@ pub struct Answer {
 pub fn why(place: &Place, project: &[PathBuf], settings: &Settings) -> Result<Answer> {
     let text =
         std::fs::read_to_string(&place.path).with_context(|| format!("{}: cannot read", place.path.display()))?;
+    why_in_text(place, text, project, settings)
+}
+
+/// `why` for a file whose text is `text` (an editor's buffer, which may differ from the disk).
+pub fn why_in_text(place: &Place, text: String, project: &[PathBuf], settings: &Settings) -> Result<Answer> {
     let lines = LineIndex::from_source_text(&text);
     let count = text.lines().count();
     if place.line > count {
