@@ -104,6 +104,28 @@ fn the_fixes_remove_the_breaks_of_a_training_step_keep_its_outputs_and_leave_the
     std::fs::remove_dir_all(kept.parent().unwrap()).unwrap();
 }
 
+#[test]
+fn a_two_process_run_gives_one_trace_per_rank_and_both_are_proven() {
+    let Some(python) = venv_python() else { return };
+    let python = python.to_str().unwrap();
+    let model =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/evidence/models/two_ranks.py"));
+    let repo = repository(&[("two_ranks.py", &model.unwrap())]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+    let output =
+        tcfix(repo.path(), &["prove", "--format", "json", "--timeout", "300", "--", python, "two_ranks.py", &port]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let proof: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(proof["before"]["ranks"], serde_json::json!([0, 1]), "{proof:#}");
+    assert_eq!(proof["after"]["ranks"], serde_json::json!([0, 1]), "{proof:#}");
+    // Each rank breaks at the print and at the branch on tensor data; the safe fix guards the
+    // print, and the branch (an unsafe fix) is left.
+    assert_eq!(proof["before"]["total"]["graph_breaks"], 4, "{proof:#}");
+    assert_eq!(proof["after"]["total"]["graph_breaks"], 2, "{proof:#}");
+    assert_eq!(proof["fixes"][0]["effect"], "removed", "{proof:#}");
+    assert_eq!(proof["fixes"][0]["before"], 2, "{proof:#}");
+}
+
 /// A committed project with one hazard, for the runs that cannot prove anything.
 fn small_project() -> tempfile::TempDir {
     repository(&[(
