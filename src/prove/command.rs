@@ -107,7 +107,7 @@ impl Launch<'_> {
 }
 
 /// The last lines of a file, for a message.
-fn stderr_tail(path: &Path) -> String {
+pub fn stderr_tail(path: &Path) -> String {
     let text = std::fs::read(path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")

@@ -31,6 +31,8 @@ impl Copy {
             tempfile::Builder::new().prefix("tcfix-prove-").tempdir().context("cannot make a temporary directory")?;
         let dir = temporary.path().join(root.file_name().unwrap_or("project".as_ref()));
         std::fs::create_dir(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        // Paths read back from the runs' traces are real paths (no symlinked `/tmp`).
+        let dir = dir.canonicalize().unwrap_or(dir);
         let copy = Copy { root, dir, temporary: Some(temporary) };
         for relative in tracked_files(&repo)?.iter().chain(&untracked_files(&repo)?) {
             copy.copy_file(relative)?;

@@ -201,11 +201,7 @@ fn run_once(options: &Options, name: &'static str, root: &Path, dir: &Path, scra
     let seconds = launch.run(name)?;
     let evidence = read_trace(&trace).map_err(|reason| Failed {
         reason,
-        stderr_tail: std::fs::read_to_string(scratch.join(format!("{name}.stderr")))
-            .map(|text| {
-                text.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n")
-            })
-            .unwrap_or_default(),
+        stderr_tail: command::stderr_tail(&scratch.join(format!("{name}.stderr"))),
     })?;
     Ok(Traced { evidence, output, seconds })
 }
