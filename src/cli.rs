@@ -182,7 +182,96 @@ pub enum Command {
     /// The hazards of the open buffers as you type, their fixes as quick fixes, each rule's
     /// documentation on hover. The README's "In your editor" sets it up in Neovim and VS Code.
     Server,
+    /// Prove the fixes on your own run: run CMD under TORCH_TRACE, apply the fixes in a copy
+    /// of the working tree, run CMD there, and report per compiled frame before → after.
+    ///
+    /// Your tree is never written: the copy holds the tracked files as they are now (uncommitted
+    /// changes included) and the untracked ones git does not ignore. Exit 0: proven (no frame
+    /// worse, outputs equal when compared); 1: a frame got worse or the outputs differ; 2: could
+    /// not prove (the command failed, timed out, or compiled nothing).
+    #[command(after_help = PROVE_EXAMPLE)]
+    Prove(Box<ProveArgs>),
+    /// Say what tcfix knows about a line: compiled or not (and why), what each name on it is
+    /// taken for and from what evidence, and which rules looked at it and what each concluded.
+    Why {
+        /// `PATH:LINE` or `PATH:LINE:COL`.
+        place: String,
+        /// The project's other files to learn from (default: the current directory).
+        #[arg(long, value_name = "PATH")]
+        project: Vec<PathBuf>,
+    },
 }
+
+#[derive(Debug, clap::Args)]
+pub struct ProveArgs {
+    /// The files or directories whose hazards are fixed (default: the current directory).
+    pub paths: Vec<PathBuf>,
+
+    /// The command to run, after `--`: a smoke test or one training step that calls the
+    /// compiled model.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+
+    /// Also apply the fixes that may change behaviour or speed.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Stop each run of CMD after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+
+    /// Leave the fixed copy and a patch of the fixes on disk, and print where.
+    #[arg(long)]
+    pub keep: bool,
+
+    /// Compare the outputs of the two runs: CMD saves them with
+    /// `torch.save(outputs, os.environ["TCFIX_PROVE_OUTPUT"])` (a tensor, or a dict, list or
+    /// tuple of tensors), and tcfix compares them with `torch.allclose`.
+    #[arg(long)]
+    pub compare_output: bool,
+
+    /// The Python (with torch) that compares the outputs.
+    #[arg(long, value_name = "PYTHON", default_value = "python3")]
+    pub python: String,
+
+    /// The relative tolerance of the comparison.
+    #[arg(long, default_value_t = 1e-5)]
+    pub rtol: f64,
+
+    /// The absolute tolerance of the comparison.
+    #[arg(long, default_value_t = 1e-8)]
+    pub atol: f64,
+
+    /// How to print the proof.
+    #[arg(long, value_enum, default_value_t = ProveFormat::Text)]
+    pub format: ProveFormat,
+
+    /// Only these rules' fixes (codes, prefixes, names or categories, comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Vec<String>,
+
+    /// Not these rules' fixes.
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Vec<String>,
+
+    /// Use this configuration file.
+    #[arg(long, value_name = "PATH", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore all configuration files.
+    #[arg(long)]
+    pub isolated: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProveFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+const PROVE_EXAMPLE: &str = "Example:
+  tcfix prove --compare-output --python .venv/bin/python -- .venv/bin/python train.py --steps 1";
 
 const EXIT_CODES: &str = "Exit codes:
   0  nothing left to report (with --diff-base: on the changed lines; with --baseline: outside it)

@@ -18,11 +18,13 @@ pub mod model;
 pub mod output;
 pub mod patch;
 pub mod project;
+pub mod prove;
 pub mod rules;
 pub mod scope;
 pub mod server;
 pub mod source;
 pub mod suppress;
+pub mod why;
 pub mod write;
 
 use std::path::Path;

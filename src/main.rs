@@ -75,6 +75,8 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         Some(Command::Rules) => return print_rules(),
         Some(Command::Explain { rule }) => return explain(rule),
         Some(Command::Server) => return tcfix::server::run().map(|()| Status::Clean),
+        Some(Command::Prove(args)) => return prove(args),
+        Some(Command::Why { place, project }) => return why(place, project),
         None => {}
     }
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
@@ -141,6 +143,66 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         eprintln!("warning: cannot write the cache in {}: {error}", tcfix::cache::DIRECTORY);
     }
     Ok(status)
+}
+
+/// `tcfix prove -- CMD`: the proof on stdout; a run that could not be proven with on stderr.
+fn prove(args: &cli::ProveArgs) -> Result<Status> {
+    let options = tcfix::prove::Options {
+        command: args.command.clone(),
+        paths: args.paths.clone(),
+        unsafe_fixes: args.unsafe_fixes,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        config: args.config.clone(),
+        isolated: args.isolated,
+        timeout: args.timeout.map(std::time::Duration::from_secs),
+        keep: args.keep,
+        compare_output: args.compare_output,
+        python: args.python.clone(),
+        tolerance: tcfix::prove::compare::Tolerance { rtol: args.rtol, atol: args.atol },
+    };
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let proof = match tcfix::prove::prove(&options, &cwd)? {
+        Ok(proof) => proof,
+        Err(not_proven) => {
+            eprintln!("error: could not prove the fixes: the run {}: {}", not_proven.run, not_proven.failed.reason);
+            if !not_proven.failed.stderr_tail.is_empty() {
+                eprintln!("the end of its stderr:\n{}", not_proven.failed.stderr_tail);
+            }
+            match not_proven.kept {
+                Some(dir) => eprintln!("the fixed copy is kept in {}", dir.display()),
+                None if not_proven.run == "after the fixes" => eprintln!("rerun with --keep to look at the fixed copy"),
+                None => {}
+            }
+            return Ok(Status::Error);
+        }
+    };
+    proof.warnings.iter().for_each(|warning| eprintln!("warning: {warning}"));
+    let text = match args.format {
+        cli::ProveFormat::Text => proof.text(),
+        cli::ProveFormat::Markdown => proof.markdown(),
+        cli::ProveFormat::Json => proof.json(),
+    };
+    write(&mut std::io::stdout().lock(), &text)?;
+    Ok(if proof.outputs_unknown() {
+        Status::Error
+    } else if proof.regressed() {
+        Status::Findings
+    } else {
+        Status::Clean
+    })
+}
+
+/// `tcfix why PATH:LINE[:COL]`.
+fn why(place: &str, project: &[PathBuf]) -> Result<Status> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let config = Config::discover(&cwd, None, false, names_a_rule)?;
+    let settings = Settings::from_config(&Arc::new(config), &CommandLine::default());
+    let place = tcfix::why::Place::parse(place)?;
+    let project = if project.is_empty() { vec![PathBuf::from(".")] } else { project.to_vec() };
+    let answer = tcfix::why::why(&place, &project, &settings)?;
+    write(&mut std::io::stdout().lock(), &answer.text())?;
+    Ok(Status::Clean)
 }
 
 /// The cache of earlier runs' findings, unless `--no-cache` or `cache = false` turns it off.

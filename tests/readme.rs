@@ -60,6 +60,28 @@ fn run(dir: &Path, line: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_tcfix")).args(&words[1..]).current_dir(dir).output().expect("tcfix runs")
 }
 
+/// `tcfix prove -- python ...` runs the model: with the oracle's torch venv first on `PATH`, and
+/// skipped without one unless `TCFIX_PROVE_NEEDS_VENV` is set (`.ci/run` sets it once the venv is made).
+fn prove(dir: &Path, line: &str) -> Option<Output> {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    let venv = std::env::var_os("TCFIX_ORACLE_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(&home).join(".cache/tcfix-oracle/venv"));
+    if !venv.join("bin/python").is_file() {
+        assert!(std::env::var_os("TCFIX_PROVE_NEEDS_VENV").is_none(), "no torch venv at {}", venv.display());
+        eprintln!("skipped `{line}`: no torch venv at {}", venv.display());
+        return None;
+    }
+    let path = std::env::join_paths(
+        std::iter::once(venv.join("bin")).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_tcfix")).args(&words[1..]).env("PATH", path).current_dir(dir).output();
+    Some(output.expect("tcfix runs"))
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -84,7 +106,13 @@ fn every_tcfix_command_of_the_readme_runs() {
     for line in &commands {
         // Each in a fresh copy: --apply changes the model.
         let dir = project();
-        let output = run(dir.path(), line);
+        let output = match line.starts_with("tcfix prove") {
+            true => match prove(dir.path(), line) {
+                Some(output) => output,
+                None => continue,
+            },
+            false => run(dir.path(), line),
+        };
         let code = output.status.code();
         assert!(
             matches!(code, Some(0 | 1)),

@@ -488,3 +488,24 @@ fn the_configurations_baseline_leaves_out_the_findings_it_records() {
     assert_eq!(found[0]["range"]["start"]["line"], 7, "the new print only");
     assert!(client.stop().success());
 }
+
+#[test]
+fn why_on_demand_answers_for_the_buffer_as_it_is_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, initialized) = Client::start(dir.path(), json!({}));
+    assert_eq!(initialized["capabilities"]["executeCommandProvider"]["commands"], json!(["tcfix.why"]));
+    let file = uri(&dir.path().join("model.py"));
+    // Not on disk: the answer is about the buffer.
+    client.open(&file, &with_print());
+    let print_line = with_print().lines().position(|line| line.contains("print(")).unwrap();
+    let answer =
+        client.request("workspace/executeCommand", json!({"command": "tcfix.why", "arguments": [file, print_line]}));
+    let text = answer["result"].as_str().unwrap_or_else(|| panic!("{answer}"));
+    assert!(text.contains("Compiled: yes, in `Model.forward`"), "{text}");
+    assert!(text.contains("TCF101 print-in-compiled-code: reported"), "{text}");
+    let shown = client.wait_for("the answer as a message", |message| message["method"] == "window/showMessage");
+    assert_eq!(shown["params"]["message"].as_str(), Some(text));
+    let bad = client.request("workspace/executeCommand", json!({"command": "tcfix.why", "arguments": [file]}));
+    assert!(bad["error"]["message"].as_str().unwrap().contains("0-based line"), "{bad}");
+    client.stop();
+}

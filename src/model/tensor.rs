@@ -80,8 +80,8 @@ enum Kind {
     Mask,
 }
 
-/// What one binding of a local name says about it.
-enum Binding<'a> {
+/// What one binding of a local name says about it (`tcfix why` shows each).
+pub enum Binding<'a> {
     Value(&'a Expr),
     /// One element of a tuple unpacked from this value (`q, k = x.chunk(2)`).
     Element(&'a Expr),
@@ -535,6 +535,21 @@ impl<'m, 'a> Tensors<'m, 'a> {
         }
     }
 
+    /// Whether `self.<attr>` is a submodule of the function's class (`tcfix why`).
+    pub fn is_submodule(&self, attr: &str) -> bool {
+        self.submodules.contains(attr)
+    }
+
+    /// What the calls of the file say of parameter `name`: `Some(true)` its compiled callers pass
+    /// it tensors, `Some(false)` every one passes a Python value (`tcfix why`).
+    pub fn passed_by_callers(&self, function: usize, name: &str) -> Option<bool> {
+        let facts = &self.model.call_facts.get()?[function];
+        if facts.passed_tensors.contains(name) {
+            return Some(true);
+        }
+        facts.passed_python.contains(name).then_some(false)
+    }
+
     /// Whether the function binds `name` itself (a parameter, an assignment): it then shadows a
     /// builtin of that name.
     pub fn is_local(&self, name: &str) -> bool {
@@ -941,7 +956,7 @@ pub fn torch_function_returns_tensor(qualified: &str) -> Option<bool> {
 
 /// A value that is certainly not a tensor: literals, containers, `len()`, `int()`, `.shape`,
 /// `.size()`, `.item()`...
-fn is_python_value(expr: &Expr) -> bool {
+pub fn is_python_value(expr: &Expr) -> bool {
     match expr {
         Expr::NumberLiteral(_)
         | Expr::StringLiteral(_)
@@ -1096,7 +1111,7 @@ impl<'a> Visitor<'a> for BufferCollector<'_> {
 }
 
 /// Every binding of every local name of the function, parameters first.
-fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<Binding<'a>>> {
+pub fn bindings<'a>(model: &FileModel<'a>, function: usize) -> HashMap<String, Vec<Binding<'a>>> {
     let node = model.function(function).node;
     let mut collector = BindingCollector { bindings: HashMap::default(), evidence: HashSet::default(), model };
     match node {

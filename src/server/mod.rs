@@ -10,6 +10,7 @@ mod code_actions;
 mod diagnostics;
 mod documents;
 mod hover;
+mod why;
 mod workspace;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -22,7 +23,7 @@ use crossbeam_channel::{Receiver, Sender, select};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response, ResponseError};
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
-    Notification as _, PublishDiagnostics,
+    Notification as _, PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
@@ -114,6 +115,10 @@ fn capabilities(encoding: Encoding) -> ServerCapabilities {
             ..CodeActionOptions::default()
         })),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        execute_command_provider: Some(lsp_types::ExecuteCommandOptions {
+            commands: vec![why::COMMAND.to_string()],
+            ..Default::default()
+        }),
         ..ServerCapabilities::default()
     }
 }
@@ -262,6 +267,13 @@ impl Server {
                 let document = self.documents.get(&position.text_document.uri);
                 let found = document.and_then(|document| hover::hover(document, position.position, self.encoding));
                 Ok(serde_json::to_value(found).expect("a hover serialises"))
+            }
+            lsp_types::request::ExecuteCommand::METHOD => {
+                let params: lsp_types::ExecuteCommandParams = params_of(request)?;
+                let answer = why::answer(&params, &self.documents, &self.workspace)?;
+                let shown = lsp_types::ShowMessageParams { typ: lsp_types::MessageType::INFO, message: answer.clone() };
+                self.send(Notification::new(ShowMessage::METHOD.to_string(), shown).into());
+                Ok(serde_json::Value::String(answer))
             }
             PANIC_FOR_TESTS if std::env::var_os(PANIC_FOR_TESTS_VARIABLE).is_some() => {
                 panic!("a panic the tests asked for")
