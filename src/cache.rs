@@ -68,6 +68,12 @@ struct Stored {
     files: Vec<(PathBuf, Entry)>,
 }
 
+/// A stored cache's key alone: read first, since another tcfix's entries may not parse.
+#[derive(Deserialize)]
+struct StoredKey {
+    key: Key,
+}
+
 #[derive(Serialize, Deserialize, Clone)]
 pub struct Entry {
     content: u64,
@@ -98,10 +104,11 @@ impl Cache {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(error) => return Err(self.ignored(&error.to_string())),
         };
-        let stored: Stored = serde_json::from_slice(&text).map_err(|error| self.ignored(&error.to_string()))?;
-        if stored.key.format != FORMAT || stored.key.tcfix != self.key.tcfix {
+        let StoredKey { key } = serde_json::from_slice(&text).map_err(|error| self.ignored(&error.to_string()))?;
+        if key.format != FORMAT || key.tcfix != self.key.tcfix {
             return Ok(()); // another tcfix's: expected after an upgrade, and quietly replaced
         }
+        let stored: Stored = serde_json::from_slice(&text).map_err(|error| self.ignored(&error.to_string()))?;
         if stored.key != self.key {
             return Err(self.ignored("it was written for other settings or another hashing"));
         }

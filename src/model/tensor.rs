@@ -657,8 +657,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 reduces_all(&arguments.args)
                     || (keeps_rank(name) && self.is_zero_dim(&method.value) && scalar_arguments(&arguments.args))
             }
-            // `torch.sum(x)`, `torch.abs(m)`
-            _ if self.is_tensor_call(call) => {
+            // `torch.sum(x)`, `torch.abs(m)`; not a submodule named like one (`self.norm(x)`).
+            _ if self.is_torch_call(call) && self.is_tensor_call(call) => {
                 let Some((first, rest)) = arguments.args.split_first() else { return false };
                 (self.is_tensor(first) && reduces_all(rest))
                     || (keeps_rank(name) && self.is_zero_dim(first) && scalar_arguments(rest))
@@ -744,6 +744,11 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 Expr::Attribute(attr) if is_self(&attr.value) && self.submodules.contains(attr.attr.id.as_str())),
             _ => false,
         }
+    }
+
+    /// `torch.sum(...)`, `F.softmax(...)`: a function of torch, by the file's imports.
+    fn is_torch_call(&self, call: &ast::ExprCall) -> bool {
+        self.model.imports.qualified_name(&call.func).is_some_and(|name| name.starts_with("torch."))
     }
 
     /// `self.decoder.embed`: a submodule of a submodule.
