@@ -1,7 +1,6 @@
 """A test file (pytest collects `*_test.py`) that builds a small attention module and pins the
 math backend with the old context manager, but never calls `torch.compile`: the module runs
-eagerly, so the call only warns. tcfix still reports it, as a low deprecation note saying no graph
-breaks here, with the same safe rewrite."""
+eagerly, so the call only warns and breaks no graph: tcfix says nothing."""
 import torch
 import torch.nn.functional as F
 from torch import nn
