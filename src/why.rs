@@ -14,6 +14,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::Diagnostic;
 use crate::discover::discover;
+use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_function};
 use crate::model::file::{FileModel, Reason};
 use crate::model::index::{ProjectIndex, module_name};
 use crate::model::module::is_self;
@@ -184,12 +185,37 @@ fn compiled(model: &FileModel, function: Option<usize>, range: TextRange) -> Com
         return Compiled::DeadPath { function: qualname, reason: reason.to_string() };
     }
     match model.region.get(&function) {
+        Some(_) if only_eager(model, function, range) => Compiled::No(
+            "the function is compiled, but this line runs only eagerly: it sits under a guard that is false under \
+             Dynamo (`if not torch.compiler.is_compiling():`, `if torch.jit.is_scripting():`), or after \
+             `if torch.compiler.is_compiling(): return`"
+                .into(),
+        ),
         Some(reason) => {
             let (entry, chain) = chain_of(model, function, reason);
             Compiled::Yes { function: qualname, entry, chain }
         }
         None => Compiled::No(why_not_reached(model, function)),
     }
+}
+
+/// Whether a statement starts on the line in the function's code and the walk of its compiled
+/// code (which skips what only runs eagerly) never reaches it.
+fn only_eager(model: &FileModel, function: usize, line: TextRange) -> bool {
+    struct Starts {
+        line: TextRange,
+        found: bool,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for Starts {
+        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+            self.found |= self.line.contains(stmt.start());
+        }
+    }
+    let mut compiled = Starts { line, found: false };
+    visit_function(model, function, &mut compiled);
+    let mut all = Starts { line, found: false };
+    visit_all(model.function(function).node.body(), &mut all);
+    all.found && !compiled.found
 }
 
 /// The entry point and the functions from it to `function`, following who called whom.

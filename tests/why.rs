@@ -160,3 +160,15 @@ fn a_line_past_the_end_or_a_bad_place_is_an_error() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("PATH:LINE"));
 }
+
+#[test]
+fn a_line_under_a_guard_false_under_dynamo_runs_only_eagerly() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n        if torch.jit.is_scripting():\n            print(\"scripted\")\n        return x * 2\n";
+    std::fs::write(dir.path().join("net.py"), model).unwrap();
+    let output = run(dir.path(), &["why", "net.py:8"]);
+    let answer = String::from_utf8_lossy(&output.stdout);
+    assert!(answer.contains("this line runs only eagerly"), "{answer}");
+    let compiled = run(dir.path(), &["why", "net.py:9"]);
+    assert!(String::from_utf8_lossy(&compiled.stdout).contains("Compiled: yes"));
+}
