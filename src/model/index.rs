@@ -10,6 +10,7 @@ use std::sync::Arc;
 use ruff_python_ast::Expr;
 
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
+use crate::model::dynamo_config::Captures;
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
@@ -48,6 +49,8 @@ pub struct FileSummary {
     pub names_used: Vec<u64>,
     /// Names the file needs to know whether another file uses (`uncalled_setters`).
     pub names_asked: Vec<String>,
+    /// The capture options the file turns on, and whether it compiles (`dynamo_config`).
+    pub captures: Captures,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -146,6 +149,7 @@ impl FileSummary {
             named_only_in_dead_code: classes_named_only_in_dead_code(model.source.parsed.suite(), &model.dead_code),
             names_used: model.names_used.clone(),
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
+            captures: Captures::of(model),
         }
     }
 }
@@ -338,8 +342,10 @@ impl ProjectIndex {
         self.files.iter().for_each(|file| state.extend(&file.state_attributes));
         let state = Arc::new(state);
         let mut facts: Vec<Facts> = vec![Facts { state_attributes: state, ..Facts::default() }; self.files.len()];
+        let captures = Captures::of_project(self.files.iter().map(|file| &file.captures));
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].setup_code = summary.setup_code;
+            facts[file].captures = captures.clone();
         }
         for &ClassId { file, class } in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());

@@ -1,7 +1,8 @@
 //! TCF107 host-call-in-compiled-code: clock reads (`time.time()`, `time.perf_counter()`...),
 //! `time.sleep()`, `datetime.now()`, `uuid.uuid4()` and the `np.random` calls Dynamo cannot trace
-//! in the compiled region break the graph. Where the value goes decides the fix, so there is one
-//! only for a numpy draw that only decides LayerDrop: keep every layer under compile (layerdrop).
+//! in the compiled region break the graph. Where the value goes decides the fix, so none is
+//! offered: the finding says what to do, and for a numpy draw that only decides LayerDrop, what
+//! keeps LayerDrop under compile (layerdrop).
 //! Python's `random` module, `os.getenv` / `os.environ` and `torch.cuda.synchronize()` are traced
 //! (measured under torch 2.15) and not flagged.
 
@@ -11,7 +12,6 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::imports::{Imports, dotted_name};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
@@ -25,7 +25,7 @@ pub static RULE: Rule = Rule {
     hazard: "A clock read, sleep, datetime, uuid or numpy random call in compiled code breaks the graph.",
     why: "Dynamo runs the call in Python between two graphs on every call.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Unsafe],
+    fixes: &[],
     mentions: &[],
 };
 
@@ -114,24 +114,21 @@ impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
             let shown = dotted_name(&call.func).unwrap_or_default();
             let message = format!("`{shown}()` in {} breaks the graph ({})", function.describe(), kind.graph_break());
             let diagnostic = Diagnostic::new(&RULE, call.range(), message);
-            let diagnostic = match self.layerdrop_fix(call, kind) {
-                Some(fix) => diagnostic.with_fix(fix),
-                None => diagnostic.without_fix(kind.advice()),
-            };
+            let advice = self.layerdrop_advice(call, kind).unwrap_or_else(|| kind.advice().to_string());
+            let diagnostic = diagnostic.without_fix(advice);
             diagnostics.push(function.graph_break(diagnostic, site));
         }
     }
 }
 
 impl HostCallFinder<'_, '_> {
-    /// The fix for a numpy scalar draw stored in a name that only LayerDrop tests read.
-    fn layerdrop_fix(&self, call: &ast::ExprCall, kind: HostCall) -> Option<Fix> {
+    /// What to do about a numpy scalar draw stored in a name that only LayerDrop tests read.
+    fn layerdrop_advice(&self, call: &ast::ExprCall, kind: HostCall) -> Option<String> {
         if !matches!(kind, HostCall::NumpyScalar) {
             return None;
         }
         let assignment = self.assignments.iter().find(|assignment| assignment.value.range() == call.range())?;
-        let function = self.function;
-        layerdrop::layerdrop_draw_fix(function.model(), function.id, function.checker.settings.target_torch, call, assignment)
+        layerdrop::layerdrop_draw_advice(self.function.model(), self.function.id, assignment)
     }
 }
 
