@@ -27,8 +27,8 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fix::{Edit, Fix, Safety};
 use crate::fix::dynamo_config::ProjectSetting;
+use crate::fix::{Edit, Fix, Safety};
 use crate::model::dynamo_config::Capture;
 use crate::model::facts::Facts;
 use crate::model::index::FileSummary;

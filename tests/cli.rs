@@ -532,7 +532,15 @@ fn a_capture_option_is_written_once_where_the_project_compiles() {
                    n = int(mask.sum().item())\n        k = int(mask.max().item())\n        return x[:n] + torch.arange(k).sum()\n";
     let train = "import torch\n\nfrom pkg.model import Merger\n\n\ndef main():\n    model = Merger()\n    return \
                  torch.compile(model)\n";
-    let dir = project(&[("pkg/__init__.py", "from .model import Merger\n"), ("pkg/model.py", library), ("train.py", train)]);
+    // A package module that compiles at import (timm's `optim/kron.py`) is no place for it: everyone
+    // who imports the package would get the option.
+    let compiled_at_import = "import torch\n\nstep = torch.compile(lambda x: x * 2)\n";
+    let dir = project(&[
+        ("pkg/__init__.py", "from .model import Merger\n"),
+        ("pkg/fast.py", compiled_at_import),
+        ("pkg/model.py", library),
+        ("train.py", train),
+    ]);
     let report = stdout(&tcfix(dir.path(), &["pkg", "train.py"]));
     assert!(
         report.contains(
@@ -547,6 +555,7 @@ fn a_capture_option_is_written_once_where_the_project_compiles() {
     let apply = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pkg", "train.py"]);
     assert_eq!(apply.status.code(), Some(0), "{}", stdout(&apply));
     assert_eq!(fs::read_to_string(dir.path().join("pkg/model.py")).unwrap(), library, "the library is not edited");
+    assert_eq!(fs::read_to_string(dir.path().join("pkg/fast.py")).unwrap(), compiled_at_import);
     assert_eq!(
         fs::read_to_string(dir.path().join("train.py")).unwrap(),
         train.replace(

@@ -179,7 +179,8 @@ mod tests {
 
     #[test]
     fn the_setting_goes_just_before_the_first_compile_with_a_comment() {
-        let text = "import torch as th\n\ndef main(model):\n    model.eval()\n    fast = th.compile(model)\n    return fast\n";
+        let text =
+            "import torch as th\n\ndef main(model):\n    model.eval()\n    fast = th.compile(model)\n    return fast\n";
         assert_eq!(
             with_setting(text),
             "import torch as th\n\ndef main(model):\n    model.eval()\n    # tcfix: lets Dynamo trace \

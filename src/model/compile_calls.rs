@@ -202,10 +202,18 @@ fn first_in<'a>(model: &FileModel<'a>, body: &'a [Stmt]) -> Option<&'a Stmt> {
                 })
             }
             Stmt::For(for_stmt) => {
-                if holds(&for_stmt.iter) { Some(stmt) } else { first_in(model, &for_stmt.body) }
+                if holds(&for_stmt.iter) {
+                    Some(stmt)
+                } else {
+                    first_in(model, &for_stmt.body)
+                }
             }
             Stmt::While(while_stmt) => {
-                if holds(&while_stmt.test) { Some(stmt) } else { first_in(model, &while_stmt.body) }
+                if holds(&while_stmt.test) {
+                    Some(stmt)
+                } else {
+                    first_in(model, &while_stmt.body)
+                }
             }
             Stmt::With(with) => {
                 if with.items.iter().any(|item| holds(&item.context_expr)) {

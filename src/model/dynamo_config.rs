@@ -52,14 +52,16 @@ impl Capture {
 pub struct Captures {
     pub scalar_outputs: bool,
     pub dynamic_output_shape_ops: bool,
-    /// The path of the file that compiles (the first by path, tests aside); none in a library.
+    /// The path of the script that compiles (the first by path, tests aside); none in a library.
     pub compiled_in: Option<String>,
 }
 
 impl Captures {
     pub fn of(model: &FileModel) -> Self {
         let path = &model.source.path;
-        let compiles = !crate::discover::is_test_file(path) && crate::model::compile_calls::compiles_anything(model);
+        let compiles = !crate::discover::is_test_file(path)
+            && is_script(model)
+            && crate::model::compile_calls::compiles_anything(model);
         Captures {
             scalar_outputs: sets(model, Capture::ScalarOutputs),
             dynamic_output_shape_ops: sets(model, Capture::DynamicOutputShapeOps),
@@ -120,6 +122,19 @@ fn any_setting(body: &[Stmt], is_option: &dyn Fn(&Expr) -> bool) -> bool {
         Stmt::FunctionDef(def) if !is_test(def.name.as_str()) => any_setting(&def.body, is_option),
         _ => false,
     })
+}
+
+/// A file run as a program, where a process-wide setting belongs: one with an `if __name__ ==
+/// "__main__":` block, or one outside any package (no `__init__.py` beside it). A module of a
+/// package that compiles (timm's `optim/kron.py` compiles its update at import) is imported by
+/// everyone who imports the package: a setting there would flip the option for all of them.
+fn is_script(model: &FileModel) -> bool {
+    let main_guard = model.source.parsed.suite().iter().any(|stmt| {
+        matches!(stmt, Stmt::If(if_stmt) if matches!(if_stmt.test.as_ref(), Expr::Compare(compare)
+            if matches!(compare.left.as_ref(), Expr::Name(name) if name.id.as_str() == "__name__")))
+    });
+    let in_package = model.source.path.parent().is_some_and(|dir| dir.join("__init__.py").exists());
+    main_guard || !in_package
 }
 
 /// `test_x`, `setUp`, `setup_method`: a test's own code (pytest, unittest).

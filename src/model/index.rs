@@ -10,8 +10,8 @@ use std::sync::Arc;
 use ruff_python_ast::Expr;
 
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
-use crate::model::dynamo_config::Captures;
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
+use crate::model::dynamo_config::Captures;
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::{is_torch_module_base, self_assignments};

@@ -974,10 +974,9 @@ const FLAGS: &[&str] = &["is_causal"];
 
 /// Whether `child` is the value of one of `call`'s `FLAGS` keywords.
 fn is_flag(call: &ast::ExprCall, child: &Expr) -> bool {
-    call.arguments
-        .keywords
-        .iter()
-        .any(|keyword| is(&keyword.value, child) && keyword.arg.as_ref().is_some_and(|arg| FLAGS.contains(&arg.as_str())))
+    call.arguments.keywords.iter().any(|keyword| {
+        is(&keyword.value, child) && keyword.arg.as_ref().is_some_and(|arg| FLAGS.contains(&arg.as_str()))
+    })
 }
 
 const STORING: &[&str] = &["append", "extend", "insert", "add", "update", "setdefault"];
