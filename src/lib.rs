@@ -106,6 +106,14 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Result<Vec<
 pub fn fix_source(path: &Path, text: &str, settings: &Settings, unsafe_fixes: bool) -> Result<FixOutcome, SourceError> {
     let facts = facts_of_single_file(path, text)?;
     let mut outcome = fix(path, text.to_string(), &facts, settings, unsafe_fixes)?;
+    write_own_settings(path, &mut outcome, unsafe_fixes);
+    Ok(outcome)
+}
+
+/// With `--unsafe-fixes`, the capture options that the file's remaining findings wait for, written
+/// in the file itself where it is the script that compiles (as a run over its project does; the
+/// comment counts this file's findings only).
+pub fn write_own_settings(path: &Path, outcome: &mut FixOutcome, unsafe_fixes: bool) {
     let removed = project::setting::removed(std::iter::once(&outcome.remaining[..]));
     let here = removed.iter().any(|r| r.setting.written_in.as_deref() == Some(&path.display().to_string()));
     if unsafe_fixes
@@ -116,5 +124,4 @@ pub fn fix_source(path: &Path, text: &str, settings: &Settings, unsafe_fixes: bo
         outcome.applied.extend(applied);
         outcome.remaining.retain(|diagnostic| diagnostic.setting.is_none());
     }
-    Ok(outcome)
 }
