@@ -27,7 +27,9 @@ use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::dynamo_config::ProjectSetting;
 use crate::fix::{Edit, Fix, Safety};
+use crate::model::dynamo_config::Capture;
 use crate::model::facts::Facts;
 use crate::model::index::FileSummary;
 use crate::model::mutation::StateAttributes;
@@ -37,7 +39,7 @@ use crate::rules::{RULES, Settings};
 pub const DIRECTORY: &str = ".tcfix_cache";
 
 /// Bumped when what a cache file holds changes shape.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 pub struct Cache {
     /// `.tcfix_cache/<hash of the settings>.json`.
@@ -242,6 +244,7 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
         config_defaults,
         imported_submodules,
         project_lengths,
+        captures,
     } = facts;
     let mut hasher = fingerprint_hasher();
     for set in [
@@ -261,7 +264,7 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
     sorted(imported_submodules.iter()).hash(&mut hasher);
     sorted(project_lengths.iter()).hash(&mut hasher);
-    (state, setup_code).hash(&mut hasher);
+    (state, setup_code, captures).hash(&mut hasher);
     hasher.finish()
 }
 
@@ -298,6 +301,8 @@ struct StoredDiagnostic {
     fix: Option<StoredFix>,
     no_fix_reason: Option<String>,
     fingerprint: String,
+    /// The option that removes it and where it is written (`ProjectSetting`).
+    setting: Option<(String, Option<String>)>,
 }
 
 #[derive(Serialize, Deserialize, Clone)]
@@ -337,6 +342,10 @@ impl StoredDiagnostic {
             fix,
             no_fix_reason: diagnostic.no_fix_reason.clone(),
             fingerprint: diagnostic.fingerprint.clone(),
+            setting: diagnostic
+                .setting
+                .as_ref()
+                .map(|setting| (setting.capture.option().to_string(), setting.written_in.clone())),
         }
     }
 
@@ -360,6 +369,10 @@ impl StoredDiagnostic {
         diagnostic.fix = fix;
         diagnostic.no_fix_reason = self.no_fix_reason.clone();
         diagnostic.fingerprint = self.fingerprint.clone();
+        if let Some((option, written_in)) = &self.setting {
+            let capture = Capture::named(option)?;
+            diagnostic.setting = Some(ProjectSetting { capture, written_in: written_in.clone() });
+        }
         Some(diagnostic)
     }
 }

@@ -58,6 +58,9 @@ pub struct Diagnostic {
     /// What a traced run saw here (`--trace`, `--torch-logs`); `None` without a log, or when the
     /// run did not compile the code.
     pub runtime: Option<crate::evidence::Runtime>,
+    /// The process-wide option that removes the finding, grouped with the others it removes
+    /// (`fix::dynamo_config`): written once where the project compiles, not in this file.
+    pub setting: Option<crate::fix::dynamo_config::ProjectSetting>,
 }
 
 impl Diagnostic {
@@ -71,6 +74,7 @@ impl Diagnostic {
             no_fix_reason: None,
             fingerprint: String::new(),
             runtime: None,
+            setting: None,
         }
     }
 
@@ -86,6 +90,14 @@ impl Diagnostic {
 
     pub fn without_fix(mut self, reason: impl Into<String>) -> Self {
         self.no_fix_reason = Some(reason.into());
+        self
+    }
+
+    /// A finding one process-wide option removes: no edit here, the advice instead, and the
+    /// setting to group it by.
+    pub fn removed_by(mut self, setting: crate::fix::dynamo_config::ProjectSetting, path: &std::path::Path) -> Self {
+        self.no_fix_reason = Some(setting.advice(path));
+        self.setting = Some(setting);
         self
     }
 }

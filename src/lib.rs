@@ -103,8 +103,27 @@ pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Result<Vec<
     analyse(path, text, &facts_of_single_file(path, text)?, settings)
 }
 
-/// Fix one file's text on its own.
+/// Fix one file's text on its own (a file that compiles is where the capture options its
+/// findings wait for are written, as in a run over a project).
 pub fn fix_source(path: &Path, text: &str, settings: &Settings, unsafe_fixes: bool) -> Result<FixOutcome, SourceError> {
     let facts = facts_of_single_file(path, text)?;
-    fix(path, text.to_string(), &facts, settings, unsafe_fixes)
+    let mut outcome = fix(path, text.to_string(), &facts, settings, unsafe_fixes)?;
+    write_own_settings(path, &mut outcome, unsafe_fixes);
+    Ok(outcome)
+}
+
+/// With `--unsafe-fixes`, the capture options that the file's remaining findings wait for, written
+/// in the file itself where it is the script that compiles (as a run over its project does; the
+/// comment counts this file's findings only).
+pub fn write_own_settings(path: &Path, outcome: &mut FixOutcome, unsafe_fixes: bool) {
+    let removed = project::setting::removed(std::iter::once(&outcome.remaining[..]));
+    let here = removed.iter().any(|r| r.setting.written_in.as_deref() == Some(&path.display().to_string()));
+    if unsafe_fixes
+        && here
+        && let Some((text, applied)) = project::setting::written(path, &outcome.text, &removed)
+    {
+        outcome.text = text;
+        outcome.applied.extend(applied);
+        outcome.remaining.retain(|diagnostic| diagnostic.setting.is_none());
+    }
 }

@@ -16,7 +16,7 @@ use tcfix::fix::Safety;
 use tcfix::git::{Worktree, identity, unprotected};
 use tcfix::output::{FileFindings, Format, display_path, markdown, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
-use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress};
+use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress, setting};
 use tcfix::rules::{CommandLine, RULES, Rule, Settings, names_a_rule};
 use tcfix::scope::{Scope, canonical};
 use tcfix::source::{SourceError, SourceFile};
@@ -411,6 +411,9 @@ impl Run<'_> {
                 summary => summary,
             };
             write(&mut out, &format!("{summary}\n"))?;
+            for removed in setting::removed(files.iter().map(|file| file.diagnostics)) {
+                write(&mut out, &format!("{}\n", removed.setting.summary(removed.findings, removed.files)))?;
+            }
             if let Some(scope) = &scope {
                 write(&mut out, &format!("{scope}\n"))?;
             }
@@ -502,12 +505,11 @@ impl Run<'_> {
             .map(|(report, checked)| unified_diff(&display_path(&report.path), checked.original(), &checked.text))
             .collect();
         let fixes: usize = changed.iter().map(|(_, checked)| checked.applied.len()).sum();
-        let more = self.more_with_unsafe_fixes(&reports);
         match &self.cli.patch {
             Some(path) if !changed.is_empty() => {
                 std::fs::write(path, &diff).with_context(|| format!("{}: cannot write the patch", path.display()))?;
                 eprintln!(
-                    "Wrote {} ({fixes} {} in {} {}).{more}",
+                    "Wrote {} ({fixes} {} in {} {}).",
                     path.display(),
                     plural(fixes, "fix"),
                     changed.len(),
@@ -517,35 +519,39 @@ impl Run<'_> {
             None if !changed.is_empty() => {
                 write(&mut std::io::stdout().lock(), &diff)?;
                 eprintln!(
-                    "Would fix {fixes} {} in {} {}.{more}",
+                    "Would fix {fixes} {} in {} {}.",
                     plural(fixes, "hazard"),
                     changed.len(),
                     plural(changed.len(), "file")
                 );
             }
-            _ if more.is_empty() => {
-                eprintln!("{}", if self.cli.patch.is_some() { "No fixes to write." } else { "No fixes to show." })
-            }
-            _ => eprintln!("No safe fixes;{more}"),
+            _ => eprintln!("{}", if self.cli.patch.is_some() { "No fixes to write." } else { "No fixes to show." }),
         }
+        self.hint_unsafe_fixes(&reports);
         let printed = if changed.is_empty() { Status::Clean } else { Status::Findings };
         Ok(worst(&reports).max(printed))
     }
 
-    /// " 3 more with `--unsafe-fixes`." when fixes were held back for want of it; else "".
-    fn more_with_unsafe_fixes(&self, reports: &[FileReport]) -> String {
-        if self.unsafe_fixes {
-            return String::new();
+    /// "3 more fixes are available with --unsafe-fixes" on stderr, as ruff hints, when `--diff`
+    /// or `--apply` held fixes back for want of it: the Unsafe fixes left, and each capture
+    /// option that would be written where the project compiles (one fix for all it removes).
+    fn hint_unsafe_fixes(&self, reports: &[FileReport]) {
+        if self.unsafe_fixes || self.cli.quiet {
+            return;
         }
-        let held_back = reports
-            .iter()
-            .filter_map(|report| report.outcome.as_ref().ok())
+        let checked = || reports.iter().filter_map(|report| report.outcome.as_ref().ok());
+        let unsafe_fixes = checked()
             .flat_map(|checked| &checked.diagnostics)
             .filter(|diagnostic| diagnostic.fix.as_ref().is_some_and(|fix| fix.safety == Safety::Unsafe))
             .count();
-        match held_back {
-            0 => String::new(),
-            count => format!(" {count} more with `--unsafe-fixes`."),
+        let settings = setting::removed(checked().map(|checked| &checked.diagnostics[..]))
+            .iter()
+            .filter(|removed| removed.setting.written_in.is_some())
+            .count();
+        match unsafe_fixes + settings {
+            0 => {}
+            1 => eprintln!("1 more fix is available with --unsafe-fixes"),
+            more => eprintln!("{more} more fixes are available with --unsafe-fixes"),
         }
     }
 
@@ -563,6 +569,7 @@ impl Run<'_> {
                 plural(written.len(), "file")
             );
         }
+        self.hint_unsafe_fixes(&reports);
         // A file that was not written still holds its hazards: report those, not the fixed text's.
         let written: Vec<PathBuf> = written.iter().map(|(report, _)| report.path.clone()).collect();
         let unwritten = changed(&reports).len() != written.len();

@@ -4,6 +4,7 @@
 //! passes, so memory stays per file.
 
 mod guess;
+pub mod setting;
 
 use rustc_hash::FxHashSet as HashSet;
 use std::borrow::Cow;
@@ -116,7 +117,9 @@ fn run_with(
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    on_deep_stacks(|| both_passes(files, read, settings, mode, step, cache))
+    let mut reports = on_deep_stacks(|| both_passes(files, read, settings, mode, step, cache));
+    setting::write_settings(&mut reports, read, mode);
+    reports
 }
 
 /// The stack of each thread that analyses files. The analysis recurses once per level of a

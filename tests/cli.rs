@@ -206,7 +206,7 @@ class PE(nn.Module):
     assert_eq!(fs::read_to_string(dir.path().join("pe.py")).unwrap(), model);
 
     let diff = tcfix(dir.path(), &["--diff", "pe.py"]);
-    assert_eq!(stderr(&diff), "No safe fixes; 1 more with `--unsafe-fixes`.\n");
+    assert_eq!(stderr(&diff), "No fixes to show.\n1 more fix is available with --unsafe-fixes\n");
 
     let unsafe_run = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pe.py"]);
     assert_eq!(unsafe_run.status.code(), Some(0), "{}", stdout(&unsafe_run));
@@ -475,9 +475,10 @@ fn diff_and_apply_count_the_fixes_unsafe_fixes_would_add() {
     );
     let dir = project(&[("model.py", &model)]);
     let diff = tcfix(dir.path(), &["--diff", "model.py"]);
-    assert_eq!(stderr(&diff), "Would fix 1 hazard in 1 file. 1 more with `--unsafe-fixes`.\n");
+    assert_eq!(stderr(&diff), "Would fix 1 hazard in 1 file.\n1 more fix is available with --unsafe-fixes\n");
     let apply = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "model.py"]);
     assert_eq!(apply.status.code(), Some(1), "{}", stderr(&apply));
+    assert_eq!(stderr(&apply), "Fixed 1 hazard in 1 file.\n1 more fix is available with --unsafe-fixes\n");
     let out = stdout(&apply);
     assert!(out.ends_with("Found 2 hazards (1 fixed, 1 remaining; 1 more with `--unsafe-fixes`).\n"), "{out}");
 }
@@ -519,4 +520,60 @@ fn each_file_uses_the_configuration_nearest_it() {
     let broken = tcfix(dir.path(), &["."]);
     assert_eq!(broken.status.code(), Some(2));
     assert!(stderr(&broken).contains("other/tcfix.toml") && stderr(&broken).contains("selct"), "{}", stderr(&broken));
+}
+
+/// One setting, one place: the findings a process-wide capture option removes are grouped in one
+/// line of the report, and `--unsafe-fixes` writes the option once, in the script that calls
+/// `torch.compile`, never in the library module that holds them; a second run writes nothing. A
+/// project that compiles nothing gets the setting as advice only.
+#[test]
+fn a_capture_option_is_written_once_where_the_project_compiles() {
+    let library = "import torch\nfrom torch import nn\n\n\nclass Merger(nn.Module):\n    def forward(self, x, mask):\n        \
+                   n = int(mask.sum().item())\n        k = int(mask.max().item())\n        return x[:n] + torch.arange(k).sum()\n";
+    let train = "import torch\n\nfrom pkg.model import Merger\n\n\ndef main():\n    model = Merger()\n    return \
+                 torch.compile(model)\n";
+    // A package module that compiles at import (timm's `optim/kron.py`) is no place for it: everyone
+    // who imports the package would get the option.
+    let compiled_at_import = "import torch\n\nstep = torch.compile(lambda x: x * 2)\n";
+    let dir = project(&[
+        ("pkg/__init__.py", "from .model import Merger\n"),
+        ("pkg/fast.py", compiled_at_import),
+        ("pkg/model.py", library),
+        ("train.py", train),
+    ]);
+    let report = stdout(&tcfix(dir.path(), &["pkg", "train.py"]));
+    assert!(
+        report.contains(
+            "2 findings in 1 file are removed by one setting: torch._dynamo.config.capture_scalar_outputs = True \
+             (`--unsafe-fixes` writes it once, in train.py, where the project calls torch.compile)\n"
+        ),
+        "{report}"
+    );
+    let diff = tcfix(dir.path(), &["--diff", "pkg", "train.py"]);
+    assert_eq!(stderr(&diff), "No fixes to show.\n1 more fix is available with --unsafe-fixes\n");
+
+    let apply = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pkg", "train.py"]);
+    assert_eq!(apply.status.code(), Some(0), "{}", stdout(&apply));
+    assert_eq!(fs::read_to_string(dir.path().join("pkg/model.py")).unwrap(), library, "the library is not edited");
+    assert_eq!(fs::read_to_string(dir.path().join("pkg/fast.py")).unwrap(), compiled_at_import);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("train.py")).unwrap(),
+        train.replace(
+            "    return torch.compile",
+            "    # tcfix: lets Dynamo trace `.item()`/`.tolist()` in 2 places instead of breaking the graph\n    \
+             torch._dynamo.config.capture_scalar_outputs = True\n    return torch.compile"
+        )
+    );
+    let again = tcfix(dir.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pkg", "train.py"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stdout(&again));
+    assert!(stdout(&again).contains("All checks passed!"), "{}", stdout(&again));
+
+    let alone = project(&[("pkg/model.py", library)]);
+    let advice = tcfix(alone.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pkg"]);
+    assert_eq!(fs::read_to_string(alone.path().join("pkg/model.py")).unwrap(), library);
+    assert!(
+        stdout(&advice).contains("(set it where you call torch.compile: this project compiles nothing itself)"),
+        "{}",
+        stdout(&advice)
+    );
 }

@@ -256,6 +256,10 @@ fn check(seed: &str, text: &str, tally: &Mutex<Tally>) -> Result<(), TestCaseErr
     }
     let changed = containment::check_passes(&passes, &outcome.text, true)
         .map_err(|err| TestCaseError::fail(format!("{seed}: {err}")))?;
+    // A file that compiles also gets the capture options its findings wait for (one insertion,
+    // outside the per-file passes).
+    let mut outcome = outcome;
+    tcfix::write_own_settings(path, &mut outcome, true);
 
     let api = tcfix::fix_source(path, text, &settings, true).expect("fixed once already");
     prop_assert_eq!(&api.text, &outcome.text, "fix_source agrees with the recorded run");

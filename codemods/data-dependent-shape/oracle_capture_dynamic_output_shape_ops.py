@@ -5,10 +5,11 @@ so Dynamo knows the two sizes are equal), an expert dispatch over a fixed `range
 one-argument `torch.where`, and a segment count from `torch.unique`. Each is a graph break (GB0036) —
 the `torch.where` inside the expert loop makes Dynamo run the whole forward eagerly. None feeds a
 sum or a mean only, so the dense rewrite does not apply; with --unsafe-fixes tcfix writes
-`torch._dynamo.config.capture_dynamic_output_shape_ops = True` once, after the imports: Dynamo then
-gives the selections unbacked sizes and the forward is one graph, in inference and in training, with
-outputs and gradients equal to the original's eager ones. (The oracle keeps the setting to the fixed
-module's runs.)
+`torch._dynamo.config.capture_dynamic_output_shape_ops = True` once, where the project compiles (here
+the module-level `torch.compile` at the end, standing for a training script: a module that compiles
+nothing gets the setting as advice only): Dynamo then gives the selections unbacked sizes and the
+forward is one graph, in inference and in training, with outputs and gradients equal to the
+original's eager ones. (The oracle keeps the setting to the fixed module's runs.)
 """
 import torch
 import torch.nn.functional as F
@@ -36,6 +37,10 @@ class MaskedExpertHead(nn.Module):
         loss = F.cross_entropy(logits, labels[masked])
         segments = torch.unique(segment_ids)
         return loss + segments.numel() * 0.01
+
+
+# The project's own compile (a training script's): where the one setting goes.
+compiled_head = torch.compile(MaskedExpertHead())
 
 
 def oracle_cases():

@@ -5,9 +5,10 @@ A vision merger shaped like the Qwen-VL ones: per-image token counts read from `
 `.item()` values bound a slice and size an `arange`. Each conversion is a graph break (GB0033 for
 `.tolist()`, GB0124 for `.item()`); none feeds tensor arithmetic only, so the `.detach()` fix does not
 apply. With --unsafe-fixes tcfix writes `torch._dynamo.config.capture_scalar_outputs = True` once,
-after the imports, for all of them: Dynamo then traces the values as unbacked symbols and the forward
-is one graph, in inference and in training, with outputs and gradients equal to the original's eager
-ones. (The oracle keeps the setting to the fixed module's runs.)
+for all of them, where the project compiles (the module-level `torch.compile` at the end, standing for
+a training script), with a comment saying why: Dynamo then traces the values as unbacked symbols and
+the forward is one graph, in inference and in training, with outputs and gradients equal to the
+original's eager ones. (The oracle keeps the setting to the fixed module's runs.)
 """
 import torch
 from torch import nn
@@ -37,6 +38,10 @@ class PatchMerger(nn.Module):
         max_len = text_mask.sum(-1).max().item()
         positions = torch.arange(max_len, device=tokens.device, dtype=tokens.dtype)
         return pooled.sum(0) + framed.sum(0) + text.mean(0) + positions.mean()
+
+
+# The project's own compile (a training script's): where the one setting goes.
+compiled_merger = torch.compile(PatchMerger())
 
 
 def oracle_cases():

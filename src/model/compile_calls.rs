@@ -153,29 +153,101 @@ impl<'a> Visitor<'a> for AssignFinder<'_> {
 /// Whether the file compiles anything: `torch.compile` called, used as a decorator or passed on,
 /// `torch._dynamo.optimize`, or a `.compile()` method (`model.compile()`, not `re.compile`).
 pub fn compiles_anything(model: &FileModel) -> bool {
-    struct Finder<'m, 'a> {
-        model: &'m FileModel<'a>,
-        found: bool,
-    }
-    impl<'a> Visitor<'a> for Finder<'_, 'a> {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            let imports = &self.model.imports;
-            let compiler =
-                imports.refers_to(expr, "torch.compile") || imports.refers_to(expr, "torch._dynamo.optimize");
-            let compile_method = matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(method)
-                if method.attr.id.as_str() == "compile"
-                    && !matches!(imports.qualified_name(&method.value).as_deref(), Some("re" | "regex"))));
-            if compiler || compile_method {
-                self.found = true;
-            } else if !self.found {
-                walk_expr(self, expr);
-            }
-        }
-    }
     if !model.source.text.contains("compile") && !model.source.text.contains("optimize") {
         return false;
     }
-    let mut finder = Finder { model, found: false };
+    let mut finder = CompileFinder { model, found: false };
     finder.visit_body(model.source.parsed.suite());
     finder.found
+}
+
+/// The statement holding the file's first compile (in source order), outside test functions: a
+/// simple statement, or the `def`/`class` it decorates, or the compound statement whose header
+/// holds it. A setting written just before it runs before the compile does.
+pub fn first_compile_statement<'a>(model: &FileModel<'a>) -> Option<&'a Stmt> {
+    if !compiles_anything(model) {
+        return None;
+    }
+    first_in(model, model.source.parsed.suite())
+}
+
+fn first_in<'a>(model: &FileModel<'a>, body: &'a [Stmt]) -> Option<&'a Stmt> {
+    body.iter().find_map(|stmt| {
+        let holds = |expr: &'a Expr| {
+            let mut finder = CompileFinder { model, found: false };
+            finder.visit_expr(expr);
+            finder.found
+        };
+        match stmt {
+            Stmt::FunctionDef(def) => {
+                if def.decorator_list.iter().any(|decorator| holds(&decorator.expression)) {
+                    return Some(stmt);
+                }
+                if crate::model::dynamo_config::is_test(def.name.as_str()) { None } else { first_in(model, &def.body) }
+            }
+            Stmt::ClassDef(class) => {
+                if class.decorator_list.iter().any(|decorator| holds(&decorator.expression)) {
+                    return Some(stmt);
+                }
+                first_in(model, &class.body)
+            }
+            Stmt::If(if_stmt) => {
+                if holds(&if_stmt.test) {
+                    return Some(stmt);
+                }
+                first_in(model, &if_stmt.body).or_else(|| {
+                    if_stmt.elif_else_clauses.iter().find_map(|clause| {
+                        if clause.test.as_ref().is_some_and(holds) { Some(stmt) } else { first_in(model, &clause.body) }
+                    })
+                })
+            }
+            Stmt::For(for_stmt) => {
+                if holds(&for_stmt.iter) {
+                    Some(stmt)
+                } else {
+                    first_in(model, &for_stmt.body)
+                }
+            }
+            Stmt::While(while_stmt) => {
+                if holds(&while_stmt.test) {
+                    Some(stmt)
+                } else {
+                    first_in(model, &while_stmt.body)
+                }
+            }
+            Stmt::With(with) => {
+                if with.items.iter().any(|item| holds(&item.context_expr)) {
+                    Some(stmt)
+                } else {
+                    first_in(model, &with.body)
+                }
+            }
+            Stmt::Try(try_stmt) => first_in(model, &try_stmt.body),
+            _ => {
+                let mut finder = CompileFinder { model, found: false };
+                finder.visit_stmt(stmt);
+                finder.found.then_some(stmt)
+            }
+        }
+    })
+}
+
+struct CompileFinder<'m, 'a> {
+    model: &'m FileModel<'a>,
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for CompileFinder<'_, 'a> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        let imports = &self.model.imports;
+        let compiler = imports.refers_to(expr, "torch.compile") || imports.refers_to(expr, "torch._dynamo.optimize");
+        let compile_method = matches!(expr, Expr::Call(call) if matches!(call.func.as_ref(), Expr::Attribute(method)
+            if method.attr.id.as_str() == "compile"
+                && !matches!(imports.qualified_name(&method.value).as_deref(), Some("re" | "regex"))));
+        if compiler || compile_method {
+            self.found = true;
+        } else if !self.found {
+            walk_expr(self, expr);
+        }
+    }
 }

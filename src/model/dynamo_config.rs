@@ -1,7 +1,7 @@
 //! The Dynamo options that let it trace values it otherwise breaks on, and whether a file turns
 //! them on (`torch._dynamo.config.capture_scalar_outputs = True`). Such a setting holds for every
 //! compiled call in the process once the file has run, so TCF103 and TCF106 do not report what it
-//! makes traceable.
+//! makes traceable, wherever in the project it is written (`Captures`).
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -29,13 +29,71 @@ impl Capture {
     fn qualified(self) -> String {
         format!("torch._dynamo.config.{}", self.option())
     }
+
+    /// The option by its name in `torch._dynamo.config`.
+    pub fn named(option: &str) -> Option<Capture> {
+        [Capture::ScalarOutputs, Capture::DynamicOutputShapeOps].into_iter().find(|capture| capture.option() == option)
+    }
+
+    /// What the option lets Dynamo trace, for the comment above the setting.
+    pub fn traces(self) -> &'static str {
+        match self {
+            Capture::ScalarOutputs => "`.item()`/`.tolist()`",
+            Capture::DynamicOutputShapeOps => "data-dependent shapes (`nonzero()`, `x[mask]`)",
+        }
+    }
+}
+
+/// What a file, or the whole project, does with the capture options. A setting is one fact for
+/// the whole process, so the project's is what every file's findings are judged by: the options
+/// some file turns on, and the file that calls `torch.compile`, where one setting would go (a
+/// library module that flips it would flip it for everyone who imports it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Captures {
+    pub scalar_outputs: bool,
+    pub dynamic_output_shape_ops: bool,
+    /// The path of the script that compiles (the first by path, tests aside); none in a library.
+    pub compiled_in: Option<String>,
+}
+
+impl Captures {
+    pub fn of(model: &FileModel) -> Self {
+        let path = &model.source.path;
+        let compiles = !crate::discover::is_test_file(path)
+            && is_script(model)
+            && crate::model::compile_calls::compiles_anything(model);
+        Captures {
+            scalar_outputs: sets(model, Capture::ScalarOutputs),
+            dynamic_output_shape_ops: sets(model, Capture::DynamicOutputShapeOps),
+            compiled_in: compiles.then(|| path.display().to_string()),
+        }
+    }
+
+    /// The project's: every option some file sets, and the first file that compiles.
+    pub fn of_project<'c>(files: impl Iterator<Item = &'c Captures>) -> Self {
+        files.fold(Captures::default(), |project, file| Captures {
+            scalar_outputs: project.scalar_outputs || file.scalar_outputs,
+            dynamic_output_shape_ops: project.dynamic_output_shape_ops || file.dynamic_output_shape_ops,
+            compiled_in: match (project.compiled_in, &file.compiled_in) {
+                (Some(a), Some(b)) => Some(if *b < a { b.clone() } else { a }),
+                (a, b) => a.or_else(|| b.clone()),
+            },
+        })
+    }
+
+    pub fn sets(&self, capture: Capture) -> bool {
+        match capture {
+            Capture::ScalarOutputs => self.scalar_outputs,
+            Capture::DynamicOutputShapeOps => self.dynamic_output_shape_ops,
+        }
+    }
 }
 
 /// Whether the file turns `capture` on: an assignment of a true constant to the option, through
 /// any import of it (`torch._dynamo.config.X`, `import torch._dynamo as dynamo` then
 /// `dynamo.config.X`, `from torch._dynamo import config` then `config.X`), at module level or in a
-/// function (a script's `main` that sets it before compiling) other than a test's: a test's setting
-/// says nothing of how the project's code is compiled.
+/// function or method (a script's `main`, a trainer's `setup`, that sets it before compiling) other
+/// than a test's: a test's setting says nothing of how the project's code is compiled.
 pub fn sets(model: &FileModel, capture: Capture) -> bool {
     if !model.source.text.contains(capture.option()) {
         return false;
@@ -58,13 +116,29 @@ fn any_setting(body: &[Stmt], is_option: &dyn Fn(&Expr) -> bool) -> bool {
                 || any_setting(&try_stmt.finalbody, is_option)
         }
         Stmt::With(with) => any_setting(&with.body, is_option),
+        Stmt::For(for_stmt) => any_setting(&for_stmt.body, is_option),
+        Stmt::While(while_stmt) => any_setting(&while_stmt.body, is_option),
+        Stmt::ClassDef(class) => any_setting(&class.body, is_option),
         Stmt::FunctionDef(def) if !is_test(def.name.as_str()) => any_setting(&def.body, is_option),
         _ => false,
     })
 }
 
+/// A file run as a program, where a process-wide setting belongs: one with an `if __name__ ==
+/// "__main__":` block, or one outside any package (no `__init__.py` beside it). A module of a
+/// package that compiles (timm's `optim/kron.py` compiles its update at import) is imported by
+/// everyone who imports the package: a setting there would flip the option for all of them.
+fn is_script(model: &FileModel) -> bool {
+    let main_guard = model.source.parsed.suite().iter().any(|stmt| {
+        matches!(stmt, Stmt::If(if_stmt) if matches!(if_stmt.test.as_ref(), Expr::Compare(compare)
+            if matches!(compare.left.as_ref(), Expr::Name(name) if name.id.as_str() == "__name__")))
+    });
+    let in_package = model.source.path.parent().is_some_and(|dir| dir.join("__init__.py").exists());
+    main_guard || !in_package
+}
+
 /// `test_x`, `setUp`, `setup_method`: a test's own code (pytest, unittest).
-fn is_test(name: &str) -> bool {
+pub fn is_test(name: &str) -> bool {
     name == "test"
         || name.starts_with("test_")
         || matches!(name, "setUp" | "setUpClass" | "setup_method" | "setup_class" | "setup_module" | "setup_function")

@@ -6,6 +6,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 use crate::model::config_defaults::{ConfigDefaults, ProjectLengths};
+use crate::model::dynamo_config::Captures;
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::self_assignments;
@@ -48,6 +49,8 @@ pub struct Facts {
     pub config_defaults: Arc<ConfigDefaults>,
     /// The longest whole-number defaults of every config class of the project (shared by all files).
     pub project_lengths: Arc<ProjectLengths>,
+    /// The capture options the project turns on, and where it compiles (the same for all files).
+    pub captures: Captures,
 }
 
 /// Which of the project's facts the analysis of a file can depend on, beyond its region.

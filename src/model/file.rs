@@ -14,6 +14,7 @@ use crate::model::calls::CallGraph;
 use crate::model::compiled_code::Body;
 use crate::model::config_defaults::{ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::DeadCode;
+use crate::model::dynamo_config::Captures;
 use crate::model::imports::Imports;
 use crate::model::mutation::StateAttributes;
 use crate::model::tensor::CallFacts;
@@ -54,6 +55,8 @@ pub struct FileModel<'a> {
     pub state_attributes: Arc<StateAttributes>,
     /// Defaults of the config classes the file sees (`config_defaults`). Filled by `reach`.
     pub config_defaults: Arc<ConfigDefaults>,
+    /// The capture options the project turns on, and where it compiles. Filled by `reach`.
+    pub captures: Captures,
     /// The longest lengths the project's config classes give (`ProjectLengths`). Filled by `reach`.
     pub project_lengths: Arc<ProjectLengths>,
     /// What the file's own code says about attributes that hold state (the index merges every
@@ -268,6 +271,7 @@ impl<'a> FileModel<'a> {
             names_used: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
+            captures: Captures::default(),
             project_lengths: Arc::default(),
             local_state: StateAttributes::default(),
             in_scope: HashMap::default(),

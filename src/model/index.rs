@@ -12,6 +12,7 @@ use ruff_python_ast::Expr;
 use crate::model::compile_scope::{CompileTarget, classes_named, compile_targets, held_in};
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
+use crate::model::dynamo_config::Captures;
 use crate::model::file::{FileModel, Reason};
 use crate::model::imports::unqualified;
 use crate::model::module::{is_torch_module_base, self_assignments};
@@ -53,6 +54,8 @@ pub struct FileSummary {
     pub compile_targets: Vec<CompileTarget>,
     /// `(attr, class)`: its classes build `class` into `self.<attr>` (`compile_scope`).
     pub held_in: Vec<(String, String)>,
+    /// The capture options the file turns on, and whether it compiles (`dynamo_config`).
+    pub captures: Captures,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -183,6 +186,7 @@ impl FileSummary {
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
             compile_targets: compile_targets(model),
             held_in: held_in(model),
+            captures: Captures::of(model),
         }
     }
 }
@@ -429,8 +433,10 @@ impl ProjectIndex {
         self.files.iter().for_each(|file| state.extend(&file.state_attributes));
         let state = Arc::new(state);
         let mut facts: Vec<Facts> = vec![Facts { state_attributes: state, ..Facts::default() }; self.files.len()];
+        let captures = Captures::of_project(self.files.iter().map(|file| &file.captures));
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].setup_code = summary.setup_code;
+            facts[file].captures = captures.clone();
         }
         for &ClassId { file, class } in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());

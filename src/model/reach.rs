@@ -126,6 +126,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     model.called_from_other_files = facts.called_from_other_files.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
     model.config_defaults = Arc::clone(&facts.config_defaults);
+    model.captures = facts.captures.clone();
     model.project_lengths = Arc::clone(&facts.project_lengths);
     // A decorator imported from another file (`@no_compile` re-exported by a package) disables
     // a function as `@torch.compiler.disable` would: it is no root either.

@@ -112,6 +112,9 @@ pub enum Stop {
     Combined,
     /// Inside a loop over a selection, which still breaks.
     LoopOver,
+    /// Given to a torch argument that must be a Python bool (`is_causal=q_len > 1`): GB0112,
+    /// "argument 'is_causal' must be bool, not SymBool" (measured, torch 2.15).
+    Flag,
 }
 
 /// Where and why Dynamo still stops on a value with the capture option on.
@@ -144,6 +147,7 @@ impl StillBreaks {
             Stop::Iterated => still("needs its length"),
             Stop::Combined => still("sizes not known equal"),
             Stop::LoopOver => still("a loop over it"),
+            Stop::Flag => still("a flag torch needs as a Python bool"),
             Stop::ToList => format!("`{at}` then fails to compile"),
             Stop::Stored | Stop::Unknown | Stop::Returned | Stop::Returns(_) | Stop::TooFar => {
                 format!("tcfix cannot follow the value past `{at}`")
@@ -582,6 +586,9 @@ impl<'m, 'a> Flow<'m, 'a> {
             };
             return Step::Into { call: node, callee, parameter, then };
         }
+        if !value.is_tensor() && is_flag(call, child) {
+            return stop(Stop::Flag);
+        }
         if !value.is_tensor() {
             return self.number_argument(call, node);
         }
@@ -961,6 +968,17 @@ fn infers_a_size(call: &ast::ExprCall) -> bool {
 }
 
 /// Methods of Python lists, dicts and sets that keep what they are given.
+/// Torch arguments that must be a Python bool: a number read from a tensor, or a comparison of
+/// one, given there breaks the graph even with `capture_scalar_outputs` (measured: sdpa's).
+const FLAGS: &[&str] = &["is_causal"];
+
+/// Whether `child` is the value of one of `call`'s `FLAGS` keywords.
+fn is_flag(call: &ast::ExprCall, child: &Expr) -> bool {
+    call.arguments.keywords.iter().any(|keyword| {
+        is(&keyword.value, child) && keyword.arg.as_ref().is_some_and(|arg| FLAGS.contains(&arg.as_str()))
+    })
+}
+
 const STORING: &[&str] = &["append", "extend", "insert", "add", "update", "setdefault"];
 
 /// `t.sum()`, `t.sum(dtype=torch.float32)`: no dimension given.
@@ -1495,6 +1513,11 @@ mod tests {
         assert_eq!(verdict(whole, "grid.tolist()", Value::List), None, "measured: traced");
         let indexed = "        names = ['a', 'b']\n        return names[m.argmax().item()]\n";
         assert_eq!(verdict(indexed, "m.argmax().item()", Value::Number), Some(Stop::PythonIndex));
+        // sdpa's `is_causal` must be a bool: with the option on the break moves there (GB0112).
+        let causal = "        q_len = m.sum().item()\n        causal = q_len > 1\n        return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=causal)\n";
+        assert_eq!(verdict(causal, "m.sum().item()", Value::Number), Some(Stop::Flag));
+        let inline = "        q_len = int(m.sum())\n        return torch.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=q_len > 1)\n";
+        assert_eq!(verdict(inline, "int(m.sum())", Value::Number), Some(Stop::Flag));
     }
 
     #[test]

@@ -82,6 +82,12 @@ impl Guess {
         if !self.assumed.hold_in(project) {
             return false;
         }
+        // A capture option set elsewhere in the project, or where it compiles, changes only
+        // TCF103 and TCF106 findings (dropped, or advised to set it there).
+        let captured = |d: &Diagnostic| matches!(d.rule.code, "TCF103" | "TCF106");
+        if project.captures != self.facts.captures && self.diagnostics.iter().any(captured) {
+            return false;
+        }
         project.same_for(&self.facts, &self.dependence) && self.same_config_defaults(project)
     }
 

@@ -6,8 +6,8 @@
 //! - `if m.any(): x[m] = <number>` -> the write alone, a no-op on an all-False mask (masked_write);
 //! - an `if`/`else` that only picks between elementwise results of one tensor: compute both sides
 //!   and select with `torch.where` (selection);
-//! - `if dropout_probability < self.layerdrop:` -> `if not torch.compiler.is_compiling() and ...`:
-//!   LayerDrop off under compile (layerdrop).
+//! - `if dropout_probability < self.layerdrop:`: no fix, what keeps LayerDrop under compile instead
+//!   (layerdrop).
 //!
 //! A Python part of the test (`labels is not None and <tensor test>`) stays an `if` around them.
 
@@ -173,8 +173,8 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
 /// in the body keeps it a branch.
 fn if_fix(function: &Function, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Result<Fix, String> {
     let model = function.model();
-    if let Some(fix) = layerdrop::layerdrop_off_fix(model, function.checker.settings.target_torch, if_stmt) {
-        return fix;
+    if let Some(advice) = layerdrop::layerdrop_advice(if_stmt) {
+        return Err(advice);
     }
     if let [Stmt::Raise(raise)] = if_stmt.body.as_slice() {
         return assertion::assert_fix(model, tensors, function.checker.settings.target_torch, if_stmt, raise);

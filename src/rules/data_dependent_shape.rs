@@ -3,15 +3,16 @@
 //! `torch.where(c)`, `unique()`, `masked_select()` — in compiled code. With the default config
 //! Dynamo breaks the graph at each (GB0036). A selection that only feeds a sum or a mean is
 //! rewritten densely (`x[m].sum()` -> `torch.where(m, x, 0).sum()`); one that goes only to code
-//! that traces with `capture_dynamic_output_shape_ops` (`model::unbacked`) gets the fix that turns
-//! the option on for the module, and a file that already does is not reported for those.
+//! that traces with `capture_dynamic_output_shape_ops` (`model::unbacked`) is removed by that one
+//! process-wide setting, written once where the project compiles (`fix::dynamo_config`), and is
+//! not reported where the project already sets it.
 
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::dynamo_config::setting_edits;
+use crate::fix::dynamo_config::ProjectSetting;
 use crate::fix::text::torch_name;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
@@ -98,7 +99,8 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
         let model = function.model();
         // With `capture_dynamic_output_shape_ops` on, a selection traces; what a comprehension's
         // results feed is not followed, so none is reported (as a plain one that nothing breaks on).
-        let captured = sets(model, Capture::DynamicOutputShapeOps);
+        let captured =
+            model.captures.sets(Capture::DynamicOutputShapeOps) || sets(model, Capture::DynamicOutputShapeOps);
         let in_comprehensions = if captured { &[][..] } else { &self.in_comprehensions[..] };
         for &(expr, site) in in_comprehensions {
             let diagnostic = function.graph_break(selection_diagnostic(function, expr), site);
@@ -113,10 +115,10 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
         let selections: Vec<Selection> =
             self.found.iter().map(|(expr, _)| Selection { expr, mask: self.mask_of(expr) }).collect();
         let verdicts = flow.selections(&selections);
-        let mut setting: Option<Result<Fix, String>> = None;
+        let mut setting: Option<Result<ProjectSetting, String>> = None;
         for ((expr, site), still_breaks) in self.found.into_iter().zip(verdicts) {
             if captured && still_breaks.is_none() {
-                // The file turns `capture_dynamic_output_shape_ops` on: Dynamo traces this one.
+                // The project turns `capture_dynamic_output_shape_ops` on: Dynamo traces this one.
                 continue;
             }
             let diagnostic = function.graph_break(selection_diagnostic(function, expr), site);
@@ -124,8 +126,8 @@ impl<'a> FunctionHooks<'a> for ShapeFinder<'_, 'a> {
             diagnostics.push(match (dense, still_breaks) {
                 (Some(fix), _) => diagnostic.with_fix(fix),
                 (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, still_breaks)),
-                (None, None) => match setting.get_or_insert_with(|| setting_fix(model)).clone() {
-                    Ok(fix) => diagnostic.with_fix(fix),
+                (None, None) => match setting.get_or_insert_with(|| removal(model)).clone() {
+                    Ok(setting) => diagnostic.removed_by(setting, &model.source.path),
                     Err(reason) => diagnostic.without_fix(reason),
                 },
             });
@@ -146,9 +148,9 @@ fn still_breaking(model: &FileModel, still_breaks: StillBreaks) -> String {
     format!("{DENSE_ADVICE}: {}", still_breaks.reason(&model.source.text))
 }
 
-/// The fix that turns `capture_dynamic_output_shape_ops` on for the module, the same for every
-/// selection of the file it fixes.
-fn setting_fix(model: &FileModel) -> Result<Fix, String> {
+/// Where Dynamo would trace the selection with `capture_dynamic_output_shape_ops` on: the setting
+/// that removes it, written once for the project (`fix::dynamo_config`), or why it is not offered.
+fn removal(model: &FileModel) -> Result<ProjectSetting, String> {
     if let Some(crash) = crash_with(model, Capture::DynamicOutputShapeOps) {
         let (line, _) = model.source.line_column(crash.start());
         let at = snippet(&model.source.text[crash]);
@@ -156,21 +158,7 @@ fn setting_fix(model: &FileModel) -> Result<Fix, String> {
             "{DENSE_ADVICE}: the capture option would make `{at}` (line {line}) fail to compile"
         ));
     }
-    let edits = setting_edits(model, Capture::DynamicOutputShapeOps);
-    if edits.is_empty() {
-        return Err(format!(
-            "set `capture_dynamic_output_shape_ops` where you call `torch.compile`, or {DENSE_ADVICE}: this module \
-             imports torch only conditionally"
-        ));
-    }
-    let (torch, _) = torch_name(model);
-    let title = format!(
-        "Set `{torch}._dynamo.config.capture_dynamic_output_shape_ops = True` after the imports (unsafe: a \
-         process-wide Dynamo option, set when this module is imported; sizes become unbacked symbols, so code that \
-         later branches on them still breaks, and torch 2.15 then fails to compile `.tolist()` of such a tensor \
-         anywhere in the process)"
-    );
-    Ok(Fix::new(title, Safety::Unsafe, edits))
+    Ok(ProjectSetting { capture: Capture::DynamicOutputShapeOps, written_in: model.captures.compiled_in.clone() })
 }
 
 /// The dense form of a selection that only feeds a sum or a mean: `x[m].sum()`,

@@ -1,7 +1,8 @@
 //! TCF107 host-call-in-compiled-code: clock reads (`time.time()`, `time.perf_counter()`...),
 //! `time.sleep()`, `datetime.now()`, `uuid.uuid4()` and the `np.random` calls Dynamo cannot trace
-//! in the compiled region break the graph. Where the value goes decides the fix, so there is one
-//! only for a numpy draw that only decides LayerDrop: keep every layer under compile (layerdrop).
+//! in the compiled region break the graph. Where the value goes decides what to do, so these get
+//! no fix: the finding says what to do, and for a numpy draw that only decides LayerDrop, what
+//! keeps LayerDrop under compile (layerdrop).
 //! Python's `random` module, `os.getenv` / `os.environ` and `torch.cuda.synchronize()` are traced
 //! (measured under torch 2.15) and not flagged. The TorchScript helpers Dynamo skips
 //! (`torch.jit.isinstance`, `fork`, `wait`) break the graph the same way; `torch.jit.isinstance`
@@ -28,7 +29,7 @@ pub static RULE: Rule = Rule {
              the graph.",
     why: "Dynamo runs the call in Python between two graphs on every call.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Safe, Safety::Unsafe],
+    fixes: &[Safety::Safe],
     mentions: &[],
 };
 
@@ -131,10 +132,12 @@ impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
             let shown = dotted_name(&call.func).unwrap_or_else(|| text[call.func.range()].to_string());
             let message = format!("`{shown}()` in {} breaks the graph ({})", function.describe(), kind.graph_break());
             let diagnostic = Diagnostic::new(&RULE, call.range(), message);
-            let fix = self.layerdrop_fix(call, kind).or_else(|| builtin_isinstance_fix(function, call, kind));
-            let diagnostic = match fix {
+            let diagnostic = match builtin_isinstance_fix(function, call, kind) {
                 Some(fix) => diagnostic.with_fix(fix),
-                None => diagnostic.without_fix(kind.advice()),
+                None => {
+                    let advice = self.layerdrop_advice(call, kind).unwrap_or_else(|| kind.advice().to_string());
+                    diagnostic.without_fix(advice)
+                }
             };
             diagnostics.push(function.graph_break(diagnostic, site));
         }
@@ -142,14 +145,13 @@ impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
 }
 
 impl HostCallFinder<'_, '_> {
-    /// The fix for a numpy scalar draw stored in a name that only LayerDrop tests read.
-    fn layerdrop_fix(&self, call: &ast::ExprCall, kind: HostCall) -> Option<Fix> {
+    /// What to do about a numpy scalar draw stored in a name that only LayerDrop tests read.
+    fn layerdrop_advice(&self, call: &ast::ExprCall, kind: HostCall) -> Option<String> {
         if !matches!(kind, HostCall::NumpyScalar) {
             return None;
         }
         let assignment = self.assignments.iter().find(|assignment| assignment.value.range() == call.range())?;
-        let function = self.function;
-        layerdrop::layerdrop_draw_fix(function.model(), function.id, function.checker.settings.target_torch, call, assignment)
+        layerdrop::layerdrop_draw_advice(self.function.model(), self.function.id, assignment)
     }
 }
 

@@ -6,8 +6,9 @@
 //! (`...__closure__[0].cell_contents.capture_activation_norms == False`): every flip recompiles,
 //! and at the recompile limit the frame runs eagerly. The fix decorates the hook with
 //! `@torch.compiler.disable`: it runs eagerly (a graph break at each call), the guards vanish. On
-//! a hook that forward runs in a loop, where that break would send forward to eager, the fix that
-//! takes the flag tests out (`record_always`) is offered instead when the hook's flags allow it.
+//! a hook that forward runs in a loop, where that break would make Dynamo skip all of forward, the
+//! fix that takes the flag tests out (`record_always`) is offered instead when the hook's flags
+//! allow it, and otherwise none.
 
 mod record_always;
 
@@ -78,9 +79,15 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             )
         };
         let message = format!("{} reads {}{through}, {what}", describe(model, hook.function), read.what);
-        let fix = record_always_fix(checker, hook, &read)
-            .unwrap_or_else(|| disable_fix(model, hook, &read, checker.settings.target_torch));
-        diagnostics.push(Diagnostic::new(&RULE, read.range, message).with_severity(severity).with_fix(fix));
+        let diagnostic = Diagnostic::new(&RULE, read.range, message).with_severity(severity);
+        let fix = match record_always_fix(checker, hook, &read) {
+            Some(fix) => Ok(fix),
+            None => disable_fix(model, hook, &read, checker.settings.target_torch),
+        };
+        diagnostics.push(match fix {
+            Ok(fix) => diagnostic.with_fix(fix),
+            Err(reason) => diagnostic.without_fix(reason),
+        });
     }
     diagnostics
 }
@@ -110,15 +117,24 @@ fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option
 
 /// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook on many
 /// modules (registered in a loop, on an element of a module list, through `Module.apply`, or
-/// globally) sits on blocks that forward calls in a loop, where its graph break makes Dynamo run
-/// the whole forward eagerly: slower than the recompiles it saves, so never automatic. Nor is a fix
-/// that would add `import torch` to the import of a module that does not import torch.
+/// globally) sits on blocks that forward calls in a loop, where its graph break makes Dynamo skip
+/// the whole forward (measured: 0 graphs, worse than the recompiles it saves), so there it is no
+/// fix at all, and the finding says what keeps forward in one graph. Nor is a fix that would add
+/// `import torch` to the import of a module that does not import torch automatic.
 ///
 /// The fix that keeps one graph, the flag test taken out of the hook so that it records on every
 /// call and the code reading the records (outside the compiled model) checks the flag, changes
 /// what the hook does on the steps the flag was off, and the reader is the training script, which
-/// tcfix does not see: so it is not written, and the title says how to do it by hand.
-fn disable_fix(model: &FileModel, hook: &Hook, read: &StateRead, target: TorchVersion) -> Fix {
+/// tcfix does not see: so it is not written, and the reason says how to do it by hand.
+fn disable_fix(model: &FileModel, hook: &Hook, read: &StateRead, target: TorchVersion) -> Result<Fix, String> {
+    if on_repeated_modules(model, hook).is_some() {
+        let by_hand = if read.bounded && !read.container {
+            format!("remove the hook's tests of {} so it records every call; check the flag where records are read", read.what)
+        } else {
+            "keep the hook's changing state out of the compiled model".to_string()
+        };
+        return Err(format!("{by_hand} (`torch.compiler.disable` on looped blocks sends forward eager)"));
+    }
     let node = model.function(hook.function).node;
     // The decorator runs where the def (or lambda) is: a local import goes in the def around it.
     let torch = torch_name_at(model, node.range().start());
@@ -136,29 +152,10 @@ fn disable_fix(model: &FileModel, hook: &Hook, read: &StateRead, target: TorchVe
         }
     }
     let title = format!("Run the hook eagerly with `{disable}` (a graph break at each call instead of guards)");
-    let mut unsafe_because: Vec<String> = Vec::new();
-    if let Some(repeated) = on_repeated_modules(model, hook) {
-        let mut because = format!(
-            "unsafe for speed: {}, where a graph break makes Dynamo run the whole forward eagerly",
-            repeated.describe()
-        );
-        if read.bounded && !read.container {
-            because.push_str(&format!(
-                "; to keep forward in one graph instead, by hand: remove the hook's tests of {} and of any other flag it reads, so that it \
-                 records on every call, and have the code that reads what it records check that flag, \
-                 outside the compiled model",
-                read.what
-            ));
-        }
-        unsafe_because.push(because);
-    }
-    if torch.new_module_import {
-        unsafe_because.push(NEW_MODULE_IMPORT.to_string());
-    }
-    match unsafe_because.is_empty() {
-        true => Fix::new(title, Safety::Safe, edits),
-        false => Fix::new(format!("{title} ({})", unsafe_because.join("; ")), Safety::Unsafe, edits),
-    }
+    Ok(match torch.new_module_import {
+        false => Fix::new(title, Safety::Safe, edits),
+        true => Fix::new(format!("{title} ({NEW_MODULE_IMPORT})"), Safety::Unsafe, edits),
+    })
 }
 
 /// A read of state in a hook or a function it calls.

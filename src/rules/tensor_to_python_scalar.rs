@@ -3,8 +3,9 @@
 //! default config (GB0124 for `.item()` and the builtins, GB0033 / GB0109 for `.tolist()`). Where
 //! the number only feeds tensor arithmetic (`x * s.item()`), the fix keeps it a tensor. Where it
 //! goes only to code that traces once Dynamo captures it as an unbacked symbol (sizes, slices,
-//! factory arguments: `model::unbacked`), the fix turns `capture_scalar_outputs` on for the module;
-//! a file that already does is not reported for those.
+//! factory arguments: `model::unbacked`), it is removed by one process-wide setting,
+//! `capture_scalar_outputs`, written once where the project compiles (`fix::dynamo_config`); a
+//! project that already sets it is not reported for those.
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -12,8 +13,7 @@ use ruff_python_ast::{self as ast, Expr, Operator};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
-use crate::fix::dynamo_config::setting_edits;
-use crate::fix::text::torch_name;
+use crate::fix::dynamo_config::ProjectSetting;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::dynamo_config::{Capture, sets};
@@ -94,12 +94,12 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
         let function = self.function;
         let model = function.model();
         let flow = Flow::of(model, function.id, self.tensors);
-        let captured = sets(model, Capture::ScalarOutputs);
+        let captured = model.captures.sets(Capture::ScalarOutputs) || sets(model, Capture::ScalarOutputs);
         let mut setting = Setting::new(model);
         for conversion in self.found {
             let still_breaks = flow.still_breaks(conversion.expr, value_of(conversion.call));
             if captured && still_breaks.is_none() {
-                // The file turns `capture_scalar_outputs` on: Dynamo traces this one.
+                // The project turns `capture_scalar_outputs` on: Dynamo traces this one.
                 continue;
             }
             let text = &model.source.text[conversion.call.range()];
@@ -109,8 +109,8 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
             diagnostics.push(match (conversion.fix, still_breaks) {
                 (Some(fix), _) => diagnostic.with_fix(fix),
                 (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, still_breaks)),
-                (None, None) => match setting.fix() {
-                    Ok(fix) => diagnostic.with_fix(fix),
+                (None, None) => match setting.removal() {
+                    Ok(setting) => diagnostic.removed_by(setting, &model.source.path),
                     Err(reason) => diagnostic.without_fix(reason),
                 },
             });
@@ -135,25 +135,26 @@ fn still_breaking(model: &FileModel, still_breaks: StillBreaks) -> String {
 /// What to do where no fix applies.
 const KEEP_A_TENSOR: &str = "keep the value a tensor, or read it outside the compiled code";
 
-/// The fix that turns `capture_scalar_outputs` on for the module, the same for every conversion
-/// of the file it fixes; worked out on the first question.
+/// Where Dynamo would trace the value with `capture_scalar_outputs` on: the setting that removes
+/// it, written once for the project (`fix::dynamo_config`), or why it is not offered. The same for
+/// every conversion of the file; worked out on the first question.
 struct Setting<'m, 'a> {
     model: &'m FileModel<'a>,
-    fix: Option<Result<Fix, String>>,
+    removal: Option<Result<ProjectSetting, String>>,
 }
 
 impl<'m, 'a> Setting<'m, 'a> {
     fn new(model: &'m FileModel<'a>) -> Self {
-        Self { model, fix: None }
+        Self { model, removal: None }
     }
 
-    fn fix(&mut self) -> Result<Fix, String> {
+    fn removal(&mut self) -> Result<ProjectSetting, String> {
         let model = self.model;
-        self.fix.get_or_insert_with(|| setting_fix(model)).clone()
+        self.removal.get_or_insert_with(|| removal(model)).clone()
     }
 }
 
-fn setting_fix(model: &FileModel) -> Result<Fix, String> {
+fn removal(model: &FileModel) -> Result<ProjectSetting, String> {
     if let Some(crash) = crash_with(model, Capture::ScalarOutputs) {
         let (line, _) = model.source.line_column(crash.start());
         let at = snippet(&model.source.text[crash]);
@@ -161,20 +162,7 @@ fn setting_fix(model: &FileModel) -> Result<Fix, String> {
             "{KEEP_A_TENSOR}: `capture_scalar_outputs` would make `{at}` (line {line}) fail to compile"
         ));
     }
-    let edits = setting_edits(model, Capture::ScalarOutputs);
-    if edits.is_empty() {
-        return Err("set `capture_scalar_outputs` where you call `torch.compile`: this module imports torch only \
-                    conditionally"
-            .to_string());
-    }
-    let (torch, _) = torch_name(model);
-    let title = format!(
-        "Set `{torch}._dynamo.config.capture_scalar_outputs = True` after the imports (unsafe: a process-wide \
-         Dynamo option, set when this module is imported; the value becomes an unbacked symbol, so code that \
-         later branches on it still breaks, and torch 2.15 then fails to compile indexing a tensor with a 0-d \
-         tensor (`x[i.argmax()]`) anywhere in the process)"
-    );
-    Ok(Fix::new(title, Safety::Unsafe, edits))
+    Ok(ProjectSetting { capture: Capture::ScalarOutputs, written_in: model.captures.compiled_in.clone() })
 }
 
 impl ScalarFinder<'_, '_> {

@@ -1,9 +1,11 @@
-"""Oracle fixture for stateful-hook (TCF202), bound-method form.
+"""stateful-hook (TCF202), bound-method form, on blocks called in a loop: no fix (issue #27).
 
 A small transformer language model watched by an `ActivationMonitor` that registers its own method
 `_record` as a forward hook on every block. The method reads `self.enabled`, which the training loop
 toggles; Dynamo traces the hook with the forward and guards on the monitor's flag, so each toggle
-recompiles. tcfix decorates `_record` with `@torch.compiler.disable`.
+recompiles. The hook sits on blocks that forward calls in a loop, where `@torch.compiler.disable` (the
+fix tcfix once wrote, with --unsafe-fixes) makes Dynamo skip the whole forward; tcfix now offers no
+fix here and says what keeps forward in one graph (the flag tests taken out of the hook).
 """
 import torch
 import torch.nn.functional as F
@@ -83,24 +85,3 @@ def _step(idx, enabled: bool):
         return (idx,)
 
     return step
-
-
-def oracle_cases():
-    batches = [torch.randint(0, 128, (4, 32)) for _ in range(6)]
-    enabled = [False, True, False, False, True, False]
-    return [
-        {
-            "name": "monitor-toggles",
-            "factory": _monitored_model,
-            "inputs": [_step(b, e) for b, e in zip(batches, enabled)],
-            "observe": lambda model: model.monitor.rms,
-            "train": True,
-            "atol": 1e-5,
-            # Registered on every block (in a loop), the fix is unsafe for speed: opt in.
-            "unsafe_fixes": True,
-            "expect": {
-                "recompiles matching enabled": (">=1", 0),
-                "recompiles": (">=1", 0),
-            },
-        },
-    ]

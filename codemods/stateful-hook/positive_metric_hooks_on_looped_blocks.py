@@ -1,10 +1,12 @@
-"""Oracle fixture for stateful-hook (TCF202), closure form.
+"""stateful-hook (TCF202), closure form, on blocks called in a loop: no fix (issue #27).
 
 A residual MLP for tabular data; the training script attaches forward hooks to every block that record
 activation norms, but only while the metrics collector says so (the loop turns
 `capture_activation_norms` on every N steps). The hooks are traced with the forward, and Dynamo guards
-on the flag read through the closure: every flip fails the guard and recompiles. tcfix decorates the
-hook with `@torch.compiler.disable`, so the flag is read in eager Python and never guarded on.
+on the flag read through the closure: every flip fails the guard and recompiles. tcfix once decorated
+the hook with `@torch.compiler.disable`; on blocks that forward calls in a loop, that graph break
+makes Dynamo skip the whole forward, worse than the recompiles. No fix now: the finding says how to
+keep forward in one graph (the flag tests taken out of the hook).
 """
 import torch
 import torch.nn.functional as F
@@ -70,26 +72,3 @@ def _step(batch, capture: bool):
         return (batch,)
 
     return step
-
-
-def oracle_cases():
-    batches = [torch.randn(16, 20) for _ in range(6)]
-    captures = [False, False, True, False, True, False]
-    return [
-        {
-            "name": "flag-flips",
-            "factory": _model_with_hooks,
-            "inputs": [_step(b, c) for b, c in zip(batches, captures)],
-            "train": True,
-            "atol": 1e-5,
-            # After the fix each hook call is a graph break (in the blocks loop: the forward frame
-            # runs eagerly and each block is compiled on its own), which is the documented price.
-            # Registered on every block (in a loop), the fix is unsafe for speed: opt in.
-            "unsafe_fixes": True,
-            "expect": {
-                "recompiles matching capture_activation_norms": (">=1", 0),
-                "recompiles": (">=1", 0),
-            },
-            "observe": lambda model: model.metrics.norms,
-        },
-    ]
