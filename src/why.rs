@@ -253,6 +253,13 @@ fn why_not_reached(model: &FileModel, function: usize) -> String {
         if class.forward_replaced {
             return format!("not reached: a decorator of `{}` replaces its forward", class.qualname);
         }
+        if class.outside_compile_scope {
+            return format!(
+                "not reached: the project's own compile calls compile other modules (their blocks, say), \
+                 never `{}` nor anything that holds it",
+                class.qualname
+            );
+        }
     }
     format!(
         "not reached: no compiled entry point (an nn.Module's forward, a forward hook, a torch.compile'd function) \

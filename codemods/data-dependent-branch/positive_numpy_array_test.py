@@ -1,6 +1,7 @@
 """TCF104 positive: Dynamo traces numpy arrays as tensors, so a test on one reads tensor data
 like its torch twin: checking that an input's size divides a patch size with `np.array(shape)`
-breaks the graph on every call (measured under torch 2.15). The `if` does more than raise: no fix."""
+breaks the graph on every call (measured under torch 2.15). No fix: eagerly the array is numpy,
+which tcfix's torch rewrites (`torch.where`, `torch._assert_async`) do not take."""
 import numpy as np
 import torch
 from torch import nn

@@ -1,7 +1,8 @@
 """TCF107 positive: TorchScript helpers Dynamo marks as skipped break the graph (GB0007, measured
 under torch 2.15). `torch.jit.isinstance` of a plain class becomes the builtin `isinstance` (safe:
-the same test in eager mode and in TorchScript); of a container type it stays, reported."""
-from typing import Dict
+the same test in eager mode and in TorchScript); of a container type, or of a name that may be a
+typing alias (`isinstance` would raise TypeError on it), it stays, reported."""
+from typing import Dict, Tuple
 
 import torch
 from torch import nn
@@ -17,6 +18,16 @@ class Decoder(nn.Module):
         if skip is not None and torch.jit.isinstance(skip, torch.Tensor):
             h = h + skip
         return h
+
+
+Pair = Tuple[torch.Tensor, torch.Tensor]
+
+
+class PairHead(nn.Module):
+    def forward(self, x):
+        if torch.jit.isinstance(x, Pair):
+            return x[0] + x[1]
+        return x
 
 
 class Pyramid(nn.Module):

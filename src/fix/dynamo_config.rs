@@ -84,7 +84,11 @@ pub fn write_setting(model: &FileModel, settings: &[(Capture, usize)]) -> Option
             })
             .collect()
     };
-    if let Some(statement) = first_compile_statement(model) {
+    // Just before the compile when it runs at import, at module level; a compile inside a function
+    // may never run (a helper nobody calls), so the setting then goes after the imports.
+    let at_module_level =
+        |statement: &&Stmt| model.source.parsed.suite().iter().any(|top| top.range() == statement.range());
+    if let Some(statement) = first_compile_statement(model).filter(at_module_level) {
         let start = decorated_start(statement);
         let line_start = text.line_start(start);
         let indent = &text[ruff_text_size::TextRange::new(line_start, start)];
@@ -178,14 +182,26 @@ mod tests {
     }
 
     #[test]
-    fn the_setting_goes_just_before_the_first_compile_with_a_comment() {
+    fn the_setting_goes_just_before_a_compile_at_module_level_with_a_comment() {
+        let text = "import torch as th\nfrom m import Net\n\nmodel = Net()\nfast = th.compile(model)\n";
+        assert_eq!(
+            with_setting(text),
+            "import torch as th\nfrom m import Net\n\nmodel = Net()\n# tcfix: lets Dynamo trace \
+             `.item()`/`.tolist()` in 3 places instead of breaking the graph\n\
+             th._dynamo.config.capture_scalar_outputs = True\nfast = th.compile(model)\n"
+        );
+    }
+
+    #[test]
+    fn a_compile_inside_a_function_gets_it_after_the_imports() {
+        // The function may never run (a helper nobody calls): the import of the script always does.
         let text =
             "import torch as th\n\ndef main(model):\n    model.eval()\n    fast = th.compile(model)\n    return fast\n";
         assert_eq!(
             with_setting(text),
-            "import torch as th\n\ndef main(model):\n    model.eval()\n    # tcfix: lets Dynamo trace \
-             `.item()`/`.tolist()` in 3 places instead of breaking the graph\n    \
-             th._dynamo.config.capture_scalar_outputs = True\n    fast = th.compile(model)\n    return fast\n"
+            "import torch as th\n# tcfix: lets Dynamo trace `.item()`/`.tolist()` in 3 places instead of breaking \
+             the graph\nth._dynamo.config.capture_scalar_outputs = True\n\ndef main(model):\n    model.eval()\n    \
+             fast = th.compile(model)\n    return fast\n"
         );
     }
 

@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use crate::discover::is_test_file;
 use crate::model::file::FileModel;
 use crate::model::imports::Imports;
 use crate::model::module::self_assignments;
@@ -24,18 +25,21 @@ pub enum CompileTarget {
     /// The items of a module list held in this attribute (`for block in model.layers:
     /// torch.compile(block)`, `model.blocks[i].compile()`).
     ItemsOf(String),
-    /// An instance of this class, built in the same scope (`model = Transformer(args)`), by its
-    /// qualified name as the file's imports give it.
-    Class(String),
+    /// An instance of the first class, built in the same scope (`model = Transformer(args)`),
+    /// with the classes named in its arguments, by their qualified names as the file's imports
+    /// give them.
+    Classes(Vec<String>),
     /// A function (`torch.compile(step)`): a root of its own, no say on modules.
     Function,
     /// Something tcfix cannot name (`torch.compile(model)` of a parameter): maybe the whole model.
     Unknown,
 }
 
-/// Every compile call of the file, with what it compiles.
+/// Every compile call of the file, with what it compiles. A test compiles what it tests, not
+/// what users run: test files and `test_*` functions say nothing here.
 pub fn compile_targets(model: &FileModel) -> Vec<CompileTarget> {
-    if !model.source.text.contains("compile(") {
+    let text = &model.source.text;
+    if !(text.contains("compile") || text.contains("optimize")) || is_test_file(&model.source.path) {
         return Vec::new();
     }
     let functions: Vec<&str> = model.functions.iter().map(|f| f.name.as_str()).collect();
@@ -55,16 +59,30 @@ pub fn classes_named(model: &FileModel, class: usize) -> Vec<String> {
     found
 }
 
-/// `(attr, class)` for each class built into `self.<attr>` by the file's classes, within
-/// containers too (`self.layers = nn.ModuleList([Block(...) for _ in range(n)])`).
-pub fn held_in(model: &FileModel) -> Vec<(String, String)> {
+/// A class built into `self.<attr>` by one of the file's classes, within containers too
+/// (`self.layers = nn.ModuleList([Block(...) for _ in range(n)])`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Held {
+    pub attr: String,
+    /// The class built, qualified as the file's imports give it.
+    pub class: String,
+    /// The qualname of the file's class that builds it: what it passes the built class
+    /// (`Block(norm_layer=RMSNorm)`) is held too.
+    pub holder: String,
+}
+
+pub fn held_in(model: &FileModel) -> Vec<Held> {
     let mut held = Vec::new();
     for class in 0..model.classes.len() {
         for assignment in self_assignments(model, class) {
             let Some(value) = assignment.value() else { continue };
-            let mut built = Built { imports: &model.imports, found: Vec::new() };
+            let mut built = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
             built.visit_expr(value);
-            held.extend(built.found.into_iter().map(|class| (assignment.attr.clone(), class)));
+            held.extend(built.classes.into_iter().map(|built| Held {
+                attr: assignment.attr.clone(),
+                class: built,
+                holder: model.classes[class].qualname.clone(),
+            }));
         }
     }
     held.sort();
@@ -72,19 +90,39 @@ pub fn held_in(model: &FileModel) -> Vec<(String, String)> {
     held
 }
 
-/// The classes called in an expression (`Block(...)` inside `nn.ModuleList([...])`).
-struct Built<'i> {
-    imports: &'i Imports,
-    found: Vec<String>,
+/// The functions a class calls to build its attributes (`self.mlp = make_mlp(dim)`): the
+/// modules they return are submodules the compile map cannot see into.
+pub fn builders_called(model: &FileModel, class: usize) -> Vec<String> {
+    let mut calls = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
+    for assignment in self_assignments(model, class) {
+        if let Some(value) = assignment.value() {
+            calls.visit_expr(value);
+        }
+    }
+    let mut found = calls.functions;
+    found.sort();
+    found.dedup();
+    found
 }
 
-impl<'a> Visitor<'a> for Built<'_> {
+/// The calls in an expression: of classes (`Block(...)` inside `nn.ModuleList([...])`), and of
+/// functions that are not methods (`make_mlp(...)`).
+struct Calls<'i> {
+    imports: &'i Imports,
+    classes: Vec<String>,
+    functions: Vec<String>,
+}
+
+impl<'a> Visitor<'a> for Calls<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr
             && let Some(qualified) = self.imports.qualified_name(&call.func)
-            && qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_uppercase))
         {
-            self.found.push(qualified);
+            if is_class_name(&qualified) {
+                self.classes.push(qualified);
+            } else if !qualified.starts_with("torch.") {
+                self.functions.push(qualified);
+            }
         }
         walk_expr(self, expr);
     }
@@ -113,16 +151,16 @@ impl<'a> Visitor<'a> for Named<'_> {
 enum Bound {
     /// A loop variable over the items of this attribute's module list.
     ItemOf(String),
-    /// An instance of this class.
-    Instance(String),
+    /// An instance of the first class, built with the others (`Classifier(Backbone())`).
+    Instance(Vec<String>),
 }
 
 struct Finder<'i> {
     imports: &'i Imports,
     /// The file's function names: `torch.compile(step)` compiles a function.
     functions: Vec<&'i str>,
-    /// Names bound so far in the walk (one table for the file: a name reused across scopes may
-    /// be read wrongly, and then the call reads as another kind, never as a wider scope).
+    /// Names bound so far in the scope being walked (each def starts with none: its parameters
+    /// hold what its callers pass, which this walk cannot know).
     bindings: HashMap<String, Bound>,
     found: Vec<CompileTarget>,
 }
@@ -135,20 +173,25 @@ impl Finder<'_> {
         match compiled {
             Expr::Name(name) => match self.bindings.get(name.id.as_str()) {
                 Some(Bound::ItemOf(attr)) => CompileTarget::ItemsOf(attr.clone()),
-                Some(Bound::Instance(class)) => CompileTarget::Class(class.clone()),
+                Some(Bound::Instance(classes)) => CompileTarget::Classes(classes.clone()),
                 None if self.functions.contains(&name.id.as_str()) => CompileTarget::Function,
                 None => CompileTarget::Unknown,
             },
-            Expr::Call(call) => self.instance_of(call).map_or(CompileTarget::Unknown, CompileTarget::Class),
+            Expr::Call(call) => self.instance_of(call).map_or(CompileTarget::Unknown, CompileTarget::Classes),
             _ => CompileTarget::Unknown,
         }
     }
 
-    /// `Transformer(args)`: the class built, when the call names a class.
-    fn instance_of(&self, call: &ast::ExprCall) -> Option<String> {
+    /// `Classifier(Backbone(), head=Head)`: the class built, then every class named in its
+    /// arguments (what it may hold), when the call names a class.
+    fn instance_of(&self, call: &ast::ExprCall) -> Option<Vec<String>> {
         let qualified = self.imports.qualified_name(&call.func)?;
-        let last = qualified.rsplit('.').next()?;
-        (last.starts_with(char::is_uppercase) && !qualified.starts_with("torch.")).then_some(qualified)
+        if !is_class_name(&qualified) || qualified.starts_with("torch.") {
+            return None;
+        }
+        let mut named = Named { imports: self.imports, found: vec![qualified] };
+        named.visit_arguments(&call.arguments);
+        Some(named.found)
     }
 
     fn bind_loop(&mut self, for_stmt: &ast::StmtFor) {
@@ -178,6 +221,11 @@ impl Finder<'_> {
     }
 
     fn record(&mut self, call: &ast::ExprCall) {
+        if self.imports.refers_to(&call.func, "torch._dynamo.optimize") {
+            // `torch._dynamo.optimize(backend)(model)`: what it compiles is not in this call.
+            self.found.push(CompileTarget::Unknown);
+            return;
+        }
         let compiled = if self.imports.refers_to(&call.func, "torch.compile") {
             // `@torch.compile(mode=...)` names nothing: the decorated function is a root.
             let Some(first) = call.arguments.args.first() else { return };
@@ -199,6 +247,13 @@ impl Finder<'_> {
 impl<'a> Visitor<'a> for Finder<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
+            Stmt::FunctionDef(def) if is_test_function(def.name.as_str()) => return,
+            Stmt::FunctionDef(_) => {
+                let outer = std::mem::take(&mut self.bindings);
+                walk_stmt(self, stmt);
+                self.bindings = outer;
+                return;
+            }
             Stmt::For(for_stmt) => self.bind_loop(for_stmt),
             Stmt::Assign(assign) => {
                 // The value is read before the name is bound: `block = torch.compile(block)`.
@@ -214,9 +269,32 @@ impl<'a> Visitor<'a> for Finder<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
             self.record(call);
+            // The callee is read: a reference to `torch.compile` elsewhere is not a call of it.
+            self.visit_arguments(&call.arguments);
+            match call.func.as_ref() {
+                Expr::Attribute(attr) => self.visit_expr(&attr.value),
+                func @ Expr::Call(_) => self.visit_expr(func),
+                _ => {}
+            }
+            return;
+        }
+        // `partial(torch.compile, ...)`, `compile_fn = torch.compile`: compiled somewhere unseen.
+        if matches!(expr, Expr::Attribute(_) | Expr::Name(_)) && self.imports.refers_to(expr, "torch.compile") {
+            self.found.push(CompileTarget::Unknown);
+            return;
         }
         walk_expr(self, expr);
     }
+}
+
+/// `Block`, `models.Block`: a name spelled like a class.
+fn is_class_name(qualified: &str) -> bool {
+    qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_uppercase))
+}
+
+/// `test_attention`: a test compiles what it tests.
+fn is_test_function(name: &str) -> bool {
+    name.starts_with("test_") || name == "test"
 }
 
 /// `model.layers[i]`, `self.blocks[0]`: an item of the module list in that attribute.
@@ -277,7 +355,11 @@ mod tests {
         let text = "import torch\nfrom models import Transformer\ndef step(x):\n    return x\nmodel = Transformer()\ncompiled = torch.compile(model)\nfast = torch.compile(step)\n\ndef wrap(m):\n    return torch.compile(m)\n";
         assert_eq!(
             targets(text),
-            vec![CompileTarget::Class("models.Transformer".into()), CompileTarget::Function, CompileTarget::Unknown]
+            vec![
+                CompileTarget::Classes(vec!["models.Transformer".into()]),
+                CompileTarget::Function,
+                CompileTarget::Unknown
+            ]
         );
     }
 

@@ -152,7 +152,8 @@ impl Guards<'_> {
             .imports
             .and_then(|imports| imports.qualified_name(&call.func))
             .is_some_and(|name| name == "torch.jit.is_scripting" || name == "torch.jit.is_tracing");
-        call.arguments.is_empty() && (torch_own || is_jit_attribute(&call.func))
+        let named = matches!(last_segment(&call.func), Some("is_scripting" | "is_tracing"));
+        call.arguments.is_empty() && named && (torch_own || is_jit_attribute(&call.func))
     }
 
     fn guard(&self, test: &Expr) -> Option<Guard> {

@@ -54,31 +54,41 @@ pub struct Captures {
     pub dynamic_output_shape_ops: bool,
     /// The path of the script that compiles (the first by path, tests aside); none in a library.
     pub compiled_in: Option<String>,
+    /// The file is a script: its settings hold in its own process only.
+    pub script: bool,
 }
 
 impl Captures {
     pub fn of(model: &FileModel) -> Self {
         let path = &model.source.path;
-        let compiles = !crate::discover::is_test_file(path)
-            && is_script(model)
-            && crate::model::compile_calls::compiles_anything(model);
+        let script = is_script(model);
+        let compiles =
+            !crate::discover::is_test_file(path) && script && crate::model::compile_calls::compiles_anything(model);
         Captures {
             scalar_outputs: sets(model, Capture::ScalarOutputs),
             dynamic_output_shape_ops: sets(model, Capture::DynamicOutputShapeOps),
             compiled_in: compiles.then(|| path.display().to_string()),
+            script,
         }
     }
 
-    /// The project's: every option some file sets, and the first file that compiles.
+    /// The project's: an option a package module sets (whoever imports it gets it), or one that
+    /// every compiling script sets (a script's setting holds in its own process only: one
+    /// benchmark that sets it says nothing of the training script); and the first script that
+    /// compiles.
     pub fn of_project<'c>(files: impl Iterator<Item = &'c Captures>) -> Self {
-        files.fold(Captures::default(), |project, file| Captures {
-            scalar_outputs: project.scalar_outputs || file.scalar_outputs,
-            dynamic_output_shape_ops: project.dynamic_output_shape_ops || file.dynamic_output_shape_ops,
-            compiled_in: match (project.compiled_in, &file.compiled_in) {
-                (Some(a), Some(b)) => Some(if *b < a { b.clone() } else { a }),
-                (a, b) => a.or_else(|| b.clone()),
-            },
-        })
+        let files: Vec<&Captures> = files.collect();
+        let compiling: Vec<&&Captures> = files.iter().filter(|file| file.compiled_in.is_some()).collect();
+        let holds = |capture: Capture| {
+            files.iter().any(|file| !file.script && file.sets(capture))
+                || (!compiling.is_empty() && compiling.iter().all(|file| file.sets(capture)))
+        };
+        Captures {
+            scalar_outputs: holds(Capture::ScalarOutputs),
+            dynamic_output_shape_ops: holds(Capture::DynamicOutputShapeOps),
+            compiled_in: compiling.iter().filter_map(|file| file.compiled_in.clone()).min(),
+            script: false,
+        }
     }
 
     pub fn sets(&self, capture: Capture) -> bool {

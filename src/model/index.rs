@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use ruff_python_ast::Expr;
 
-use crate::model::compile_scope::{CompileTarget, classes_named, compile_targets, held_in};
+use crate::model::compile_scope::{CompileTarget, Held, builders_called, classes_named, compile_targets, held_in};
 use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
 use crate::model::dynamo_config::Captures;
@@ -52,8 +52,8 @@ pub struct FileSummary {
     pub names_asked: Vec<String>,
     /// What each of its `torch.compile` calls compiles (`compile_scope`).
     pub compile_targets: Vec<CompileTarget>,
-    /// `(attr, class)`: its classes build `class` into `self.<attr>` (`compile_scope`).
-    pub held_in: Vec<(String, String)>,
+    /// The classes its classes build into their attributes (`compile_scope`).
+    pub held_in: Vec<Held>,
     /// The capture options the file turns on, and whether it compiles (`dynamo_config`).
     pub captures: Captures,
 }
@@ -71,6 +71,8 @@ pub struct ClassSummary {
     pub torch_submodules: Vec<String>,
     /// The classes its code names: what it may hold as submodules (`compile_scope`).
     pub classes_named: Vec<String>,
+    /// The functions it calls to build its attributes (`compile_scope`).
+    pub builders_called: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -144,6 +146,7 @@ impl FileSummary {
                 config: ClassDefaults::of(model, class),
                 torch_submodules: torch_submodules(model, class),
                 classes_named: classes_named(model, class),
+                builders_called: builders_called(model, class),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -311,7 +314,10 @@ impl ProjectIndex {
                 match target {
                     CompileTarget::Function => {}
                     CompileTarget::Unknown => return None,
-                    CompileTarget::Class(class) => named.push(self.find_class(file, class)?),
+                    CompileTarget::Classes(classes) => {
+                        named.push(self.find_class(file, &classes[0])?);
+                        named.extend(classes[1..].iter().filter_map(|class| self.find_class(file, class)));
+                    }
                     CompileTarget::ItemsOf(attr) => {
                         let held = self.classes_held_in(attr);
                         if held.is_empty() {
@@ -334,17 +340,33 @@ impl ProjectIndex {
             for name in summary.classes_named.iter().chain(&summary.bases) {
                 named.extend(self.find_class(class.file, name));
             }
+            // `self.mlp = make_mlp(dim)`: the module a project function builds is unseen.
+            if summary.builders_called.iter().any(|function| self.is_project_function(class.file, function)) {
+                return None;
+            }
         }
         Some(compiled)
     }
 
+    fn is_project_function(&self, file: usize, qualified: &str) -> bool {
+        self.function_in(file, qualified).is_some() || !self.find_functions(qualified).is_empty()
+    }
+
     /// The module classes built into `self.<attr>` anywhere in the project (`self.layers =
-    /// nn.ModuleList([Block(...) ...])`): the items a loop over `x.<attr>` compiles.
+    /// nn.ModuleList([Block(...) ...])`): the items a loop over `x.<attr>` compiles; with what
+    /// their holder names (`Block(norm_layer=RMSNorm)` passes `RMSNorm` in).
     fn classes_held_in(&self, attr: &str) -> Vec<ClassId> {
         let mut held = Vec::new();
         for (file, summary) in self.files.iter().enumerate() {
-            for built in summary.held_in.iter().filter(|(held_attr, _)| held_attr == attr) {
-                held.extend(self.find_class(file, &built.1).filter(|class| self.module_classes.contains(class)));
+            for Held { class, holder, .. } in summary.held_in.iter().filter(|held| held.attr == attr) {
+                let Some(class) = self.find_class(file, class).filter(|class| self.module_classes.contains(class))
+                else {
+                    continue;
+                };
+                held.push(class);
+                if let Some(holder) = self.local_class(file, holder) {
+                    held.extend(self.class(holder).classes_named.iter().filter_map(|name| self.find_class(file, name)));
+                }
             }
         }
         held
@@ -801,6 +823,34 @@ mod tests {
         let files = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", train)];
         // Block's print and its Attention's .item(); Transformer.forward is never traced.
         assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+    }
+
+    #[test]
+    fn what_a_compile_map_does_not_trust() {
+        let every = ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"];
+        // A test compiles what it tests, not what users run.
+        let test = "import torch\nfrom pkg.layers import Attention\n\ndef test_attention():\n    m = torch.compile(Attention())\n";
+        assert_eq!(
+            findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("tests/test_a.py", test)]),
+            every
+        );
+        // `torch._dynamo.optimize(...)(model)` and `partial(torch.compile)` compile something unseen.
+        let optimize = "import torch\nfrom pkg.layers import Attention\nm = Attention()\nfast = torch.compile(m)\n\ndef wrap(model):\n    return torch._dynamo.optimize('inductor')(model)\n";
+        assert_eq!(findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", optimize)]), every);
+        // A name bound in another function says nothing of a parameter of this one.
+        let scopes = "import torch\nfrom pkg.layers import Attention\n\ndef probe():\n    model = Attention()\n\ndef main(model):\n    return torch.compile(model)\n";
+        assert_eq!(findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", scopes)]), every);
+    }
+
+    #[test]
+    fn a_compiled_class_holds_what_its_arguments_and_its_holder_name() {
+        let model = "import torch\nfrom torch import nn\n\nclass Norm(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n\nclass Block(nn.Module):\n    def __init__(self, norm_layer):\n        super().__init__()\n        self.norm = norm_layer()\n\n    def forward(self, x):\n        return self.norm(x)\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.layers = nn.ModuleList([Block(norm_layer=Norm)])\n\n    def forward(self, x):\n        print(x)\n        return x\n";
+        let blocks = "from pkg.model import Net\nmodel = Net()\nfor block in model.layers:\n    block.compile()\n";
+        // Norm, passed in by Net, runs in the compiled blocks; Net.forward does not.
+        assert_eq!(findings(&[("pkg/model.py", model), ("train.py", blocks)]), ["pkg/model.py TCF101"]);
+        let wrapped =
+            "import torch\nfrom pkg.model import Block, Norm\nmodel = Block(Norm)\ncompiled = torch.compile(model)\n";
+        assert_eq!(findings(&[("pkg/model.py", model), ("train.py", wrapped)]), ["pkg/model.py TCF101"]);
     }
 
     #[test]

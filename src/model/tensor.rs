@@ -27,6 +27,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
+use ruff_python_ast::helpers::any_over_expr;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 
@@ -52,6 +53,9 @@ pub struct Tensors<'m, 'a> {
     /// Names that are a Python bool on one path and a mask on another (`skip = False`, then under
     /// a condition `skip = draw < rate`): a test of one reads tensor data where the mask reached it.
     flags: HashSet<String>,
+    /// Names bound to numpy arrays (`size = np.array(shape)`, and what is computed from them):
+    /// tensors to Dynamo, but numpy values when the code runs eagerly.
+    numpy_names: HashSet<String>,
     /// Every name the function binds (parameters included).
     locals: HashSet<String>,
     /// `self.<attr>` that are submodules (callable, returning tensors).
@@ -382,6 +386,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             masks: HashSet::default(),
             zero_dim: HashSet::default(),
             flags: HashSet::default(),
+            numpy_names: HashSet::default(),
             locals: HashSet::default(),
             submodules,
             nested_submodules,
@@ -401,7 +406,43 @@ impl<'m, 'a> Tensors<'m, 'a> {
         tensors.grow(&bindings, Kind::Mask);
         tensors.shrink_zero_dim(&bindings);
         tensors.flags = tensors.flags_of(&bindings);
+        tensors.numpy_names = tensors.numpy_names_of(&bindings);
         tensors
+    }
+
+    /// The names some binding of which reads numpy (a call of `numpy.*` or a numpy name), to a
+    /// fixpoint: `remainder = (size % patch) > 0` after `size = np.array(shape)`.
+    fn numpy_names_of(&self, bindings: &HashMap<String, Vec<Binding<'a>>>) -> HashSet<String> {
+        let mut numpy: HashSet<String> = HashSet::default();
+        loop {
+            let grown: Vec<String> = bindings
+                .iter()
+                .filter(|(name, _)| !numpy.contains(name.as_str()))
+                .filter(|(_, bindings)| {
+                    bindings.iter().any(|b| matches!(b, Binding::Value(value) if self.reads_numpy_with(value, &numpy)))
+                })
+                .map(|(name, _)| name.clone())
+                .collect();
+            if grown.is_empty() {
+                return numpy;
+            }
+            numpy.extend(grown);
+        }
+    }
+
+    fn reads_numpy_with(&self, expr: &Expr, names: &HashSet<String>) -> bool {
+        any_over_expr(expr, |node| match node {
+            Expr::Name(name) => names.contains(name.id.as_str()),
+            Expr::Call(call) => {
+                self.model.imports.qualified_name(&call.func).is_some_and(|name| name.starts_with("numpy."))
+            }
+            _ => false,
+        })
+    }
+
+    /// Whether `expr` reads a numpy array: a fix that hands it to torch would fail eagerly.
+    pub fn reads_numpy(&self, expr: &Expr) -> bool {
+        self.reads_numpy_with(expr, &self.numpy_names)
     }
 
     /// The names bound to a mask on some path and only to `True`/`False` on the others.

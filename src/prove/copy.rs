@@ -1,7 +1,9 @@
 //! The copy of the user's project that the fixes are applied to: every file git tracks, as it is
 //! on disk now (uncommitted changes included), and every untracked file that is not ignored.
 //! Ignored entries (data, checkpoints, a virtual environment) are linked, not copied, so that the
-//! command finds them; `__pycache__` is left out. The user's tree is only read.
+//! command finds them; `__pycache__` is left out. tcfix only reads the user's tree, but what the
+//! command itself writes into an ignored folder (a checkpoint, a log) lands in the user's folder,
+//! in both runs, as it would when the user runs it.
 
 use std::path::{Path, PathBuf};
 

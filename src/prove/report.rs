@@ -355,14 +355,21 @@ fn change<T: PartialEq + std::fmt::Display>(before: T, after: T) -> String {
     if before == after { before.to_string() } else { format!("{before} → {after}") }
 }
 
-fn counts_line(before: &Counts, after: &Counts) -> String {
-    format!(
-        "graphs {}, graph breaks {}, recompiles {}, eager frames {}, compiling {}",
+/// Each measure before → after: graphs, graph breaks, recompiles, eager frames, compile time.
+fn changes(before: &Counts, after: &Counts) -> [String; 5] {
+    [
         change(before.graphs, after.graphs),
         change(before.graph_breaks, after.graph_breaks),
         change(before.recompiles, after.recompiles),
         change(before.eager_frames, after.eager_frames),
         change(format!("{:.2} s", before.compile_seconds), format!("{:.2} s", after.compile_seconds)),
+    ]
+}
+
+fn counts_line(before: &Counts, after: &Counts) -> String {
+    let [graphs, breaks, recompiles, eager, compiling] = changes(before, after);
+    format!(
+        "graphs {graphs}, graph breaks {breaks}, recompiles {recompiles}, eager frames {eager}, compiling {compiling}"
     )
 }
 
@@ -488,14 +495,7 @@ impl Proof {
             format!("### tcfix prove\n\n`{}`, {} fixes applied.\n\n", self.command.join(" "), self.fixes.len());
         out.push_str("| Frame | Graphs | Graph breaks | Recompiles | Eager frames | Compile time |\n|---|---:|---:|---:|---:|---:|\n");
         let row = |name: String, before: &Counts, after: &Counts| {
-            format!(
-                "| {name} | {} | {} | {} | {} | {} |\n",
-                change(before.graphs, after.graphs),
-                change(before.graph_breaks, after.graph_breaks),
-                change(before.recompiles, after.recompiles),
-                change(before.eager_frames, after.eager_frames),
-                change(format!("{:.2} s", before.compile_seconds), format!("{:.2} s", after.compile_seconds)),
-            )
+            format!("| {name} | {} |\n", changes(before, after).join(" | "))
         };
         out.push_str(&row("**all**".to_string(), &self.before.total, &self.after.total));
         for frame in &self.frames {

@@ -156,6 +156,7 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
             let diagnostic = function.graph_break(diagnostic, branch.site);
             let fix = match (branch.statement, branch.ternary) {
                 _ if let Some(flag) = self.tensors.reads_flag(branch.test) => Some(Err(flag_reason(flag))),
+                _ if self.tensors.reads_numpy(branch.test) => Some(Err(NUMPY_REASON.into())),
                 (Some(statement), _) => Some(if_fix(function, self.tensors, statement)),
                 (None, Some(ternary)) => Some(ternary_fix(function, self.tensors, ternary)),
                 (None, None) => None,
@@ -208,6 +209,11 @@ fn flag_reason(flag: &str) -> String {
          code branchless (`torch.where`), or express the branch with `torch.cond`"
     )
 }
+
+/// A numpy test: Dynamo traces it as a tensor, but eagerly it stays numpy, which `torch.where`
+/// does not take.
+const NUMPY_REASON: &str = "the test reads a numpy array (a tensor only to Dynamo): compute it with torch, or move \
+                            the check out of the compiled code";
 
 const NO_FIX: &str =
     "make the code branchless (`torch.where`, `torch.clamp`), or express the branch with `torch.cond`";

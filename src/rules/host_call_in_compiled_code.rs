@@ -16,6 +16,7 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::Diagnostic;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
+use crate::model::file::FileModel;
 use crate::model::imports::{Imports, dotted_name};
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -119,7 +120,7 @@ impl<'a> FunctionHooks<'a> for HostCallFinder<'_, 'a> {
         let imports = &self.function.model().imports;
         if let Some(kind) = host_call(call, imports) {
             self.found.push((call, kind, site));
-        } else if reads_traced_draw(call, imports) {
+        } else if reads_traced_draw(call, imports) && !draw_reported(call, imports) {
             self.found.push((call, HostCall::NumpyScalar, site));
         }
         true
@@ -186,13 +187,20 @@ fn reads_traced_draw(call: &ast::ExprCall, imports: &Imports) -> bool {
         && imports.qualified_name(&draw.func).is_some_and(|name| name.starts_with("numpy.random."))
 }
 
+/// Whether the draw read by `draw.item()` is a host call of its own (a scalar or unsupported
+/// draw): reported there, once.
+fn draw_reported(call: &ast::ExprCall, imports: &Imports) -> bool {
+    matches!(call.func.as_ref(), Expr::Attribute(method)
+        if matches!(method.value.as_ref(), Expr::Call(draw) if host_call(draw, imports).is_some()))
+}
+
 /// `torch.jit.isinstance(x, torch.Tensor)` -> `isinstance(x, torch.Tensor)`: the same test for a
 /// plain class (a name or a dotted name), in eager mode and in TorchScript alike. Container types
 /// (`dict[str, Tensor]`) are what `torch.jit.isinstance` is for: no fix there.
 fn builtin_isinstance_fix(function: &Function, call: &ast::ExprCall, kind: HostCall) -> Option<Fix> {
     let model = function.model();
     let [_, class] = call.arguments.args.as_ref() else { return None };
-    let plain_class = matches!(class, Expr::Name(_) | Expr::Attribute(_));
+    let plain_class = is_plain_class(model, class);
     let builtin_shadowed =
         function.tensors().is_local("isinstance") || module_binds(model.source.parsed.suite(), "isinstance");
     if !matches!(kind, HostCall::JitIsinstance) || !plain_class || builtin_shadowed {
@@ -200,6 +208,21 @@ fn builtin_isinstance_fix(function: &Function, call: &ast::ExprCall, kind: HostC
     }
     let edit = Edit::replace(call.func.range(), "isinstance");
     Some(Fix::new("use the builtin `isinstance`", Safety::Safe, vec![edit]))
+}
+
+/// A class `isinstance` accepts as it is: a builtin type, one of torch's classes
+/// (`torch.Tensor`), or a class the file defines. A name bound to a typing alias
+/// (`Pair = Tuple[Tensor, Tensor]`) would make `isinstance` raise TypeError.
+fn is_plain_class(model: &FileModel, class: &Expr) -> bool {
+    const BUILTIN_TYPES: [&str; 9] = ["int", "float", "bool", "str", "bytes", "list", "tuple", "dict", "set"];
+    let Some(qualified) = model.imports.qualified_name(class) else { return false };
+    let last = qualified.rsplit('.').next().unwrap_or_default();
+    match class {
+        Expr::Name(name) if BUILTIN_TYPES.contains(&name.id.as_str()) => model.imports.get(name.id.as_str()).is_none(),
+        _ if qualified.starts_with("torch.") => last.starts_with(char::is_uppercase),
+        Expr::Name(name) => model.classes.iter().any(|c| c.qualname == name.id.as_str()),
+        _ => false,
+    }
 }
 
 /// Whether a module-level statement binds `name` (a def, an assignment, an import).
