@@ -6,8 +6,10 @@
 //! or `torch.compile(block)` in an `apply_compile` helper) never traces the model's own
 //! `forward`, nor the encoder around the blocks: findings there would be false. When every
 //! compile call of the project names what it compiles (the items of a `layers` list, a class it
-//! builds), only those classes, what they hold and their bases run compiled; one call tcfix
-//! cannot read (`torch.compile(model)` of a model from elsewhere) keeps the default.
+//! builds), only those classes, what they and their holders name and their bases run compiled.
+//! Anything tcfix cannot read keeps the default: one such call (`torch.compile(model)` of a
+//! parameter, `torch._dynamo.optimize`, `partial(torch.compile)`), or a compiled class that builds
+//! a submodule through a project function. Tests do not count: they compile what they test.
 
 use rustc_hash::FxHashMap as HashMap;
 
