@@ -24,7 +24,7 @@ use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::imports::last_segment;
 use crate::model::module::is_self;
 use crate::model::tensor::Tensors;
-use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -465,4 +465,44 @@ fn method_raises_in_training(model: &FileModel, method: usize) -> bool {
             if is_self(&attr.value) && attr.attr.id.as_str() == "training");
         tests_training && if_stmt.body.iter().any(|s| matches!(s, Stmt::Raise(_)))
     })
+}
+
+/// Once a fix removes a graph break in `function`, the code on both sides of it is traced as one
+/// graph: if that code holds a masked write of values that may require grad (TCF105's hazard), AOTAutograd gives
+/// the whole frame up to eager in training, where before only the graph holding the write fell
+/// back (measured under torch 2.15 on the VLM whole-model oracle: graphs 5 -> 6, eager frames
+/// 1 -> 2). The code traced with the break gone: its function, the functions that call it, and
+/// what any of them calls, in the file. Returns how to name the first such write: "`out[mask] =
+/// ...` on line 170".
+pub fn traced_with(checker: &Checker, function: usize) -> Option<String> {
+    let model = checker.model;
+    let graph = model.calls();
+    let mut callers = vec![function];
+    let mut seen: HashSet<usize> = HashSet::from_iter([function]);
+    while let Some(callee) = callers.pop() {
+        for (_, site) in graph.call_sites(callee) {
+            if seen.insert(site.caller) {
+                callers.push(site.caller);
+            }
+        }
+    }
+    let mut traced: Vec<usize> = seen.iter().copied().collect();
+    while let Some(caller) = traced.pop() {
+        for (_, site) in graph.calls_out(caller) {
+            if seen.insert(site.callee) {
+                traced.push(site.callee);
+            }
+        }
+    }
+    let text = &model.source.text;
+    let mut writes = checker.hazards_of(&RULE);
+    writes.sort_by_key(|range| range.start());
+    writes.into_iter().find(|write| seen.iter().any(|&f| model.function(f).node.range().contains_range(*write))).map(
+        |write| {
+            let code = text[write].lines().next().unwrap_or_default();
+            let code = code.split_once(" = ").map_or(code.to_string(), |(target, _)| format!("{target} = ..."));
+            let line = text[..write.start().to_usize()].matches('\n').count() + 1;
+            format!("`{code}` on line {line}")
+        },
+    )
 }

@@ -18,6 +18,7 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::imports::{Imports, dotted_name};
+use crate::rules::bool_mask_index_put;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -30,7 +31,7 @@ pub static RULE: Rule = Rule {
              the graph.",
     why: "Dynamo runs the call in Python between two graphs on every call.",
     category: Category::GraphBreak,
-    fixes: &[Safety::Safe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
 };
 
@@ -207,7 +208,20 @@ fn builtin_isinstance_fix(function: &Function, call: &ast::ExprCall, kind: HostC
         return None;
     }
     let edit = Edit::replace(call.func.range(), "isinstance");
-    Some(Fix::new("use the builtin `isinstance`", Safety::Safe, vec![edit]))
+    // Without the break, the code around it is one graph: a masked write there sends the training
+    // frame to eager (TCF105), where before only its own graph fell back.
+    Some(match bool_mask_index_put::traced_with(function.checker, function.id) {
+        None => Fix::new("use the builtin `isinstance`", Safety::Safe, vec![edit]),
+        Some(write) => Fix::new(
+            format!(
+                "use the builtin `isinstance` (unsafe: without the break, {write} is traced into one graph with the \
+                 rest of the frame, and in training the whole frame falls back to eager (TCF105's hazard): apply \
+                 TCF105's fix with it)"
+            ),
+            Safety::Unsafe,
+            vec![edit],
+        ),
+    })
 }
 
 /// A class `isinstance` accepts as it is: a builtin type, one of torch's classes

@@ -5,7 +5,7 @@
 //! attribute in the compiled code. `self.config.x` is not a hazard: Dynamo treats it as constant;
 //! nor is a "helper" that holds an `nn.Module` (wav2vec2's `feature_extractor`, a VQ tokenizer).
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -57,7 +57,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
             let diagnostic =
                 checker.graph_break(Diagnostic::new(&RULE, lookup.expr.range(), message), function, lookup.site);
             let names = names.entry(class).or_insert_with(|| CacheNames::new(model, class));
-            let masked_write = lazy_masked_write(checker, function);
+            let masked_write = || bool_mask_index_put::traced_with(checker, function);
             diagnostics.push(match cache_fix(model, class, &lookup, names, masked_write) {
                 Ok(fix) => diagnostic.with_fix(fix),
                 Err(reason) => diagnostic.without_fix(reason),
@@ -65,48 +65,6 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         }
     }
     diagnostics
-}
-
-/// Once the lookup's break is gone, the code on both sides of it is traced as one graph: if that
-/// code holds a masked write of values that may require grad (TCF105's hazard), AOTAutograd gives
-/// the whole frame up to eager in training, where before only the graph holding the write fell
-/// back (measured under torch 2.15 on the VLM whole-model oracle: graphs 5 -> 6, eager frames
-/// 1 -> 2). The code traced with the lookup: its function, the functions that call it, and
-/// what any of them calls, in the file. Returns how to name the first such write: "`out[mask] =
-/// ...` on line 170".
-fn lazy_masked_write(checker: &Checker, function: usize) -> impl FnOnce() -> Option<String> {
-    move || {
-        let model = checker.model;
-        let graph = model.calls();
-        let mut callers = vec![function];
-        let mut seen: HashSet<usize> = HashSet::from_iter([function]);
-        while let Some(callee) = callers.pop() {
-            for (_, site) in graph.call_sites(callee) {
-                if seen.insert(site.caller) {
-                    callers.push(site.caller);
-                }
-            }
-        }
-        let mut traced: Vec<usize> = seen.iter().copied().collect();
-        while let Some(caller) = traced.pop() {
-            for (_, site) in graph.calls_out(caller) {
-                if seen.insert(site.callee) {
-                    traced.push(site.callee);
-                }
-            }
-        }
-        let text = &model.source.text;
-        let mut writes = checker.hazards_of(&bool_mask_index_put::RULE);
-        writes.sort_by_key(|range| range.start());
-        writes.into_iter().find(|write| seen.iter().any(|&f| model.function(f).node.range().contains_range(*write))).map(
-            |write| {
-                let code = text[write].lines().next().unwrap_or_default();
-                let code = code.split_once(" = ").map_or(code.to_string(), |(target, _)| format!("{target} = ..."));
-                let line = text[..write.start().to_usize()].matches('\n').count() + 1;
-                format!("`{code}` on line {line}")
-            },
-        )
-    }
 }
 
 /// Whether the class assigns an `nn.Module` to `self.<helper>`: then it is a submodule that

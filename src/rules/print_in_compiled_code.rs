@@ -14,6 +14,7 @@ use crate::fix::{Fix, Safety};
 use crate::model::compiled_code::Site;
 use crate::model::file::FunctionNode;
 use crate::model::imports::{Imports, dotted_name, last_segment};
+use crate::rules::bool_mask_index_put;
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -130,9 +131,18 @@ fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, st
         Some(mut edits) => {
             edits.extend(torch.import);
             let title = format!("Guard with `if {condition}:`");
-            let fix = match torch.new_module_import {
-                false => Fix::new(title, Safety::Safe, edits),
-                true => Fix::new(format!("{title} ({NEW_MODULE_IMPORT})"), Safety::Unsafe, edits),
+            // Without the break, the code around it is one graph: a masked write there sends the
+            // training frame to eager (TCF105), where before only its own graph fell back.
+            let mut risks: Vec<String> = torch.new_module_import.then(|| NEW_MODULE_IMPORT.to_string()).into_iter().collect();
+            if let Some(write) = bool_mask_index_put::traced_with(checker, function) {
+                risks.push(format!(
+                    "unsafe: without the break, {write} is traced into one graph with the rest of the frame, and in \
+                     training the whole frame falls back to eager (TCF105's hazard): apply TCF105's fix with it"
+                ));
+            }
+            let fix = match risks.is_empty() {
+                true => Fix::new(title, Safety::Safe, edits),
+                false => Fix::new(format!("{title} ({})", risks.join("; ")), Safety::Unsafe, edits),
             };
             diagnostic.with_fix(fix)
         }
