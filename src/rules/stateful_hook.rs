@@ -11,6 +11,7 @@
 //! allow it, and otherwise none.
 
 mod record_always;
+mod record_readers;
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -30,6 +31,7 @@ use crate::rules::check::{Checker, Hooks};
 use crate::rules::RULES;
 use crate::rules::rule::{Category, Rule};
 use record_always::FlagTests;
+use record_readers::Readers;
 
 pub static RULE: Rule = Rule {
     code: "TCF202",
@@ -80,10 +82,8 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         };
         let message = format!("{} reads {}{through}, {what}", describe(model, hook.function), read.what);
         let diagnostic = Diagnostic::new(&RULE, read.range, message).with_severity(severity);
-        let fix = match record_always_fix(checker, hook, &read) {
-            Some(fix) => Ok(fix),
-            None => disable_fix(model, hook, &read, checker.settings.target_torch),
-        };
+        let fix = record_always_fix(checker, hook, &read)
+            .unwrap_or_else(|| disable_fix(model, hook, &read, checker.settings.target_torch));
         diagnostics.push(match fix {
             Ok(fix) => diagnostic.with_fix(fix),
             Err(reason) => diagnostic.without_fix(reason),
@@ -95,7 +95,24 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 /// For a hook on blocks that forward runs in a loop, whose state is flags it tests: the flag tests
 /// taken out, when that leaves the hook (and what it calls) reading no changing state, and the
 /// hook holds no graph break that the tests kept from running on every call.
-fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<Fix> {
+/// `None` where the fix does not fit the hook; the reason there is no fix where it fits but would
+/// gain nothing.
+fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<Result<Fix, String>> {
+    let tests = flag_tests(checker, hook, read)?;
+    if let Some(sibling) = sibling_keeping_its_guard(checker, hook) {
+        return Some(Err(format!(
+            "hook `{}`, made with this one, keeps its guard: forward recompiles on a flip whatever this hook does",
+            checker.model.function(sibling).name
+        )));
+    }
+    Some(Ok(match Readers::of(checker.model, hook.function, &tests) {
+        Some(readers) => readers.fix(tests),
+        None => tests.fix(),
+    }))
+}
+
+/// The hook's flag tests, when taking them out leaves it reading no changing state.
+fn flag_tests(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<FlagTests> {
     let model = checker.model;
     if !read.bounded || read.container || on_repeated_modules(model, hook).is_none() {
         return None;
@@ -111,8 +128,28 @@ fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option
         _ => false,
     };
     let tests = FlagTests::of(model, hook.function, &is_flag)?;
-    let left = first_state_read(model, hook.function, hook.bound_args, &tests.tests);
-    left.is_none().then(|| tests.fix())
+    first_state_read(model, hook.function, hook.bound_args, &tests.tests).is_none().then_some(tests)
+}
+
+/// Another hook made next to this one (by the same function, or in the same class) reads
+/// changing state that its own flag tests cannot take out: its guard stays on forward, which then
+/// recompiles when the flags flip (they flip together, from the same training loop) whatever this
+/// hook does, so recording on every call would only cost work. Measured on the seed
+/// transformer-room at abcc124: the activation hook's tests taken out, forward kept its recompile,
+/// from the entropy hooks' `nonlocal` state.
+fn sibling_keeping_its_guard(checker: &Checker, hook: &Hook) -> Option<usize> {
+    let model = checker.model;
+    let made_by = |function: usize| (model.function(function).parent, model.function(function).class);
+    let siblings = model.hooks.iter().filter(|other| {
+        other.function != hook.function && made_by(other.function) == made_by(hook.function)
+    });
+    siblings
+        .filter(|other| {
+            first_state_read(model, other.function, other.bound_args, &[])
+                .is_some_and(|read| flag_tests(checker, other, &read).is_none())
+        })
+        .map(|other| other.function)
+        .next()
 }
 
 /// `@torch.compiler.disable` on the hook. Safe for what the model computes; but a hook on many

@@ -4,8 +4,10 @@
 //! whole-model decoder (hooks on every block, flags flipped between steps): forward stays one graph
 //! in inference and training, where `@torch.compiler.disable` sent it to eager. Unsafe: the hook
 //! now computes and stores its records on every call, also when the flags are off, and the code
-//! that reads them (the training script, which tcfix does not see) must check the flags itself.
-//! Only for a hook that stores detached values in places it overwrites (`collector.latest[key] =
+//! that reads them must check the flags (`record_readers` makes the collector's own loops over
+//! the records do so, where it can). Besides its flag tests, the hook may compute local values,
+//! loop over labels bound at registration, and return early on tests of its inputs (kept: they
+//! read no flag, and at the top level they return under the same conditions as before). Only for a hook that stores detached values in places it overwrites (`collector.latest[key] =
 //! out.detach().mean()` with a key fixed at registration, `probe.last = out.detach()`): a hook that
 //! appends, or keys by something that changes, would grow its container on every call (and Dynamo
 //! guards on a container's length); one whose records break the graph (`.item()`) or copy to the
@@ -31,36 +33,40 @@ pub(super) struct FlagTests {
     pub tests: Vec<TextRange>,
     /// The flags, as written (`collector.enabled`).
     pub flags: Vec<String>,
+    /// The containers the hook stores into by key, each with the flags its stores were under.
+    pub records: Vec<Record>,
+    /// Whether the hook also stores into plain attributes (`probe.last = ...`).
+    pub stores_attributes: bool,
+}
+
+/// `collector.norms[key] = value`, stored while `collector.<flags>` were on.
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct Record {
+    pub object: String,
+    pub container: String,
+    pub flags: Vec<String>,
 }
 
 impl FlagTests {
-    /// When every statement of the hook is a flag test of the two shapes or a store (see the
-    /// module's doc), else `None`; `is_flag` says whether an expression reads a flag.
+    /// When every statement of the hook is a flag test of the two shapes, a store, a local value
+    /// or a loop of stores over a registration-time sequence, or an early return on a test of its
+    /// inputs (see the module's doc), else `None`; `is_flag` says whether an expression reads a flag.
     pub(super) fn of(model: &FileModel, hook: usize, is_flag: &dyn Fn(&Expr) -> bool) -> Option<Self> {
         let FunctionNode::Def(def) = model.function(hook).node else { return None };
-        let stores = Stores::of(def);
-        let mut found = FlagTests { edits: Vec::new(), tests: Vec::new(), flags: Vec::new() };
-        for stmt in &def.body {
-            let Stmt::If(if_stmt) = stmt else {
-                if stores.holds(stmt) || is_docstring(stmt) {
-                    continue;
-                }
-                return None;
-            };
-            let (flag, negated) = match if_stmt.test.as_ref() {
-                Expr::UnaryOp(op) if op.op == UnaryOp::Not => (op.operand.as_ref(), true),
-                test => (test, false),
-            };
-            let plain = if_stmt.elif_else_clauses.is_empty() && stands_alone(&model.source.text, stmt.range());
-            if !is_flag(flag) || !plain || (!negated && !if_stmt.body.iter().all(|stmt| stores.holds(stmt))) {
-                return None;
-            }
-            let edit = if negated { returns_early(model, if_stmt)? } else { unwrap(model, if_stmt)? };
-            found.edits.push(edit);
-            found.tests.push(if_stmt.test.range());
-            found.flags.push(format!("`{}`", &model.source.text[flag.range()]));
-        }
-        (!found.edits.is_empty()).then_some(found)
+        let mut walk = HookWalk {
+            model,
+            is_flag,
+            stores: Stores::of(def),
+            found: FlagTests {
+                edits: Vec::new(),
+                tests: Vec::new(),
+                flags: Vec::new(),
+                records: Vec::new(),
+                stores_attributes: false,
+            },
+        };
+        walk.suite(&def.body, &mut Vec::new(), true)?;
+        (!walk.found.edits.is_empty()).then_some(walk.found)
     }
 
     pub(super) fn fix(self) -> Fix {
@@ -74,27 +80,150 @@ impl FlagTests {
     }
 }
 
+/// The walk over the hook's body that collects the fix's edits, or gives up.
+struct HookWalk<'m, 'a> {
+    model: &'m FileModel<'a>,
+    is_flag: &'m dyn Fn(&Expr) -> bool,
+    stores: Stores<'a>,
+    found: FlagTests,
+}
+
+impl<'a> HookWalk<'_, 'a> {
+    /// `under`: the flags the statements run under (an early return on a flag guards the rest of
+    /// its suite). Flag tests are only taken out at the hook's top level, where their edits do
+    /// not nest.
+    fn suite(&mut self, suite: &'a [Stmt], under: &mut Vec<String>, top: bool) -> Option<()> {
+        for stmt in suite {
+            match stmt {
+                Stmt::If(if_stmt) => self.test(stmt, if_stmt, under, top)?,
+                Stmt::For(for_stmt) => self.loop_of_stores(for_stmt, under)?,
+                Stmt::Assign(assign) if self.stores.is_local(assign) => self.stores.bind_local(assign),
+                _ if is_docstring(stmt) => {}
+                _ => self.store(stmt, under)?,
+            }
+        }
+        Some(())
+    }
+
+    fn test(&mut self, stmt: &'a Stmt, if_stmt: &'a ast::StmtIf, under: &mut Vec<String>, top: bool) -> Option<()> {
+        let (flag, negated) = match if_stmt.test.as_ref() {
+            Expr::UnaryOp(op) if op.op == UnaryOp::Not => (op.operand.as_ref(), true),
+            test => (test, false),
+        };
+        let plain = if_stmt.elif_else_clauses.is_empty() && stands_alone(&self.model.source.text, stmt.range());
+        if !(self.is_flag)(flag) {
+            // A test of the hook's inputs (`if output.dim() != 4: return`) stays: it reads no flag.
+            let mut reads = FlagReads { is_flag: self.is_flag, found: false };
+            reads.visit_expr(&if_stmt.test);
+            return (plain && !reads.found && returns_nothing(&if_stmt.body)).then_some(());
+        }
+        if !plain || !top {
+            return None;
+        }
+        let Expr::Attribute(attr) = flag else { return None };
+        let name = attr.attr.id.to_string();
+        self.found.tests.push(if_stmt.test.range());
+        self.found.flags.push(format!("`{}`", &self.model.source.text[flag.range()]));
+        if negated {
+            self.found.edits.push(returns_early(self.model, if_stmt)?);
+            under.push(name);
+        } else {
+            let mut inner = under.clone();
+            inner.push(name);
+            self.suite(&if_stmt.body, &mut inner, false)?;
+            self.found.edits.push(unwrap(self.model, if_stmt)?);
+        }
+        Some(())
+    }
+
+    /// `for label in labels: collector.d[f"x_{label}"] = v` where `labels` is bound at
+    /// registration: the keys stay fixed.
+    fn loop_of_stores(&mut self, for_stmt: &'a ast::StmtFor, under: &[String]) -> Option<()> {
+        let (Expr::Name(target), Expr::Name(sequence)) = (for_stmt.target.as_ref(), for_stmt.iter.as_ref()) else {
+            return None;
+        };
+        if !for_stmt.orelse.is_empty() || for_stmt.is_async || !self.stores.fixed.contains(sequence.id.as_str()) {
+            return None;
+        }
+        self.stores.fixed.insert(target.id.as_str());
+        for stmt in &for_stmt.body {
+            self.store(stmt, under)?;
+        }
+        Some(())
+    }
+
+    fn store(&mut self, stmt: &Stmt, under: &[String]) -> Option<()> {
+        let Stmt::Assign(assign) = stmt else { return None };
+        if !self.stores.holds(assign) {
+            return None;
+        }
+        for target in &assign.targets {
+            match target {
+                Expr::Subscript(subscript) => {
+                    let record = match subscript.value.as_ref() {
+                        Expr::Attribute(attr) => match attr.value.as_ref() {
+                            Expr::Name(object) => Some(Record {
+                                object: object.id.to_string(),
+                                container: attr.attr.id.to_string(),
+                                flags: under.to_vec(),
+                            }),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    // A container the readers cannot be found for: no reader is changed.
+                    match record {
+                        Some(record) => self.found.records.push(record),
+                        None => self.found.stores_attributes = true,
+                    }
+                }
+                _ => self.found.stores_attributes = true,
+            }
+        }
+        Some(())
+    }
+}
+
+/// Whether an expression reads a flag anywhere in it.
+struct FlagReads<'f> {
+    is_flag: &'f dyn Fn(&Expr) -> bool,
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for FlagReads<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        self.found |= (self.is_flag)(expr);
+        walk_expr(self, expr);
+    }
+}
+
+/// `return` or `return None`, alone.
+fn returns_nothing(body: &[Stmt]) -> bool {
+    matches!(body, [Stmt::Return(ret)] if ret.value.as_deref().is_none_or(Expr::is_none_literal_expr))
+}
+
 /// What the hook's stores may be: overwrites, of detached values, at keys fixed at registration.
 struct Stores<'a> {
-    /// Parameters with a default (`index=index`): bound when the hook is made.
+    /// Parameters with a default (`index=index`), and loop variables over them: bound when the
+    /// hook is made.
     fixed: HashSet<&'a str>,
-    /// The other parameters: the module, its inputs and output.
-    call_values: HashSet<&'a str>,
+    /// The other parameters (the module, its inputs and output), and the locals computed from
+    /// them without `.detach()`: storing them would keep their autograd graph alive.
+    attached: HashSet<&'a str>,
 }
 
 impl<'a> Stores<'a> {
     fn of(def: &'a ast::StmtFunctionDef) -> Self {
-        let mut stores = Stores { fixed: HashSet::default(), call_values: HashSet::default() };
+        let mut stores = Stores { fixed: HashSet::default(), attached: HashSet::default() };
         for parameter in def.parameters.iter_non_variadic_params() {
             let name = parameter.parameter.name.id.as_str();
-            if parameter.default.is_some() { stores.fixed.insert(name) } else { stores.call_values.insert(name) };
+            if parameter.default.is_some() { stores.fixed.insert(name) } else { stores.attached.insert(name) };
         }
         stores
     }
 
     /// `x.attr = v`, `x.d[key] = v`.
-    fn holds(&self, stmt: &Stmt) -> bool {
-        let Stmt::Assign(assign) = stmt else { return false };
+    fn holds(&self, assign: &ast::StmtAssign) -> bool {
         let places = assign.targets.iter().all(|target| match target {
             Expr::Attribute(_) => true,
             Expr::Subscript(subscript) => self.is_fixed_key(&subscript.slice),
@@ -103,20 +232,41 @@ impl<'a> Stores<'a> {
         places && self.is_kept_value(&assign.value)
     }
 
+    /// `name = v` or `a, b = v`: a local value, computed on every call once the flags are gone,
+    /// so it must neither break the graph nor copy to the host.
+    fn is_local(&self, assign: &ast::StmtAssign) -> bool {
+        let names = |target: &Expr| match target {
+            Expr::Name(_) => true,
+            Expr::Tuple(tuple) => tuple.elts.iter().all(Expr::is_name_expr),
+            _ => false,
+        };
+        assign.targets.iter().all(names) && !Names::of(&assign.value).copies_to_host()
+    }
+
+    fn bind_local(&mut self, assign: &'a ast::StmtAssign) {
+        let value = Names::of(&assign.value);
+        let attached = value.reads_any(&self.attached) && !value.methods.contains(&"detach");
+        let targets = assign.targets.iter().flat_map(|target| match target {
+            Expr::Tuple(tuple) => tuple.elts.iter().collect::<Vec<_>>(),
+            target => vec![target],
+        });
+        for name in targets.filter_map(Expr::as_name_expr) {
+            let name = name.id.as_str();
+            self.fixed.remove(name);
+            if attached { self.attached.insert(name) } else { self.attached.remove(name) };
+        }
+    }
+
     /// A literal, or built from literals and parameters bound at registration (`f"block{index}"`).
     fn is_fixed_key(&self, key: &Expr) -> bool {
-        let mut names = Names::default();
-        names.visit_expr(key);
+        let names = Names::of(key);
         !names.other_parts && names.found.iter().all(|name| self.fixed.contains(name))
     }
 
     /// No graph break or host copy, and the call's tensors detached.
     fn is_kept_value(&self, value: &Expr) -> bool {
-        let mut names = Names::default();
-        names.visit_expr(value);
-        let host = names.methods.iter().any(|method| matches!(*method, "item" | "tolist" | "cpu" | "numpy"));
-        let reads_call = names.found.iter().any(|name| self.call_values.contains(name));
-        !host && (!reads_call || names.methods.contains(&"detach"))
+        let names = Names::of(value);
+        !names.copies_to_host() && (!names.reads_any(&self.attached) || names.methods.contains(&"detach"))
     }
 }
 
@@ -127,6 +277,22 @@ struct Names<'a> {
     found: Vec<&'a str>,
     methods: Vec<&'a str>,
     other_parts: bool,
+}
+
+impl<'a> Names<'a> {
+    fn of(expr: &'a Expr) -> Self {
+        let mut names = Names::default();
+        names.visit_expr(expr);
+        names
+    }
+
+    fn copies_to_host(&self) -> bool {
+        self.methods.iter().any(|method| matches!(*method, "item" | "tolist" | "cpu" | "numpy"))
+    }
+
+    fn reads_any(&self, names: &HashSet<&str>) -> bool {
+        self.found.iter().any(|name| names.contains(name))
+    }
 }
 
 impl<'a> Visitor<'a> for Names<'a> {
@@ -153,8 +319,7 @@ fn is_docstring(stmt: &Stmt) -> bool {
 /// `if not flag: return`: the line goes (not with a comment on it, which would be lost).
 fn returns_early(model: &FileModel, if_stmt: &ast::StmtIf) -> Option<Edit> {
     let text = model.source.text.as_str();
-    let [Stmt::Return(ret)] = if_stmt.body.as_slice() else { return None };
-    if ret.value.as_deref().is_some_and(|value| !value.is_none_literal_expr()) {
+    if !returns_nothing(&if_stmt.body) {
         return None;
     }
     let whole = TextRange::new(text.line_start(if_stmt.start()), text.full_line_end(if_stmt.end()));
