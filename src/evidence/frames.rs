@@ -14,6 +14,12 @@ pub fn user_function(co_name: &str) -> &str {
         .unwrap_or(co_name)
 }
 
+/// `torch_dynamo_resume_in_forward_at_1445` -> 1445: the line of the graph break whose code
+/// after it this frame is.
+pub fn resumed_after(co_name: &str) -> Option<usize> {
+    co_name.strip_prefix("torch_dynamo_resume_in_")?.rsplit_once("_at_")?.1.parse().ok()
+}
+
 /// A compiled frame placed in a checked file: the function's first line and qualified name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FrameRef {
@@ -90,6 +96,8 @@ mod tests {
     fn a_resume_function_is_the_function_it_resumes() {
         assert_eq!(user_function("torch_dynamo_resume_in_forward_at_15"), "forward");
         assert_eq!(user_function("torch_dynamo_resume_in_step_at_fn_at_9"), "step_at_fn");
+        assert_eq!(resumed_after("torch_dynamo_resume_in_step_at_fn_at_9"), Some(9));
+        assert_eq!(resumed_after("forward"), None);
         assert_eq!(user_function("forward"), "forward");
     }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
-use super::frames::{FrameRef, FunctionSpan, function_at, functions, user_function};
+use super::frames::{FrameRef, FunctionSpan, function_at, functions, resumed_after, user_function};
 use super::observed::{Observed, Runtime};
 use super::paths::PathMap;
 use super::runtime_rule::{GRAPH_BREAK_SEEN, RECOMPILE_SEEN};
@@ -313,6 +313,13 @@ fn record(observed: &mut Observed, event: &Event, seconds: f64) {
     {
         observed.guarded.push(name.clone());
     }
+    let resumed = event.frames.first().and_then(|frame| resumed_after(&frame.function));
+    if event.kind == EventKind::Recompile
+        && let Some(line) = resumed
+        && !observed.resumed_after.contains(&line)
+    {
+        observed.resumed_after.push(line);
+    }
 }
 
 /// The functions the run compiled, per checked file: (name, a line inside it). From the
@@ -369,14 +376,24 @@ fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
     }
     match kind {
         EventKind::GraphBreak => format!("graph break seen at runtime, no rule explains it: {reasons}"),
-        EventKind::Recompile if !observed.guarded.is_empty() => {
-            let names: Vec<String> = observed.guarded.iter().map(|name| format!("`{name}`")).collect();
-            format!(
-                "recompile seen at runtime, no rule explains it: {} changed between calls ({reasons})",
-                names.join(", ")
-            )
+        EventKind::Recompile => {
+            let mut message = if observed.guarded.is_empty() {
+                format!("recompile seen at runtime, no rule explains it: {reasons}")
+            } else {
+                let names: Vec<String> = observed.guarded.iter().map(|name| format!("`{name}`")).collect();
+                format!(
+                    "recompile seen at runtime, no rule explains it: {} changed between calls ({reasons})",
+                    names.join(", ")
+                )
+            };
+            if let [line, ..] = observed.resumed_after.as_slice() {
+                // The resumed code takes the break's live values as inputs and guards on them.
+                message.push_str(&format!(
+                    "; in the code Dynamo resumed after the graph break at line {line}, which hands it these values"
+                ));
+            }
+            message
         }
-        EventKind::Recompile => format!("recompile seen at runtime, no rule explains it: {reasons}"),
     }
 }
 
@@ -454,6 +471,19 @@ mod tests {
             "recompile seen at runtime, no rule explains it: `x` changed between calls (guard `tensor 'x' size mismatch at index 0. expected 2, actual 3` failed)"
         );
         assert_eq!(u32::from(found[0].range.start()), 0, "line 1, the `def`");
+    }
+
+    #[test]
+    fn a_recompile_of_code_resumed_after_a_break_names_the_break() {
+        let mut recompile = event("padding == 4", 3);
+        recompile.kind = EventKind::Recompile;
+        recompile.frames[0].function = "torch_dynamo_resume_in_forward_at_2".into();
+        let found = joined(&evidence(vec![recompile]));
+        assert_eq!(
+            found[0].runtime.as_ref().and_then(Runtime::observed).map(|o| o.resumed_after.clone()),
+            Some(vec![2])
+        );
+        assert!(found[0].message.ends_with("resumed after the graph break at line 2, which hands it these values"));
     }
 
     #[test]

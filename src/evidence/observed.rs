@@ -27,6 +27,9 @@ pub struct Observed {
     pub reasons: Vec<String>,
     /// For recompiles: the attributes and arguments the failed guards check (`self.flag`).
     pub guarded: Vec<String>,
+    /// For recompiles of code Dynamo resumed after a graph break: that break's line. Its guards
+    /// check the values the break handed over, which exist only because of the break.
+    pub resumed_after: Vec<usize>,
 }
 
 impl Observed {
@@ -109,6 +112,8 @@ pub struct RuntimeRecord<'a> {
     pub reasons: &'a [String],
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub guarded: &'a [String],
+    #[serde(skip_serializing_if = "<[usize]>::is_empty")]
+    pub resumed_after: &'a [usize],
 }
 
 impl Runtime {
@@ -122,6 +127,7 @@ impl Runtime {
             compile_seconds: observed.map_or(0.0, |o| (o.compile_seconds * 1000.0).round() / 1000.0),
             reasons: observed.map_or(&[], |o| &o.reasons),
             guarded: observed.map_or(&[], |o| &o.guarded),
+            resumed_after: observed.map_or(&[], |o| &o.resumed_after),
         }
     }
 }

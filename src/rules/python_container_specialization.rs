@@ -140,6 +140,14 @@ fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
     finder.found
 }
 
+/// Whether the function's parameter `name` defaults to `None`.
+fn defaults_to_none(function: &Function, name: &str) -> bool {
+    let Some(parameters) = function.model().function(function.id).node.parameters() else { return false };
+    parameters
+        .iter_non_variadic_params()
+        .any(|p| p.parameter.name.id.as_str() == name && p.default().is_some_and(Expr::is_none_literal_expr))
+}
+
 /// `isinstance(images, list)`, `isinstance(images, (list, tuple))`: the name tested.
 fn isinstance_list(expr: &Expr) -> Option<&str> {
     let Expr::Call(call) = expr else { return None };
@@ -256,11 +264,15 @@ impl<'a> FunctionHooks<'a> for UseFinder<'_, 'a> {
             if !reported.insert(parameter.clone()) {
                 continue; // one finding per argument: the first place its length matters
             }
-            let message = format!(
+            let mut message = format!(
                 "list argument `{parameter}` is {how} in {}: Dynamo guards on its length, so each new number of \
                  elements recompiles (dynamic shapes do not help)",
                 self.function.describe()
             );
+            if defaults_to_none(self.function, &parameter) {
+                // Called as the signature suggests, the argument is not a list at all.
+                message.push_str(&format!("; only when `{parameter}` is passed a list (`None` by default)"));
+            }
             // Medium: one compile per distinct length, bounded by how many lengths the data has.
             diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(Severity::Medium).without_fix(
                 "stack or concatenate the list into one tensor before calling the compiled model, and pass the \

@@ -3,7 +3,10 @@
 Runtime sites come from `tcfix --trace` on the package sources: a finding the run confirmed is a
 site tcfix found; a TCF100/TCF200 finding (runtime-only) is a site it missed. A recompile whose only
 failed guard is an input's size (`tensor 'x' size mismatch`) is automatic dynamic's one recompile
-for a new size, which Dynamo does by design: it is `expected`, and counts neither way.
+for a new size, which Dynamo does by design: it is `expected`, and counts neither way. A recompile of
+the code Dynamo resumed after a graph break (`torch_dynamo_resume_in_forward_at_1445`) guards on the
+values the break handed over: where tcfix finds that break, the recompile is `after-break`, and
+counts neither way either (removing the break removes the resumed code).
 
 A finding in a function the run compiled is `confirmed` (an event joined it), `conditional` (not
 seen, but its message states the condition it needs: "only when ..."), `shadowed` (not seen, and
@@ -99,6 +102,14 @@ def events_of(findings: list[Finding]) -> list[Event]:
         if rt.get("recompiles"):
             code = "expected" if f.code == "TCF200" and is_input_size_recompile(f.raw) else f.code
             events.append(Event(f.path, f.line, "recompile", code, rt["recompiles"], reason))
+    found_breaks = {(e.path, e.line) for e in events if e.kind == "break" and e.code not in RUNTIME_ONLY}
+    resumed = {(f.path, f.line): (f.raw.get("runtime") or {}).get("resumed_after") or [] for f in findings}
+    for e in events:
+        # Code Dynamo resumed after a break guards on the values the break handed it: the
+        # recompile goes with that break, and the break's finding names the cause.
+        if e.kind == "recompile" and e.code == "TCF200" and any(
+                (e.path, line) in found_breaks for line in resumed.get((e.path, e.line), [])):
+            e.code = "after-break"
     return events
 
 
@@ -223,7 +234,8 @@ class Verdict:
             f"truth: {len(self.models)} models from {packages} packages: " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
             f"truth: recall, graph-break sites: {pct(k['break', 'found'], k['break', 'found'] + k['break', 'missed'])}",
             f"truth: recall, recompile sites: {pct(k['recompile', 'found'], k['recompile', 'found'] + k['recompile', 'missed'])}"
-            f" ({k['recompile', 'expected']} input-size recompiles expected)",
+            f" ({k['recompile', 'expected']} input-size recompiles expected,"
+            f" {k['recompile', 'after-break']} in code resumed after a found graph break)",
             f"truth: precision in executed code: {pct(v['confirmed'] + v['conditional'], sum(v.values()))}"
             f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']};"
             f" {sum(1 for _, x in self.executed if x == 'shadowed')} shadowed by a frame given up earlier)",
@@ -241,6 +253,8 @@ class Verdict:
                "snapshots/truth.txt). Recall counts distinct package lines where a run logged a graph break or a",
                "recompile; precision counts findings in functions a run compiled. A recompile whose only failed",
                "guard is an input's size is automatic dynamic's one recompile for a new size: expected, not counted.",
+               "A recompile of the code Dynamo resumed after a graph break that tcfix finds guards on the values",
+               "that break hands over: it goes with the break (after-break), and is not counted either.",
                "", "```", self.summary(), "```", "",
                "## Per rule (findings in functions the runs compiled)", "",
                "| rule | confirmed | conditional | not seen | sites found |", "|---|---|---|---|---|"]
@@ -315,8 +329,9 @@ def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions)
     for event in events_of(findings):
         at_site[(event.path, event.line, event.kind)].append(event)
     for key, events in at_site.items():
-        named = [e for e in events if e.code not in RUNTIME_ONLY and e.code != "expected"]
-        status = "found" if named else "expected" if all(e.code == "expected" for e in events) else "missed"
+        named = [e for e in events if e.code not in RUNTIME_ONLY | {"expected", "after-break"}]
+        status = ("found" if named else "expected" if all(e.code == "expected" for e in events)
+                  else "after-break" if all(e.code in ("expected", "after-break") for e in events) else "missed")
         code = named[0].code if named else events[0].code
         verdict.sites[key] = (status, code, sum(e.count for e in events), events[0].reason)
     given_up = frame_given_up(findings, functions)
