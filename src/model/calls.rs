@@ -3,6 +3,7 @@
 //! function returns. A helper's parameters are tensors when its compiled callers pass tensors, and
 //! a call's result is a tensor when the helper returns one.
 
+use rustc_hash::FxHashSet as HashSet;
 use std::cell::OnceCell;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
@@ -68,6 +69,29 @@ impl<'a> CallGraph<'a> {
     pub fn call_sites(&self, function: usize) -> impl Iterator<Item = (usize, &CallSite<'a>)> {
         // Empty before the region is known (a model built without it, as in unit tests).
         self.into.get(function).into_iter().flatten().map(|&id| (id, &self.sites[id]))
+    }
+
+    /// The code traced with `function` were a graph break in it gone: the function, the functions
+    /// that call it (transitively), and what any of them calls.
+    pub fn traced_with(&self, function: usize) -> HashSet<usize> {
+        let mut callers = vec![function];
+        let mut seen: HashSet<usize> = HashSet::from_iter([function]);
+        while let Some(callee) = callers.pop() {
+            for (_, site) in self.call_sites(callee) {
+                if seen.insert(site.caller) {
+                    callers.push(site.caller);
+                }
+            }
+        }
+        let mut traced: Vec<usize> = seen.iter().copied().collect();
+        while let Some(caller) = traced.pop() {
+            for (_, site) in self.calls_out(caller) {
+                if seen.insert(site.callee) {
+                    traced.push(site.callee);
+                }
+            }
+        }
+        seen
     }
 
     /// Every function that calls or is called by another one of the file.

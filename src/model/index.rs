@@ -802,7 +802,7 @@ mod tests {
     fn findings(files: &[(&str, &str)]) -> Vec<String> {
         let texts: Vec<(PathBuf, String)> =
             files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
         let mut found: Vec<String> = reports
             .iter()
             .flat_map(|report| {
@@ -866,7 +866,7 @@ mod tests {
     fn severities(files: &[(&str, &str)]) -> Vec<String> {
         let texts: Vec<(PathBuf, String)> =
             files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
         reports
             .iter()
             .flat_map(|report| {
