@@ -29,10 +29,10 @@ use serde::{Deserialize, Serialize};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::dynamo_config::ProjectSetting;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::dynamo_config::Capture;
-use crate::model::facts::Facts;
+use crate::model::file::configured::Capture;
+use crate::model::file::facts::Facts;
+use crate::model::file::mutation::StateAttributes;
 use crate::model::index::FileSummary;
-use crate::model::mutation::StateAttributes;
 use crate::rules::{RULES, Settings};
 
 /// The folder, under the project root.
@@ -196,7 +196,7 @@ impl Key {
         Key {
             format: FORMAT,
             tcfix: format!("{} {build}", env!("CARGO_PKG_VERSION")),
-            hashing: (content_hash("tcfix"), crate::model::dead_code::name_hash("tcfix")),
+            hashing: (content_hash("tcfix"), crate::model::file::dead_code::name_hash("tcfix")),
             settings: format!(
                 "{:?} {:?} {:?} {:?} {:?}",
                 settings.selection,

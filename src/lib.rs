@@ -31,9 +31,9 @@ use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{FixOutcome, fix_found, fix_to_fixpoint};
+use crate::model::compiled::reach::mark_region;
 use crate::model::file::FileModel;
 use crate::model::index::{Facts, FileSummary, ProjectIndex, module_name};
-use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
@@ -63,7 +63,7 @@ pub fn analyse(
 /// The enabled rules' findings that no suppression comment silences, fingerprinted; then, on
 /// what the rules found, the run's scope (`--diff-base`, `--baseline`) drops those outside it.
 pub(crate) fn check_model(model: &FileModel, settings: &Settings, scope: Option<&Scope>) -> Vec<Diagnostic> {
-    if model.region.is_empty() && !crate::model::compile_calls::mentions_setup_code(&model.source.text) {
+    if model.region.is_empty() && !crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text) {
         return Vec::new();
     }
     let suppressions = Suppressions::of(model.source);

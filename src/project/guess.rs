@@ -6,10 +6,10 @@ use rustc_hash::FxHashSet as HashSet;
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::config_defaults::off_by_default;
+use crate::model::compiled::reach::mark_region;
+use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
-use crate::model::reach::mark_region;
 use crate::rules::Settings;
 use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};

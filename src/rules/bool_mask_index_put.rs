@@ -19,11 +19,11 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode, Reason};
-use crate::model::imports::last_segment;
-use crate::model::module::is_self;
-use crate::model::tensor::Tensors;
+use crate::model::file::imports::last_segment;
+use crate::model::file::module::is_self;
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -20,16 +20,16 @@ use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
-use crate::model::config_defaults::off_by_default;
-use crate::model::constructor_flags::off_unless_built_with;
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::reach::describe;
+use crate::model::defaults::config_defaults::off_by_default;
+use crate::model::defaults::constructor_flags::off_unless_built_with;
+use crate::model::defaults::replaced_submodules::off_unless_replaced;
+use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
-use crate::model::loops::{InLoop, LoopCalls};
-use crate::model::reach::describe;
-use crate::model::replaced_submodules::off_unless_replaced;
-use crate::model::shapes::InputSizes;
-use crate::model::tensor::Tensors;
-use crate::model::unset_flags::off_unless_passed;
+use crate::model::flow::loops::{InLoop, LoopCalls};
+use crate::model::flow::shapes::InputSizes;
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::rule::{Category, Rule};
 use crate::rules::settings::Settings;
 

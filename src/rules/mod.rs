@@ -6,7 +6,6 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::model::file::FileModel;
-
 mod check;
 pub mod rule;
 mod settings;

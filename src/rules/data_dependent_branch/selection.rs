@@ -17,9 +17,8 @@ use super::rewrite::{Rewrite, Test, is_python_value};
 use crate::fix::text::torch_name;
 use crate::fix::{Fix, Safety};
 use crate::model::file::FileModel;
-use crate::model::imports::last_segment;
-use crate::model::tensor::{ELEMENTWISE, Tensors};
-
+use crate::model::file::imports::last_segment;
+use crate::model::tensors::tensor::{ELEMENTWISE, Tensors};
 const NOT_A_SELECTION: &str = "express the branch with `torch.cond`, or make it branchless: it does more than pick a \
                                value for the same names";
 
