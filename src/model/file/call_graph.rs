@@ -19,14 +19,14 @@ pub struct CallSite<'a> {
 /// function by the tensors model and by TCF204, so each question must not rescan the file.
 #[derive(Default)]
 pub struct CallGraph<'a> {
-    pub(crate) sites: Vec<CallSite<'a>>,
+    pub(in crate::model) sites: Vec<CallSite<'a>>,
     /// Per function, the sites in its own compiled code, in source order.
-    pub(crate) out: Vec<Vec<usize>>,
+    pub(in crate::model) out: Vec<Vec<usize>>,
     /// Per function, the sites calling it from the compiled code of the region's functions.
-    pub(crate) into: Vec<Vec<usize>>,
+    pub(in crate::model) into: Vec<Vec<usize>>,
     /// Per function, the bodies of its `if`s that run only for the one-token decode step
     /// (`shapes::single_step_bodies`), found on the first question.
-    pub(crate) single_step: Vec<OnceCell<Vec<TextRange>>>,
+    pub(in crate::model) single_step: Vec<OnceCell<Vec<TextRange>>>,
 }
 
 impl<'a> CallGraph<'a> {
@@ -74,15 +74,15 @@ impl<'a> CallGraph<'a> {
 #[derive(Default, PartialEq)]
 pub struct CallFacts {
     /// Its calls of functions of the file that return tensors (`image_embd = self._project(x)`).
-    pub(crate) returning_tensors: HashSet<TextRange>,
+    pub(in crate::model) returning_tensors: HashSet<TextRange>,
     /// Of those, the ones that return masks (`self._image_positions(ids)`).
-    pub(crate) returning_masks: HashSet<TextRange>,
+    pub(in crate::model) returning_masks: HashSet<TextRange>,
     /// Its parameters that its compiled callers in the file pass tensors: at least one call passes
     /// a tensor, and none a Python value or `None` (`self._merge(ids, embeds, image_embd)` with
     /// `image_embd` a submodule's output).
-    pub(crate) passed_tensors: HashSet<String>,
+    pub(in crate::model) passed_tensors: HashSet<String>,
     /// Its parameters that every compiled caller in the file passes a Python value (a size such
     /// as `attention_mask.shape[-1]`, a tuple of them), when no other file calls it: not tensors,
     /// whatever their annotation says (`thw: torch.LongTensor` given `(t, h, w)`).
-    pub(crate) passed_python: HashSet<String>,
+    pub(in crate::model) passed_python: HashSet<String>,
 }

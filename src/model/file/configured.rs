@@ -7,13 +7,13 @@ use rustc_hash::FxHashMap as HashMap;
 /// A config field's default, as the config class writes it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ConfigDefault {
-    pub(crate) value: Value,
+    pub(in crate::model) value: Value,
     /// The literal's source text (`0.0`, `False`).
-    pub(crate) text: String,
+    pub(in crate::model) text: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub(crate) enum Value {
+pub(in crate::model) enum Value {
     None,
     Bool(bool),
     Number(f64),
@@ -58,7 +58,7 @@ impl Capture {
         }
     }
 
-    pub(crate) fn qualified(self) -> String {
+    pub(in crate::model) fn qualified(self) -> String {
         format!("torch._dynamo.config.{}", self.option())
     }
 

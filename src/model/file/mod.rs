@@ -415,7 +415,7 @@ impl<'a> FileModel<'a> {
 
     /// The calls among the file's functions, found once the region is indexed (`flow::calls`):
     /// the calls of region functions, and what they tell, change with the region.
-    pub fn set_calls(&mut self, call_graph: CallGraph<'a>) {
+    pub(in crate::model) fn set_calls(&mut self, call_graph: CallGraph<'a>) {
         self.call_graph = call_graph;
         self.call_facts = OnceCell::new();
         self.class_dicts = OnceCell::new();
