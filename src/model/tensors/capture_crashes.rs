@@ -10,7 +10,7 @@ use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_com
 use crate::model::file::FileModel;
 use crate::model::file::configured::Capture;
 use crate::model::file::imports::last_segment;
-use crate::model::tensors::tensor::MASK_METHODS;
+use crate::model::tensors::torch_calls::MASK_METHODS;
 use crate::model::tensors::unbacked::mentions;
 
 /// The first place in the file's code that `capture` would make fail to compile (torch 2.15): a

@@ -6,4 +6,5 @@ pub mod comprehensions;
 pub mod inputs;
 pub mod scalars;
 pub mod tensor;
+pub mod torch_calls;
 pub mod unbacked;

@@ -39,7 +39,8 @@ use crate::model::file::imports::{dotted_name, last_segment, unqualified};
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
 use crate::model::flow::calls;
-use crate::model::tensors::tensor::{FULL_REDUCTIONS, Tensors};
+use crate::model::tensors::tensor::Tensors;
+use crate::model::tensors::torch_calls::FULL_REDUCTIONS;
 /// What kind of unbacked value a finding produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Value {
