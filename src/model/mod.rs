@@ -1,8 +1,8 @@
-//! What the code means for torch.compile, in rooms that each answer one question, every arrow
-//! running down this list: `tensors` (what is a tensor) and `defaults` (what the defaults leave
-//! off) read `flow` (how values flow between functions and attributes), which reads `compiled`
-//! (what runs compiled), which reads `file` (one file's structure, and what the index tells it).
-//! Above them all: `collect` builds a file's model in one walk, `index` joins the files.
+//! What the code means for torch.compile, in rooms that each answer one question; a room reads
+//! only rooms below it in this list: `tensors` (what is a tensor), `defaults` (what the defaults
+//! leave off), `flow` (how values flow between functions and attributes), `compiled` (what runs
+//! compiled), `file` (one file's structure, and what the index tells it). Above them all,
+//! `collect` builds a file's model in one walk and `index` joins the files.
 
 pub mod collect;
 pub mod compiled;
