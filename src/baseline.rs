@@ -188,8 +188,8 @@ pub fn write(path: &Path, files: &[Recorded]) -> Result<usize> {
 
 /// The canonical directory a baseline's paths are relative to.
 fn root_of(path: &Path) -> PathBuf {
-    let absolute = crate::scope::canonical(path);
-    absolute.parent().map(crate::scope::canonical).unwrap_or(absolute)
+    let absolute = crate::discover::canonical(path);
+    absolute.parent().map(crate::discover::canonical).unwrap_or(absolute)
 }
 
 /// `file` relative to `root`, `/`-separated: `models/vlm.py`, or `../models/vlm.py` for a baseline
@@ -266,7 +266,7 @@ mod tests {
     #[test]
     fn a_written_baseline_holds_its_findings() {
         let dir = tempfile::tempdir().unwrap();
-        let file = crate::scope::canonical(&dir.path().join("models/net.py"));
+        let file = crate::discover::canonical(&dir.path().join("models/net.py"));
         let mut found = vec![finding_at(MODEL, "print(x)", 0)];
         fingerprint(MODEL, &mut found);
         let path = dir.path().join("baseline.json");
@@ -276,7 +276,7 @@ mod tests {
         assert!(text.contains("\"path\": \"models/net.py\"") && text.contains("\"line\": 3"), "{text}");
         let baseline = Baseline::read(&path).unwrap();
         assert!(baseline.holds(&file, &found[0]));
-        assert!(!baseline.holds(&crate::scope::canonical(&dir.path().join("other.py")), &found[0]));
+        assert!(!baseline.holds(&crate::discover::canonical(&dir.path().join("other.py")), &found[0]));
 
         // Kept away from the code, in `.github/`: the paths climb out of its directory.
         let kept = dir.path().join(".github/tcfix-baseline.json");

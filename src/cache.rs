@@ -14,8 +14,8 @@
 //! Where it applies: reports and `--diff` / `--apply`, which start from the cached findings of
 //! the unchanged text exactly as they start from pass one's (they are the same findings, by the
 //! key); every rewritten text is parsed and analysed afresh, and a fixed text is never stored.
-//! Not with `--diff-base` or a baseline (their scope filters findings inside the analysis), nor
-//! for text read from stdin.
+//! Not with `--diff-base` or a baseline (their scope filters each file's findings as they are
+//! made, and is not part of the key), nor for text read from stdin.
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
@@ -29,10 +29,10 @@ use serde::{Deserialize, Serialize};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::dynamo_config::ProjectSetting;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::dynamo_config::Capture;
-use crate::model::facts::Facts;
+use crate::model::file::configured::Capture;
+use crate::model::file::facts::Facts;
+use crate::model::file::mutation::StateAttributes;
 use crate::model::index::FileSummary;
-use crate::model::mutation::StateAttributes;
 use crate::rules::{RULES, Settings};
 
 /// The folder, under the project root.
@@ -87,16 +87,13 @@ pub struct Entry {
 
 impl Cache {
     /// The cache for a run with `settings` under `root`, with a warning when the one found there
-    /// could not be used. `None` when the settings rule a cache out (see the module's note).
-    pub fn open(root: &Path, settings: &Settings) -> Option<(Cache, Option<String>)> {
-        if settings.scope.is_some() {
-            return None;
-        }
+    /// could not be used.
+    pub fn open(root: &Path, settings: &Settings) -> (Cache, Option<String>) {
         let key = Key::of(settings);
         let file = root.join(DIRECTORY).join(format!("{:016x}.json", hash_of(&key.settings)));
         let mut cache = Cache { file, key, entries: HashMap::default(), learnt: Mutex::default() };
         let warning = cache.load().err();
-        Some((cache, warning))
+        (cache, warning)
     }
 
     /// Reads the stored entries; an error says why they were not trusted.
@@ -199,7 +196,7 @@ impl Key {
         Key {
             format: FORMAT,
             tcfix: format!("{} {build}", env!("CARGO_PKG_VERSION")),
-            hashing: (content_hash("tcfix"), crate::model::dead_code::name_hash("tcfix")),
+            hashing: (content_hash("tcfix"), crate::model::file::dead_code::name_hash("tcfix")),
             settings: format!(
                 "{:?} {:?} {:?} {:?} {:?}",
                 settings.selection,

@@ -42,7 +42,7 @@ impl ChangedLines {
             .map_err(|_| anyhow!("--diff-base needs a git repository: {} is not inside one", cwd.display()))?;
         let workdir = repo
             .workdir()
-            .map(crate::scope::canonical)
+            .map(crate::discover::canonical)
             .context("--diff-base needs a repository with a working tree (this one is bare)")?;
         let base = merge_base(&repo, rev)?;
         let base_tree = repo.find_commit(base)?.tree()?;

@@ -30,6 +30,17 @@ pub fn is_python(path: &Path) -> bool {
     path.extension().is_some_and(|ext| ext == "py" || ext == "pyi")
 }
 
+/// A path made absolute and with its links resolved where it exists: how the scope's files are
+/// keyed, whichever way the command line named them.
+pub fn canonical(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
+    };
+    absolute.canonicalize().unwrap_or(absolute)
+}
+
 /// A test file, named the way pytest collects them (`test_*.py`, `*_test.py`), or any Python file
 /// under a `tests` directory (helpers and `conftest.py` that only tests import).
 pub fn is_test_file(path: &Path) -> bool {

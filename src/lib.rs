@@ -31,10 +31,11 @@ use std::path::Path;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{FixOutcome, fix_found, fix_to_fixpoint};
+use crate::model::compiled::reach::mark_region;
 use crate::model::file::FileModel;
 use crate::model::index::{Facts, FileSummary, ProjectIndex, module_name};
-use crate::model::reach::mark_region;
 use crate::rules::Settings;
+use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
 use crate::suppress::Suppressions;
 
@@ -44,39 +45,47 @@ pub fn summarise(path: &Path, text: String) -> Result<FileSummary, SourceError> 
     Ok(FileSummary::of(&FileModel::build(&source, &module_name(path))))
 }
 
-/// Pass two: a file's hazards, given what the project index found about it.
-pub fn analyse(path: &Path, text: &str, facts: &Facts, settings: &Settings) -> Result<Vec<Diagnostic>, SourceError> {
+/// Pass two: a file's hazards, given what the project index found about it, less those outside
+/// the run's `scope` (`None`: all of them).
+pub fn analyse(
+    path: &Path,
+    text: &str,
+    facts: &Facts,
+    settings: &Settings,
+    scope: Option<&Scope>,
+) -> Result<Vec<Diagnostic>, SourceError> {
     let source = SourceFile::parse(path, text.to_string())?;
     let mut model = FileModel::build(&source, &module_name(path));
     mark_region(&mut model, facts);
-    Ok(check_model(&model, settings))
+    Ok(check_model(&model, settings, scope))
 }
 
-/// The enabled rules' findings that no suppression comment silences, fingerprinted, less those
-/// outside the run's scope (`--diff-base`, `--baseline`).
-pub(crate) fn check_model(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
-    if model.region.is_empty() && !crate::model::compile_calls::mentions_setup_code(&model.source.text) {
+/// The enabled rules' findings that no suppression comment silences, fingerprinted; then, on
+/// what the rules found, the run's scope (`--diff-base`, `--baseline`) drops those outside it.
+pub(crate) fn check_model(model: &FileModel, settings: &Settings, scope: Option<&Scope>) -> Vec<Diagnostic> {
+    if model.region.is_empty() && !crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text) {
         return Vec::new();
     }
     let suppressions = Suppressions::of(model.source);
     let mut diagnostics = rules::check(model, settings);
     diagnostics.retain(|diagnostic| !suppressions.silences(diagnostic, model.source));
     baseline::fingerprint(&model.source.text, &mut diagnostics);
-    if let Some(scope) = &settings.scope {
+    if let Some(scope) = scope {
         scope.retain(&model.source.path, &model.source.text, &mut diagnostics);
     }
     diagnostics
 }
 
-/// Fix a file to a fixpoint (safe fixes, and unsafe ones if asked).
+/// Fix a file to a fixpoint (safe fixes, and unsafe ones if asked), only the findings in `scope`.
 pub fn fix(
     path: &Path,
     text: String,
     facts: &Facts,
     settings: &Settings,
+    scope: Option<&Scope>,
     unsafe_fixes: bool,
 ) -> Result<FixOutcome, SourceError> {
-    fix_to_fixpoint(text, unsafe_fixes, |current| analyse(path, current, facts, settings))
+    fix_to_fixpoint(text, unsafe_fixes, |current| analyse(path, current, facts, settings, scope))
 }
 
 /// `fix`, for a text whose hazards with these facts are already known (`found`): the text is
@@ -87,9 +96,10 @@ pub fn fix_known(
     found: Vec<Diagnostic>,
     facts: &Facts,
     settings: &Settings,
+    scope: Option<&Scope>,
     unsafe_fixes: bool,
 ) -> Result<FixOutcome, SourceError> {
-    fix_found(text, found, unsafe_fixes, |current| analyse(path, current, facts, settings))
+    fix_found(text, found, unsafe_fixes, |current| analyse(path, current, facts, settings, scope))
 }
 
 /// What the index says about a file checked on its own.
@@ -100,14 +110,14 @@ pub fn facts_of_single_file(path: &Path, text: &str) -> Result<Facts, SourceErro
 
 /// Check one file's text on its own (no other files to learn from).
 pub fn check_source(path: &Path, text: &str, settings: &Settings) -> Result<Vec<Diagnostic>, SourceError> {
-    analyse(path, text, &facts_of_single_file(path, text)?, settings)
+    analyse(path, text, &facts_of_single_file(path, text)?, settings, None)
 }
 
 /// Fix one file's text on its own (a file that compiles is where the capture options its
 /// findings wait for are written, as in a run over a project).
 pub fn fix_source(path: &Path, text: &str, settings: &Settings, unsafe_fixes: bool) -> Result<FixOutcome, SourceError> {
     let facts = facts_of_single_file(path, text)?;
-    let mut outcome = fix(path, text.to_string(), &facts, settings, unsafe_fixes)?;
+    let mut outcome = fix(path, text.to_string(), &facts, settings, None, unsafe_fixes)?;
     write_own_settings(path, &mut outcome, unsafe_fixes);
     Ok(outcome)
 }

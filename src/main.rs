@@ -11,6 +11,7 @@ use tcfix::cache::Cache;
 use tcfix::changed_lines::ChangedLines;
 use tcfix::config::Config;
 use tcfix::diff::unified_diff;
+use tcfix::discover::canonical;
 use tcfix::discover::discover;
 use tcfix::fix::Safety;
 use tcfix::git::{Worktree, identity, unprotected};
@@ -18,7 +19,7 @@ use tcfix::output::{FileFindings, Format, display_path, markdown, render, text};
 use tcfix::patch::{RulePatch, format_patch, utc_timestamp};
 use tcfix::project::{Checked, FileReport, FixMode, run, run_texts, run_with_progress, setting};
 use tcfix::rules::{CommandLine, RULES, Rule, Settings, names_a_rule};
-use tcfix::scope::{Scope, canonical};
+use tcfix::scope::Scope;
 use tcfix::source::{SourceError, SourceFile};
 
 mod cli;
@@ -85,9 +86,8 @@ fn run_cli(cli: &Cli) -> Result<Status> {
         eprintln!("warning: {warning}");
     }
     let scope = scope(cli, &config, &cwd)?;
-    let mut settings = settings(cli, &config)?;
-    settings.scope = scope.clone();
-    let cache = open_cache(cli, &config, &settings);
+    let settings = settings(cli, &config)?;
+    let cache = open_cache(cli, &config, &settings, scope.is_some());
     let mut run = Run {
         cli,
         unsafe_fixes: cli.unsafe_fixes || config.options.unsafe_fixes == Some(true),
@@ -205,12 +205,13 @@ fn why(place: &str, project: &[PathBuf]) -> Result<Status> {
     Ok(Status::Clean)
 }
 
-/// The cache of earlier runs' findings, unless `--no-cache` or `cache = false` turns it off.
-fn open_cache(cli: &Cli, config: &Config, settings: &Settings) -> Option<Cache> {
-    if cli.no_cache || config.options.cache == Some(false) {
+/// The cache of earlier runs' findings, unless `--no-cache` or `cache = false` turns it off, or
+/// the run is `scoped` (`--diff-base`, `--baseline`: see the cache's note).
+fn open_cache(cli: &Cli, config: &Config, settings: &Settings, scoped: bool) -> Option<Cache> {
+    if cli.no_cache || config.options.cache == Some(false) || scoped {
         return None;
     }
-    let (cache, warning) = Cache::open(config.root(), settings)?;
+    let (cache, warning) = Cache::open(config.root(), settings);
     if let Some(warning) = warning {
         eprintln!("warning: {warning}");
     }
@@ -351,11 +352,18 @@ impl Run<'_> {
     fn reports(&self, files: &[PathBuf], mode: FixMode) -> Vec<FileReport> {
         let reports = match progress_bar(files.len(), self.cli.quiet) {
             Some(bar) => {
-                let reports = run_with_progress(files, &self.settings, mode, &|| bar.inc(1), self.cache.as_ref());
+                let reports = run_with_progress(
+                    files,
+                    &self.settings,
+                    self.scope.as_deref(),
+                    mode,
+                    &|| bar.inc(1),
+                    self.cache.as_ref(),
+                );
                 bar.finish_and_clear();
                 reports
             }
-            None => run(files, &self.settings, mode, self.cache.as_ref()),
+            None => run(files, &self.settings, self.scope.as_deref(), mode, self.cache.as_ref()),
         };
         for report in &reports {
             if let Err(error) = &report.outcome {
@@ -440,7 +448,8 @@ impl Run<'_> {
         }
         let evidence = self.read_evidence();
         let mut reports = self.reports(files, FixMode::Report);
-        let summary = tcfix::evidence::attach(&evidence, &mut reports, &self.settings, display_path);
+        let summary =
+            tcfix::evidence::attach(&evidence, &mut reports, &self.settings, self.scope.as_deref(), display_path);
         summary.warning().iter().chain(&summary.stale).for_each(|warning| eprintln!("warning: {warning}"));
         // No log read (all unreadable): the errors said so; a summary of nothing would not.
         *self.evidence_summary.borrow_mut() = (!evidence.is_empty()).then_some(summary);
@@ -575,7 +584,7 @@ impl Run<'_> {
         let unwritten = changed(&reports).len() != written.len();
         let shown = if unwritten {
             // Both runs list the same files in path order.
-            let before = run(files, &self.settings, FixMode::Report, self.cache.as_ref());
+            let before = run(files, &self.settings, self.scope.as_deref(), FixMode::Report, self.cache.as_ref());
             reports
                 .into_iter()
                 .zip(before)
@@ -650,7 +659,7 @@ impl Run<'_> {
                 }
             }
         }
-        let reports = run_texts(&texts, &self.settings, self.fix_mode());
+        let reports = run_texts(&texts, &self.settings, self.scope.as_deref(), self.fix_mode());
         let mut written = Vec::new();
         for (report, checked) in changed(&reports) {
             let target = worktree.map(&report.path)?;
@@ -703,7 +712,7 @@ impl Run<'_> {
                 let command_line = CommandLine { select: vec![rule.code.to_string()], ..command_line.clone() };
                 settings.nearest = Some(Arc::new((nearest.clone(), command_line)));
             }
-            let reports = run_texts(&texts, &settings, self.fix_mode());
+            let reports = run_texts(&texts, &settings, self.scope.as_deref(), self.fix_mode());
             status = status.max(worst(&reports));
             let mut patch = RulePatch { rule, diffs: Vec::new(), sites: Vec::new() };
             for (report, checked) in changed(&reports) {
@@ -794,7 +803,7 @@ impl Run<'_> {
         std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
         let path = self.cli.stdin_filename.clone().unwrap_or_else(|| PathBuf::from("-"));
         let mode = if self.cli.apply || self.cli.diff { self.fix_mode() } else { FixMode::Report };
-        let reports = run_texts(&[(path.clone(), text.clone())], &self.settings, mode);
+        let reports = run_texts(&[(path.clone(), text.clone())], &self.settings, self.scope.as_deref(), mode);
         let checked = match &reports[0].outcome {
             Ok(checked) => checked,
             Err(error) => {

@@ -20,6 +20,7 @@ use crate::model::index::FileSummary;
 use crate::model::index::{Facts, ProjectIndex, module_name};
 use crate::project::guess::{Guess, Look};
 use crate::rules::Settings;
+use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
 
 /// Whether and how far to fix.
@@ -81,30 +82,43 @@ impl Checked {
     }
 }
 
-/// A run over files on disk, reading what `cache` knows and telling it what the run learnt.
-pub fn run(files: &[PathBuf], settings: &Settings, mode: FixMode, cache: Option<&Cache>) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, mode, &|| {}, cache)
+/// A run over files on disk, reading what `cache` knows and telling it what the run learnt. Only
+/// the findings in `scope` are reported and fixed (`None`: all of them).
+pub fn run(
+    files: &[PathBuf],
+    settings: &Settings,
+    scope: Option<&Scope>,
+    mode: FixMode,
+    cache: Option<&Cache>,
+) -> Vec<FileReport> {
+    run_with(files, &SourceFile::read, settings, scope, mode, &|| {}, cache)
 }
 
 /// `run`, calling `step` as each file finishes each of the two passes (for a progress bar).
 pub fn run_with_progress(
     files: &[PathBuf],
     settings: &Settings,
+    scope: Option<&Scope>,
     mode: FixMode,
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, mode, step, cache)
+    run_with(files, &SourceFile::read, settings, scope, mode, step, cache)
 }
 
 /// A run over texts held in memory (a patch series builds each rule's patch on the last one's).
-pub fn run_texts(files: &[(PathBuf, String)], settings: &Settings, mode: FixMode) -> Vec<FileReport> {
+pub fn run_texts(
+    files: &[(PathBuf, String)],
+    settings: &Settings,
+    scope: Option<&Scope>,
+    mode: FixMode,
+) -> Vec<FileReport> {
     let paths: Vec<PathBuf> = files.iter().map(|(path, _)| path.clone()).collect();
     let read = |path: &Path| -> Result<String, SourceError> {
         let found = files.iter().find(|(p, _)| p == path).map(|(_, text)| text.clone());
         found.ok_or_else(|| SourceError::Io("not in this run".to_string()))
     };
-    run_with(&paths, &read, settings, mode, &|| {}, None)
+    run_with(&paths, &read, settings, scope, mode, &|| {}, None)
 }
 
 type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
@@ -113,11 +127,12 @@ fn run_with(
     files: &[PathBuf],
     read: &Reader,
     settings: &Settings,
+    scope: Option<&Scope>,
     mode: FixMode,
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    let mut reports = on_deep_stacks(|| both_passes(files, read, settings, mode, step, cache));
+    let mut reports = on_deep_stacks(|| both_passes(files, read, settings, scope, mode, step, cache));
     setting::write_settings(&mut reports, read, mode);
     reports
 }
@@ -152,6 +167,7 @@ fn first_pass<'c>(
     path: &Path,
     read: &Reader,
     settings: &Settings,
+    scope: Option<&Scope>,
     modules: &HashSet<String>,
     cache: Option<&'c Cache>,
 ) -> Result<FirstPass<'c>, SourceError> {
@@ -160,7 +176,7 @@ fn first_pass<'c>(
     if let Some(entry) = cache.zip(content).and_then(|(cache, content)| cache.entry(path, content)) {
         return Ok((Cow::Borrowed(&entry.summary), First::Cached { entry, text }, content));
     }
-    let Look { summary, guess } = guess::look(path, text, settings, modules)?;
+    let Look { summary, guess } = guess::look(path, text, settings, scope, modules)?;
     Ok((Cow::Owned(summary), First::Looked(guess.map(Box::new)), content))
 }
 
@@ -168,6 +184,7 @@ fn both_passes(
     files: &[PathBuf],
     read: &Reader,
     settings: &Settings,
+    scope: Option<&Scope>,
     mode: FixMode,
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
@@ -176,7 +193,7 @@ fn both_passes(
     let firsts: Vec<_> = files
         .par_iter()
         .map(|path| {
-            let first = isolated(|| first_pass(path, read, &settings.for_file(path), &modules, cache));
+            let first = isolated(|| first_pass(path, read, &settings.for_file(path), scope, &modules, cache));
             step();
             first
         })
@@ -215,16 +232,16 @@ fn both_passes(
                 First::Cached { entry, text } => {
                     match fingerprint.and_then(|fingerprint| entry.findings(fingerprint)) {
                         Some(found) => {
-                            isolated(|| finish(path, keep_text(text, &found), found, &facts, &settings, mode))
+                            isolated(|| finish(path, keep_text(text, &found), found, &facts, &settings, scope, mode))
                         }
-                        None => isolated(|| check_file(path, read, &facts, &settings, mode)),
+                        None => isolated(|| check_file(path, read, &facts, &settings, scope, mode)),
                     }
                 }
                 First::Looked(Some(guess)) if guess.stands(&facts) => {
                     let Guess { text, diagnostics, .. } = *guess;
-                    isolated(|| finish(path, text, diagnostics, &facts, &settings, mode))
+                    isolated(|| finish(path, text, diagnostics, &facts, &settings, scope, mode))
                 }
-                First::Looked(_) => isolated(|| check_file(path, read, &facts, &settings, mode)),
+                First::Looked(_) => isolated(|| check_file(path, read, &facts, &settings, scope, mode)),
             };
             if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
                 let summary = || summary.or_else(|| known.map(|entry| entry.summary.clone())).expect("kept or known");
@@ -255,6 +272,7 @@ fn finish(
     diagnostics: Vec<Diagnostic>,
     facts: &Facts,
     settings: &Settings,
+    scope: Option<&Scope>,
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
     let Some(text) = text else { return Ok(Checked::nothing()) };
@@ -264,7 +282,7 @@ fn finish(
     if !found.diagnostics.iter().any(fixable) {
         return Ok(found);
     }
-    let outcome = crate::fix_known(path, found.text.clone(), found.diagnostics, facts, settings, unsafe_fixes)?;
+    let outcome = crate::fix_known(path, found.text.clone(), found.diagnostics, facts, settings, scope, unsafe_fixes)?;
     Ok(worth_keeping(fixed(found.text, outcome)))
 }
 
@@ -305,6 +323,7 @@ fn check_file(
     read: &Reader,
     facts: &Facts,
     settings: &Settings,
+    scope: Option<&Scope>,
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
     // Rules look at code in the compiled region, setup rules also at scripts that compile: a file
@@ -315,11 +334,11 @@ fn check_file(
     let original = read(path)?;
     let checked = match mode {
         FixMode::Report => {
-            let diagnostics = crate::analyse(path, &original, facts, settings)?;
+            let diagnostics = crate::analyse(path, &original, facts, settings, scope)?;
             Checked::reported(original, diagnostics)
         }
         FixMode::Fix { unsafe_fixes } => {
-            let outcome = crate::fix(path, original.clone(), facts, settings, unsafe_fixes)?;
+            let outcome = crate::fix(path, original.clone(), facts, settings, scope, unsafe_fixes)?;
             fixed(original, outcome)
         }
     };
@@ -378,7 +397,8 @@ class Model(nn.Module):
             assert!(path != Path::new("boom.py"), "a bug while reading boom.py");
             Ok(MODEL.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports =
+            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         assert_eq!(
             outcomes(&reports),
             [
@@ -418,7 +438,8 @@ class Model(nn.Module):
             }
             Ok(HELPER.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports =
+            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         assert_eq!(
             outcomes(&reports),
             [
@@ -439,7 +460,8 @@ class Model(nn.Module):
             reads.fetch_add(1, Ordering::SeqCst);
             Ok(if path == Path::new("a.py") { a } else { b }.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports =
+            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         (reports, reads.load(Ordering::SeqCst))
     }
 
@@ -496,7 +518,8 @@ class Block(nn.Module):
             reads.fetch_add(1, Ordering::SeqCst);
             Ok(CHILD.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports =
+            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         (outcomes(&reports), reads.load(Ordering::SeqCst))
     }
 
@@ -532,7 +555,7 @@ class Block(nn.Module):
             reads.fetch_add(1, Ordering::SeqCst);
             Ok(local.clone())
         };
-        let reports = run_with(&files, &read, &Settings::default(), FixMode::Report, &|| {}, None);
+        let reports = run_with(&files, &read, &Settings::default(), None, FixMode::Report, &|| {}, None);
         let messages =
             reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
         (messages.collect(), reads.load(Ordering::SeqCst))

@@ -1,8 +1,8 @@
 //! Which findings a run is about: all of them, or only those on the lines a change touched
 //! (`--diff-base`, see `changed_lines`) and not recorded in a baseline (`--baseline`, see
 //! `baseline`). The whole project is analysed either way; the findings outside the scope are
-//! dropped where each file's findings are made, so the report, the fixes, the diffs, the patches
-//! and `--add-noqa` all see the same ones. The run keeps count of what it left out, for the
+//! dropped from each file's findings as they are made, after the rules (`check_model`), so the
+//! report, the fixes, the diffs, the patches and `--add-noqa` all see the same ones. The run keeps count of what it left out, for the
 //! summary.
 
 use rustc_hash::FxHashMap as HashMap;
@@ -15,6 +15,7 @@ use ruff_source_file::LineIndex;
 use crate::baseline::Baseline;
 use crate::changed_lines::ChangedLines;
 use crate::diagnostic::Diagnostic;
+use crate::discover::canonical;
 
 pub struct Scope {
     pub changed: Option<ChangedLines>,
@@ -116,15 +117,4 @@ impl fmt::Debug for Scope {
             .field("baseline", &self.baseline.as_ref().map(|baseline| &baseline.path))
             .finish()
     }
-}
-
-/// A path made absolute and with its links resolved where it exists: how the scope's files are
-/// keyed, whichever way the command line named them.
-pub fn canonical(path: &Path) -> PathBuf {
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf())
-    };
-    absolute.canonicalize().unwrap_or(absolute)
 }

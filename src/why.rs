@@ -14,12 +14,12 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::Diagnostic;
 use crate::discover::discover;
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_function};
+use crate::model::compiled::reach::mark_region;
+use crate::model::file::module::is_self;
 use crate::model::file::{FileModel, Reason};
 use crate::model::index::{ProjectIndex, module_name};
-use crate::model::module::is_self;
-use crate::model::reach::mark_region;
-use crate::model::tensor::{Binding, Tensors, bindings, is_python_value};
+use crate::model::tensors::tensor::{Binding, Tensors, bindings, is_python_value};
 use crate::rules::Category;
 use crate::rules::{RULES, Rule, Settings};
 use crate::source::SourceFile;
@@ -133,7 +133,7 @@ pub fn why_in_text(place: &Place, text: String, project: &[PathBuf], settings: &
 
 /// What the project index knows of the file, from the project's files (the file itself added
 /// when it lies outside them).
-fn facts_of(file: &Path, text: &str, project: &[PathBuf]) -> Result<(PathBuf, crate::model::facts::Facts, bool)> {
+fn facts_of(file: &Path, text: &str, project: &[PathBuf]) -> Result<(PathBuf, crate::model::file::facts::Facts, bool)> {
     let wanted = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
     let mut files = discover(project).files;
     let position = files.iter().position(|path| path.canonicalize().is_ok_and(|path| path == wanted));

@@ -8,6 +8,7 @@ use super::{CheckedFile, Evidence, join, summary};
 use crate::diagnostic::Diagnostic;
 use crate::project::FileReport;
 use crate::rules::Settings;
+use crate::scope::Scope;
 use crate::source::SourceFile;
 use crate::suppress::Suppressions;
 
@@ -17,6 +18,7 @@ pub fn attach(
     evidence: &Evidence,
     reports: &mut [FileReport],
     settings: &Settings,
+    scope: Option<&Scope>,
     shown: impl Fn(&Path) -> String,
 ) -> summary::Summary {
     let mut paths = Vec::new();
@@ -38,7 +40,7 @@ pub fn attach(
             let suppressions = Suppressions::of(&source);
             found.retain(|diagnostic| !suppressions.silences(diagnostic, &source));
         }
-        if let Some(scope) = &settings.scope {
+        if let Some(scope) = scope {
             scope.retain(path, text, found);
         }
     };

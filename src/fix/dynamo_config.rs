@@ -10,10 +10,9 @@ use ruff_text_size::{Ranged, TextSize};
 
 use crate::fix::Edit;
 use crate::fix::text::{line_ending, torch_name, torch_name_at};
-use crate::model::compile_calls::first_compile_statement;
-use crate::model::dynamo_config::Capture;
+use crate::model::compiled::compile_calls::first_compile_statement;
 use crate::model::file::FileModel;
-
+use crate::model::file::configured::Capture;
 /// A finding that one process-wide option removes: which option, and the file where the project
 /// compiles (where `--unsafe-fixes` writes it), if it compiles anywhere.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,7 +164,7 @@ mod tests {
 
     use super::*;
     use crate::fix::edit::apply_edits;
-    use crate::model::dynamo_config::sets;
+    use crate::model::compiled::dynamo_config::sets;
     use crate::source::SourceFile;
 
     fn with_setting(text: &str) -> String {

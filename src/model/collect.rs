@@ -5,13 +5,14 @@
 use ruff_python_ast::visitor::{Visitor, walk_body, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
-use crate::model::dead_code::DeadCode;
+use crate::model::compiled::hooks::{self, PendingCall};
+use crate::model::compiled::uncalled_setters;
+use crate::model::compiled::untraced::{self, is_untraced_decorator};
+use crate::model::file::dead_code::DeadCode;
+use crate::model::file::imports::{Imports, dotted_name};
+use crate::model::file::method_body;
+use crate::model::file::module::self_attributes;
 use crate::model::file::{Accessor, Class, FileModel, Function, FunctionNode, SelfAssignment};
-use crate::model::hooks::{self, PendingCall};
-use crate::model::imports::{Imports, dotted_name};
-use crate::model::module::{method_body, self_attributes};
-use crate::model::uncalled_setters;
-use crate::model::untraced::{self, is_untraced_decorator};
 use crate::source::SourceFile;
 
 impl<'a> FileModel<'a> {

@@ -9,21 +9,24 @@ use std::sync::Arc;
 
 use ruff_python_ast::Expr;
 
-use crate::model::compile_scope::{CompileTarget, Held, builders_called, classes_named, compile_targets, held_in};
-use crate::model::config_defaults::{ClassDefaults, ConfigDefault, ConfigDefaults, ProjectLengths};
-use crate::model::dead_code::{classes_named_only_in_dead_code, name_hash};
-use crate::model::dynamo_config::Captures;
-use crate::model::file::{FileModel, Reason};
-use crate::model::imports::unqualified;
-use crate::model::module::{is_torch_module_base, self_assignments};
-use crate::model::mutation::StateAttributes;
-use crate::model::reach::{Target, is_entry_point, root_reason, targets};
-use crate::model::untraced::{forward_replacing_decorators, untraced_decorators};
-
+use crate::model::compiled::compile_scope::{
+    CompileTarget, Held, builders_called, classes_named, compile_targets, held_in,
+};
+use crate::model::compiled::reach::{Target, root_reason, targets};
+use crate::model::compiled::untraced::{forward_replacing_decorators, untraced_decorators};
+use crate::model::defaults::config_defaults::ClassDefaults;
+use crate::model::file::configured::Captures;
+use crate::model::file::configured::{ConfigDefault, ConfigDefaults, ProjectLengths};
+use crate::model::file::dead_code::{classes_named_only_in_dead_code, name_hash};
 /// The index's answer to each file, and what of it a file's analysis depends on (defined in
 /// `facts.rs`, so that `reach::mark_region` reads them without depending on the index).
-pub use crate::model::facts::{Dependence, Facts};
-
+pub use crate::model::file::facts::{Dependence, Facts};
+use crate::model::file::imports::unqualified;
+use crate::model::file::module::is_entry_point;
+use crate::model::file::module::is_torch_module_base;
+use crate::model::file::mutation::StateAttributes;
+use crate::model::file::self_assignments;
+use crate::model::file::{FileModel, Reason};
 /// What one file contributes to the index.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
@@ -176,7 +179,7 @@ impl FileSummary {
             state_attributes: model.local_state.clone(),
             classes,
             functions,
-            setup_code: crate::model::compile_calls::mentions_setup_code(&model.source.text),
+            setup_code: crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text),
             untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
             forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
             reexported: if is_package(model) {
@@ -802,7 +805,7 @@ mod tests {
     fn findings(files: &[(&str, &str)]) -> Vec<String> {
         let texts: Vec<(PathBuf, String)> =
             files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
         let mut found: Vec<String> = reports
             .iter()
             .flat_map(|report| {
@@ -866,7 +869,7 @@ mod tests {
     fn severities(files: &[(&str, &str)]) -> Vec<String> {
         let texts: Vec<(PathBuf, String)> =
             files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), FixMode::Report);
+        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
         reports
             .iter()
             .flat_map(|report| {

@@ -6,11 +6,12 @@ use rustc_hash::FxHashSet as HashSet;
 use std::path::Path;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::config_defaults::off_by_default;
+use crate::model::compiled::reach::mark_region;
+use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::file::FileModel;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
-use crate::model::reach::mark_region;
 use crate::rules::Settings;
+use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
 
 /// What pass one keeps of a file: its summary for the index, and the guess (none when checking
@@ -39,6 +40,7 @@ pub(super) fn look(
     path: &Path,
     text: String,
     settings: &Settings,
+    scope: Option<&Scope>,
     modules: &HashSet<String>,
 ) -> Result<Look, SourceError> {
     let source = SourceFile::parse(path, text)?;
@@ -47,7 +49,7 @@ pub(super) fn look(
     // A panic in a rule must not keep the file's summary from the index: other files' findings
     // depend on it. The panic stays quiet here (`project::isolated` is around this work).
     let guess = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        guess(&source, &mut model, &summary, settings, modules)
+        guess(&source, &mut model, &summary, settings, scope, modules)
     }));
     Ok(Look { summary, guess: guess.ok() })
 }
@@ -58,6 +60,7 @@ fn guess(
     model: &mut FileModel,
     summary: &FileSummary,
     settings: &Settings,
+    scope: Option<&Scope>,
     modules: &HashSet<String>,
 ) -> Guess {
     let mut facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
@@ -65,7 +68,7 @@ fn guess(
     let assumed = Assumed::of(model, &facts, &dependence, modules);
     assumed.add_to(&mut facts);
     mark_region(model, &facts);
-    let diagnostics = crate::check_model(model, settings);
+    let diagnostics = crate::check_model(model, settings, scope);
     let config_fields = (settings.min_severity == Severity::Low).then(|| {
         let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
         let mut asked = HashSet::default();

@@ -80,7 +80,7 @@ pub fn prove(options: &Options, cwd: &Path) -> Result<std::result::Result<Proof,
         Ok(run) => run,
         Err(failed) => return Ok(Err(NotProven { run: "after the fixes", failed, kept: kept.map(|k| k.0) })),
     };
-    let before_reports = run(&files, &settings, FixMode::Report, None);
+    let before_reports = run(&files, &settings, None, FixMode::Report, None);
     let after_reports = reports_of_fixed(&files, &fixed, &settings, &copy)?;
     let mut proof = Proof::new(options.command.clone(), options.unsafe_fixes);
     proof.before = RunAccount::of(&before.evidence, before_reports, &settings, &copy.root, before.seconds);
@@ -129,7 +129,7 @@ pub struct Fixed {
 /// Fix the files as `--apply` would, writing the results into the copy only.
 fn fix_in_copy(files: &[PathBuf], settings: &Settings, unsafe_fixes: bool, copy: &Copy) -> Result<Vec<Fixed>> {
     let mut fixed = Vec::new();
-    for report in run(files, settings, FixMode::Fix { unsafe_fixes }, None) {
+    for report in run(files, settings, None, FixMode::Fix { unsafe_fixes }, None) {
         let Ok(checked) = report.outcome else { continue };
         if !checked.changed() {
             continue;
@@ -172,7 +172,7 @@ fn reports_of_fixed(files: &[PathBuf], fixed: &[Fixed], settings: &Settings, cop
         };
         texts.push((file.clone(), text));
     }
-    let mut reports = run_texts(&texts, settings, FixMode::Report);
+    let mut reports = run_texts(&texts, settings, None, FixMode::Report);
     for (report, (_, text)) in reports.iter_mut().zip(&texts) {
         report.path = copy.map(&report.path)?;
         if let Ok(checked) = &mut report.outcome

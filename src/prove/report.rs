@@ -138,7 +138,7 @@ impl RunAccount {
         root: &Path,
         seconds: f64,
     ) -> Self {
-        let summary = crate::evidence::attach(evidence, &mut reports, settings, |path| super::shown(root, path));
+        let summary = crate::evidence::attach(evidence, &mut reports, settings, None, |path| super::shown(root, path));
         let mut account = RunAccount {
             seconds,
             torch: summary.torch.clone(),

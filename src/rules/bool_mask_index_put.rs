@@ -19,11 +19,11 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::{FileModel, FunctionNode, Reason};
-use crate::model::imports::last_segment;
-use crate::model::module::is_self;
-use crate::model::tensor::Tensors;
+use crate::model::file::imports::last_segment;
+use crate::model::file::module::is_self;
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -471,29 +471,11 @@ fn method_raises_in_training(model: &FileModel, method: usize) -> bool {
 /// graph: if that code holds a masked write of values that may require grad (TCF105's hazard), AOTAutograd gives
 /// the whole frame up to eager in training, where before only the graph holding the write fell
 /// back (measured under torch 2.15 on the VLM whole-model oracle: graphs 5 -> 6, eager frames
-/// 1 -> 2). The code traced with the break gone: its function, the functions that call it, and
-/// what any of them calls, in the file. Returns how to name the first such write: "`out[mask] =
-/// ...` on line 170".
+/// 1 -> 2). The code traced with the break gone: `CallGraph::traced_with`, in the file. Returns
+/// how to name the first such write: "`out[mask] = ...` on line 170".
 pub fn traced_with(checker: &Checker, function: usize) -> Option<String> {
     let model = checker.model;
-    let graph = model.calls();
-    let mut callers = vec![function];
-    let mut seen: HashSet<usize> = HashSet::from_iter([function]);
-    while let Some(callee) = callers.pop() {
-        for (_, site) in graph.call_sites(callee) {
-            if seen.insert(site.caller) {
-                callers.push(site.caller);
-            }
-        }
-    }
-    let mut traced: Vec<usize> = seen.iter().copied().collect();
-    while let Some(caller) = traced.pop() {
-        for (_, site) in graph.calls_out(caller) {
-            if seen.insert(site.callee) {
-                traced.push(site.callee);
-            }
-        }
-    }
+    let seen = model.calls().traced_with(function);
     let text = &model.source.text;
     let mut writes = checker.hazards_of(&RULE);
     writes.sort_by_key(|range| range.start());

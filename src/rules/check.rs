@@ -9,8 +9,9 @@
 //! a fix shared by the methods of a class) declare `Hooks::File` and still walk what they need
 //! themselves: TCF102, TCF108-TCF110, TCF201-TCF203, TCF207 and TCF301-TCF401.
 //!
-//! The checker is handed the rules to run ([`Registered`]) rather than reading the registry: the
-//! registry lists the rule files, and the rule files are written against this checker.
+//! The checker is handed the rules to run ([`Registered`]), and the fixes they hand on to others'
+//! findings ([`HandOnFix`]), rather than reading the registry: the registry lists the rule files,
+//! and the rule files are written against this checker.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::{OnceCell, RefCell};
@@ -19,16 +20,16 @@ use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::TextRange;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
-use crate::model::config_defaults::off_by_default;
-use crate::model::constructor_flags::off_unless_built_with;
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::reach::describe;
+use crate::model::defaults::config_defaults::off_by_default;
+use crate::model::defaults::constructor_flags::off_unless_built_with;
+use crate::model::defaults::replaced_submodules::off_unless_replaced;
+use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
-use crate::model::loops::{InLoop, LoopCalls};
-use crate::model::reach::describe;
-use crate::model::replaced_submodules::off_unless_replaced;
-use crate::model::shapes::InputSizes;
-use crate::model::tensor::Tensors;
-use crate::model::unset_flags::off_unless_passed;
+use crate::model::flow::loops::{InLoop, LoopCalls};
+use crate::model::flow::shapes::InputSizes;
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::rule::{Category, Rule};
 use crate::rules::settings::Settings;
 
@@ -197,14 +198,20 @@ pub struct Registered {
     pub hooks: Hooks,
 }
 
+/// A rule's fix handed on to the findings of other rules that lie inside its own (see
+/// `rules::FIXES_HANDED_ON`), given the file's text and its findings outside dead code.
+pub type HandOnFix = fn(&str, &mut [Diagnostic]);
+
 /// Every enabled rule's findings for one file, in source order.
-pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered]) -> Vec<Diagnostic> {
+pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered], hand_on: &[HandOnFix]) -> Vec<Diagnostic> {
     let enabled: Vec<&Registered> =
         rules.iter().filter(|registered| settings.selection.enabled(registered.rule)).collect();
     let checker = Checker::new(model, settings, rules);
     let mut diagnostics = run_rules(&checker, &enabled);
     drop_dead_code_findings(model, &mut diagnostics);
-    crate::rules::print_in_compiled_code::guard_what_outputs_read(&model.source.text, &mut diagnostics);
+    for hand_on in hand_on {
+        hand_on(&model.source.text, &mut diagnostics);
+    }
     mark_off_by_default(model, &mut diagnostics);
     diagnostics.retain(|diagnostic| diagnostic.severity >= settings.min_severity);
     diagnostics.sort_by_key(|d| (d.range.start(), d.rule.code));

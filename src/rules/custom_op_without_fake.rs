@@ -21,7 +21,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{indentation, line_ending, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::imports::{dotted_name, last_segment};
+use crate::model::file::imports::{dotted_name, last_segment};
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

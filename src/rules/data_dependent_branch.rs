@@ -23,11 +23,11 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, snippet};
 use crate::fix::{Fix, Safety};
-use crate::model::compiled_code::Site;
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::imports::last_segment;
-use crate::model::module::is_self;
-use crate::model::tensor::Tensors;
+use crate::model::file::imports::last_segment;
+use crate::model::file::module::is_self;
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

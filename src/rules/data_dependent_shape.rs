@@ -15,13 +15,15 @@ use crate::diagnostic::Diagnostic;
 use crate::fix::dynamo_config::ProjectSetting;
 use crate::fix::text::torch_name;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::Site;
-use crate::model::comprehensions::mask_reads;
-use crate::model::dynamo_config::{Capture, sets};
+use crate::model::compiled::compiled_code::Site;
+use crate::model::tensors::comprehensions::mask_reads;
+use crate::model::file::configured::Capture;
+use crate::model::compiled::dynamo_config::sets;
 use crate::model::file::FileModel;
-use crate::model::imports::Imports;
-use crate::model::tensor::Tensors;
-use crate::model::unbacked::{Flow, Selection, StillBreaks, crash_with};
+use crate::model::file::imports::Imports;
+use crate::model::tensors::tensor::Tensors;
+use crate::model::tensors::capture_crashes::crash_with;
+use crate::model::tensors::unbacked::{Flow, Selection, StillBreaks};
 use crate::diagnostic::snippet;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -280,7 +282,7 @@ impl<'a> DenseSum<'_, '_, 'a> {
                     && self.elementwise_of(&op.right, x, depth + 1)
             }
             Expr::Call(call) if call.arguments.keywords.is_empty() => {
-                let Some(name) = crate::model::imports::last_segment(&call.func) else { return false };
+                let Some(name) = crate::model::file::imports::last_segment(&call.func) else { return false };
                 let predicate = ELEMENTWISE_PREDICATES.contains(&name);
                 match (call.func.as_ref(), &*call.arguments.args) {
                     (Expr::Attribute(method), []) if predicate => is_x(&method.value),

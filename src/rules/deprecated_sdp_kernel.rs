@@ -19,10 +19,10 @@ use crate::discover::is_test_file;
 use crate::fix::text::{NEW_MODULE_IMPORT, torch_name_at};
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compile_calls::compiles_anything;
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compile_calls::compiles_anything;
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
-use crate::model::reach::describe;
+use crate::model::compiled::reach::describe;
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

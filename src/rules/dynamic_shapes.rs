@@ -9,8 +9,8 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextSize};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compile_calls::{is_torch_compile, scopes};
-use crate::model::imports::{Imports, dotted_name};
+use crate::model::compiled::compile_calls::{is_torch_compile, scopes};
+use crate::model::file::imports::{Imports, dotted_name};
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

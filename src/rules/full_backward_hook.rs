@@ -14,9 +14,9 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
-use crate::model::compile_calls::scopes;
+use crate::model::compiled::compile_calls::scopes;
 use crate::model::file::FileModel;
-use crate::model::imports::last_segment;
+use crate::model::file::imports::last_segment;
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -8,8 +8,8 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compile_calls::{CompileBinding, calls, calls_while_bound, compile_bindings, scopes};
-use crate::model::imports::dotted_name;
+use crate::model::compiled::compile_calls::{CompileBinding, calls, calls_while_bound, compile_bindings, scopes};
+use crate::model::file::imports::dotted_name;
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -15,9 +15,9 @@ use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::Site;
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FileModel;
-use crate::model::imports::{Imports, dotted_name};
+use crate::model::file::imports::{Imports, dotted_name};
 use crate::rules::bool_mask_index_put;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};

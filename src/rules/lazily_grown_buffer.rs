@@ -12,11 +12,12 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled, visit_function};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::imports::Imports;
-use crate::model::module::{init_method, is_self, method_body, self_assignments};
-use crate::model::reach::describe;
+use crate::model::file::imports::Imports;
+use crate::model::file::{init_method, method_body, self_assignments};
+use crate::model::file::module::is_self;
+use crate::model::compiled::reach::describe;
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

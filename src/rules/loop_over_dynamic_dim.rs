@@ -11,10 +11,10 @@ use ruff_python_ast::{Comprehension, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::Site;
-use crate::model::module::is_self;
-use crate::model::shapes::{InputSizes, only_for_single_step};
-use crate::model::tensor::Tensors;
+use crate::model::compiled::compiled_code::Site;
+use crate::model::file::module::is_self;
+use crate::model::flow::shapes::{InputSizes, only_for_single_step};
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -6,7 +6,6 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::model::file::FileModel;
-
 mod check;
 pub mod rule;
 mod settings;
@@ -14,7 +13,7 @@ mod settings;
 pub use rule::{Category, Rule};
 pub use settings::{CommandLine, Selection, Settings};
 
-use check::Registered;
+use check::{HandOnFix, Registered};
 
 /// Declares each rule's module and lists it, in the order `tcfix rules` shows them, so that a
 /// new rule is one line here.
@@ -57,9 +56,14 @@ registry! {
     custom_op_without_fake,
 }
 
+/// Fixes that also fix the findings of other rules inside them: TCF101's guard over an output
+/// call fixes the reads of values the message alone needs (under compile they are then neither
+/// computed nor written).
+static FIXES_HANDED_ON: &[HandOnFix] = &[print_in_compiled_code::guard_what_outputs_read];
+
 /// Every enabled rule's findings for one file, in source order.
 pub fn check(model: &FileModel, settings: &Settings) -> Vec<Diagnostic> {
-    check::check(model, settings, REGISTERED)
+    check::check(model, settings, REGISTERED, FIXES_HANDED_ON)
 }
 
 /// Whether a selector names any rule: a typo should be an error, not a silent no-op.

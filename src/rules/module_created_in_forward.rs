@@ -16,10 +16,11 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_all};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all};
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::module::{init_method, is_module_class, is_self, method_body, self_assignments};
-use crate::model::reach::describe;
+use crate::model::file::{init_method, is_module_class, method_body, self_assignments};
+use crate::model::file::module::is_self;
+use crate::model::compiled::reach::describe;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

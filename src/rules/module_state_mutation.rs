@@ -13,11 +13,12 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{stands_alone, torch_name};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
-use crate::model::module::{is_self, method_body, self_assignments};
-use crate::model::reach::describe;
-use crate::model::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
+use crate::model::file::module::is_self;
+use crate::model::file::{method_body, self_assignments};
+use crate::model::compiled::reach::describe;
+use crate::model::tensors::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -11,10 +11,10 @@ use ruff_python_ast::{self as ast, Comprehension, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
 use crate::model::file::FileModel;
-use crate::model::imports::Imports;
-use crate::model::module::is_self;
+use crate::model::file::imports::Imports;
+use crate::model::file::module::is_self;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

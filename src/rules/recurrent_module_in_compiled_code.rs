@@ -11,9 +11,10 @@ use ruff_python_ast::{Expr, ExprContext};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Diagnostic;
-use crate::model::compiled_code::Site;
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FileModel;
-use crate::model::module::{is_self, self_assignments};
+use crate::model::file::module::is_self;
+use crate::model::file::self_assignments;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

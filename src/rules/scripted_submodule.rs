@@ -8,10 +8,11 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
-use crate::model::module::{init_method, is_self, self_assignments};
-use crate::model::reach::describe;
+use crate::model::file::{init_method, self_assignments};
+use crate::model::file::module::is_self;
+use crate::model::compiled::reach::describe;
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
 

@@ -21,8 +21,6 @@ pub struct Settings {
     pub min_severity: Severity,
     /// The configuration file's per-file ignores, if any.
     pub config: Option<Arc<Config>>,
-    /// Only the findings on changed lines and not in the baseline (`--diff-base`, `--baseline`).
-    pub scope: Option<Arc<crate::scope::Scope>>,
     /// The configuration nearest each file, where it is not `config` (a project of a monorepo),
     /// with the command line's choices to lay over it.
     pub nearest: Option<Arc<(Nearest, CommandLine)>>,
@@ -72,9 +70,7 @@ impl Settings {
             && let Some(config) = nearest.of(path)
             && !self.config.as_ref().is_some_and(|own| Arc::ptr_eq(own, config))
         {
-            let mut theirs = Settings::from_config(config, command_line);
-            theirs.scope = self.scope.clone();
-            settings = Cow::Owned(theirs);
+            settings = Cow::Owned(Settings::from_config(config, command_line));
         }
         let ignored = settings.config.as_ref().map(|config| config.ignored_for(path)).unwrap_or_default();
         if !ignored.is_empty() {
@@ -94,7 +90,6 @@ impl Default for Settings {
             target_torch: TorchVersion::DEFAULT,
             min_severity: Severity::Low,
             config: None,
-            scope: None,
             nearest: None,
         }
     }

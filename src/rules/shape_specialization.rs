@@ -18,9 +18,10 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled_code::{Body, Site};
+use crate::model::file::Body;
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::Reason;
-use crate::model::imports::last_segment;
+use crate::model::file::imports::last_segment;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 

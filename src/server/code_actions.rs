@@ -111,6 +111,7 @@ impl Buffer<'_> {
             self.analysis.diagnostics.clone(),
             &self.analysis.facts,
             &workspace.settings.for_file(path),
+            workspace.scope.as_deref(),
             false,
         )
         .ok()?;

@@ -9,8 +9,7 @@ use lsp_types::{Position, Range, TextDocumentContentChangeEvent, Url};
 use ruff_text_size::{TextRange, TextSize};
 
 use crate::diagnostic::Diagnostic;
-use crate::model::facts::Facts;
-
+use crate::model::file::facts::Facts;
 /// How an LSP position counts the characters of a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {

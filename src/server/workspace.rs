@@ -16,10 +16,10 @@ use crate::baseline::Baseline;
 use crate::config::{Config, FILE_NAMES};
 use crate::diagnostic::Diagnostic;
 use crate::discover::discover;
-use crate::model::facts::Facts;
+use crate::model::compiled::reach::mark_region;
 use crate::model::file::FileModel;
+use crate::model::file::facts::Facts;
 use crate::model::index::{FileSummary, ProjectIndex, module_name};
-use crate::model::reach::mark_region;
 use crate::rules::{Settings, names_a_rule};
 use crate::scope::Scope;
 use crate::source::{SourceError, SourceFile};
@@ -42,6 +42,8 @@ pub struct Workspace {
     pub root: PathBuf,
     pub config: Arc<Config>,
     pub settings: Settings,
+    /// The findings its baseline records are left out (`None`: no baseline).
+    pub scope: Option<Arc<Scope>>,
     /// The configuration that failed to load, while it does (the last good one stays in use).
     pub config_error: Option<ConfigError>,
     /// The configuration files that could apply, with their modification times, to notice a
@@ -60,6 +62,7 @@ impl Workspace {
         let mut workspace = Workspace {
             config: Arc::new(Config::default()),
             settings: Settings::default(),
+            scope: None,
             config_error: None,
             config_stamps: Vec::new(),
             summaries: Summaries::new(),
@@ -77,15 +80,16 @@ impl Workspace {
         self.config_stamps = config_stamps(&self.root);
         let loaded = Config::discover(&self.root, None, false, names_a_rule).and_then(|config| {
             let config = Arc::new(config);
-            Ok((settings(&config)?, config))
+            Ok((scope(&config)?, config))
         });
         match loaded {
-            Ok((settings, config)) => {
+            Ok((scope, config)) => {
                 for warning in &config.warnings {
                     eprintln!("tcfix server: warning: {warning}");
                 }
+                self.settings = Settings::from_config(&config, &Default::default());
+                self.scope = scope;
                 self.config = config;
-                self.settings = settings;
                 self.config_error = None;
             }
             Err(error) => self.config_error = Some(self.config_error_of(&error)),
@@ -150,7 +154,7 @@ impl Workspace {
         let mut model = FileModel::build(&source, &module_name(&relative));
         let facts = self.facts_of(&relative, FileSummary::of(&model));
         mark_region(&mut model, &facts);
-        let diagnostics = crate::check_model(&model, &self.settings.for_file(path));
+        let diagnostics = crate::check_model(&model, &self.settings.for_file(path), self.scope.as_deref());
         Ok((diagnostics, facts))
     }
 
@@ -194,16 +198,14 @@ impl Workspace {
     }
 }
 
-/// The settings a run with this configuration and no command-line options has (what `main.rs`
+/// The scope a run with this configuration and no command-line options has (what `main.rs`
 /// makes of the configuration, less the flags): the findings its baseline records are left out.
-fn settings(config: &Arc<Config>) -> anyhow::Result<Settings> {
+fn scope(config: &Config) -> anyhow::Result<Option<Arc<Scope>>> {
     let baseline = match config.baseline() {
         Some(path) => Some(Baseline::read(&path)?),
         None => None,
     };
-    let mut settings = Settings::from_config(config, &Default::default());
-    settings.scope = baseline.map(|baseline| Arc::new(Scope::new(None, Some(baseline))));
-    Ok(settings)
+    Ok(baseline.map(|baseline| Arc::new(Scope::new(None, Some(baseline)))))
 }
 
 /// Each configuration file that could apply, with its modification time and size (`None`: absent).

@@ -35,7 +35,7 @@ pub fn fix_recording(
 ) -> Result<(FixOutcome, Vec<Pass>), SourceError> {
     let passes = RefCell::new(Vec::new());
     let outcome = fix_to_fixpoint(text.to_string(), unsafe_fixes, |current| {
-        let diagnostics = tcfix::analyse(path, current, facts, settings)?;
+        let diagnostics = tcfix::analyse(path, current, facts, settings, None)?;
         passes.borrow_mut().push(Pass { text: current.to_string(), diagnostics: diagnostics.clone() });
         Ok(diagnostics)
     })?;

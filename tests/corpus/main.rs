@@ -83,7 +83,7 @@ fn every_fix_on_the_corpus_touches_only_its_edits_parses_matches_the_cli_and_is_
             Ok(_) => return fail("the library's fix differs from the file the CLI wrote".to_string()),
             Err(err) => return fail(format!("cannot read the CLI's output: {err}")),
         }
-        match tcfix::fix(path, outcome.text.clone(), facts, &settings, true) {
+        match tcfix::fix(path, outcome.text.clone(), facts, &settings, None, true) {
             Ok(again) if again.applied.is_empty() && again.text == outcome.text => {}
             Ok(again) => {
                 let codes: Vec<&str> = again.applied.iter().map(|fix| fix.rule.code).collect();

@@ -17,9 +17,8 @@ use crate::fix::text::torch_name;
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Fix, Safety};
 use crate::model::file::FileModel;
-use crate::model::imports::last_segment;
-use crate::model::tensor::Tensors;
-
+use crate::model::file::imports::last_segment;
+use crate::model::tensors::tensor::Tensors;
 /// The fix for an `if` whose body is only `raise`, or why there is none.
 pub(super) fn assert_fix(
     model: &FileModel,

@@ -6,8 +6,7 @@
 
 use ruff_python_ast::{self as ast, Expr};
 
-use crate::model::layerdrop::compares_with_layerdrop;
-
+use crate::model::defaults::layerdrop::compares_with_layerdrop;
 /// What to do about an `if` on a LayerDrop draw, `None` when the test is not one.
 pub(super) fn layerdrop_advice(if_stmt: &ast::StmtIf) -> Option<String> {
     let layerdrop = match if_stmt.test.as_ref() {

@@ -11,8 +11,7 @@ use super::rewrite::{Rewrite, Test, is_python_value};
 use super::selection::is_any_or_all;
 use crate::fix::{Fix, Safety};
 use crate::model::file::FileModel;
-use crate::model::tensor::Tensors;
-
+use crate::model::tensors::tensor::Tensors;
 /// The fix for `if m.any(): <target>[m] = <number>`, when the `if` is that (else `None`).
 pub(super) fn unguarded_write_fix(model: &FileModel, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Option<Result<Fix, String>> {
     let [Stmt::Assign(assign)] = if_stmt.body.as_slice() else { return None };

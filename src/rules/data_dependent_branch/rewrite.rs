@@ -10,8 +10,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 use crate::fix::Edit;
 use crate::fix::text::{block_indent_unit, indentation, inside_string, line_ending, stands_alone};
 use crate::model::file::FileModel;
-use crate::model::tensor::Tensors;
-
+use crate::model::tensors::tensor::Tensors;
 /// An `if` test as `<Python part> and <tensor part>`: `labels is not None and labels.max() >= n`.
 /// Python evaluates the tensor part only when the Python part holds, so the Python part can stay
 /// an `if` around the rewrite.

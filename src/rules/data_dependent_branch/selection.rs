@@ -17,9 +17,9 @@ use super::rewrite::{Rewrite, Test, is_python_value};
 use crate::fix::text::torch_name;
 use crate::fix::{Fix, Safety};
 use crate::model::file::FileModel;
-use crate::model::imports::last_segment;
-use crate::model::tensor::{ELEMENTWISE, Tensors};
-
+use crate::model::file::imports::last_segment;
+use crate::model::tensors::tensor::Tensors;
+use crate::model::tensors::torch_calls::ELEMENTWISE;
 const NOT_A_SELECTION: &str = "express the branch with `torch.cond`, or make it branchless: it does more than pick a \
                                value for the same names";
 

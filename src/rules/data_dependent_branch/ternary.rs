@@ -12,8 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::fix::text::torch_name;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::FileModel;
-use crate::model::tensor::Tensors;
-
+use crate::model::tensors::tensor::Tensors;
 /// The fix for a ternary on tensor data, or why there is none.
 pub(super) fn where_fix(
     model: &FileModel,

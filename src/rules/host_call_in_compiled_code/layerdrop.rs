@@ -9,8 +9,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::layerdrop::LayerDropTest;
-
+use crate::model::defaults::layerdrop::LayerDropTest;
 /// What to do about a numpy draw that `assignment` stores and that only LayerDrop tests read,
 /// else `None`.
 pub(super) fn layerdrop_draw_advice(model: &FileModel, function: usize, assignment: &ast::StmtAssign) -> Option<String> {

@@ -6,8 +6,7 @@
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::imports::dotted_name;
-
+use crate::model::file::imports::dotted_name;
 /// The `if` statement to guard instead of `output` (an output call's statement directly in its
 /// body), when that `if` is a warn-once block: it has no `elif`/`else`, its test reads a flag its
 /// body sets (`self._warned = True`, `_seen.add(key)`), and its body does nothing else than set

@@ -25,7 +25,6 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::fix::text::{indentation, inside_string, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::{FileModel, FunctionNode};
-
 /// The edits that take a hook's flag tests out, the tests they take out, and the flags.
 pub(super) struct FlagTests {
     pub edits: Vec<Edit>,

@@ -1,0 +1,372 @@
+//! What the project compiles, from its own `torch.compile` calls: the compile map.
+//!
+//! By default tcfix takes every module's `forward` as compiled, which is right for a library
+//! (its users compile the model) and for a script that compiles the whole model. A training
+//! framework that compiles each block on its own (`for block in model.layers: block.compile()`,
+//! or `torch.compile(block)` in an `apply_compile` helper) never traces the model's own
+//! `forward`, nor the encoder around the blocks: findings there would be false. When every
+//! compile call of the project names what it compiles (the items of a `layers` list, a class it
+//! builds), only those classes, what they and their holders name and their bases run compiled.
+//! Anything tcfix cannot read keeps the default: one such call (`torch.compile(model)` of a
+//! parameter, `torch._dynamo.optimize`, `partial(torch.compile)`), or a compiled class that builds
+//! a submodule through a project function. Tests do not count: they compile what they test.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::discover::is_test_file;
+use crate::model::file::FileModel;
+use crate::model::file::imports::Imports;
+use crate::model::file::self_assignments;
+/// What one compile call compiles.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum CompileTarget {
+    /// The items of a module list held in this attribute (`for block in model.layers:
+    /// torch.compile(block)`, `model.blocks[i].compile()`).
+    ItemsOf(String),
+    /// An instance of the first class, built in the same scope (`model = Transformer(args)`),
+    /// with the classes named in its arguments, by their qualified names as the file's imports
+    /// give them.
+    Classes(Vec<String>),
+    /// A function (`torch.compile(step)`): a root of its own, no say on modules.
+    Function,
+    /// Something tcfix cannot name (`torch.compile(model)` of a parameter): maybe the whole model.
+    Unknown,
+}
+
+/// Every compile call of the file, with what it compiles. A test compiles what it tests, not
+/// what users run: test files and `test_*` functions say nothing here.
+pub fn compile_targets(model: &FileModel) -> Vec<CompileTarget> {
+    let text = &model.source.text;
+    if !(text.contains("compile") || text.contains("optimize")) || is_test_file(&model.source.path) {
+        return Vec::new();
+    }
+    let functions: Vec<&str> = model.functions.iter().map(|f| f.name.as_str()).collect();
+    let mut finder = Finder { imports: &model.imports, functions, bindings: HashMap::default(), found: Vec::new() };
+    finder.visit_body(model.source.parsed.suite());
+    finder.found
+}
+
+/// The classes a class's code names (`Block(...)` in `__init__`, `attn_layer=Attention` passed on),
+/// qualified as the file's imports give them: what the class may hold as submodules.
+pub fn classes_named(model: &FileModel, class: usize) -> Vec<String> {
+    let mut collector = Named { imports: &model.imports, found: Vec::new() };
+    collector.visit_body(&model.classes[class].node.body);
+    let mut found = collector.found;
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// A class built into `self.<attr>` by one of the file's classes, within containers too
+/// (`self.layers = nn.ModuleList([Block(...) for _ in range(n)])`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Held {
+    pub attr: String,
+    /// The class built, qualified as the file's imports give it.
+    pub class: String,
+    /// The qualname of the file's class that builds it: what it passes the built class
+    /// (`Block(norm_layer=RMSNorm)`) is held too.
+    pub holder: String,
+}
+
+pub fn held_in(model: &FileModel) -> Vec<Held> {
+    let mut held = Vec::new();
+    for class in 0..model.classes.len() {
+        for assignment in self_assignments(model, class) {
+            let Some(value) = assignment.value() else { continue };
+            let mut built = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
+            built.visit_expr(value);
+            held.extend(built.classes.into_iter().map(|built| Held {
+                attr: assignment.attr.clone(),
+                class: built,
+                holder: model.classes[class].qualname.clone(),
+            }));
+        }
+    }
+    held.sort();
+    held.dedup();
+    held
+}
+
+/// The functions a class calls to build its attributes (`self.mlp = make_mlp(dim)`): the
+/// modules they return are submodules the compile map cannot see into.
+pub fn builders_called(model: &FileModel, class: usize) -> Vec<String> {
+    let mut calls = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
+    for assignment in self_assignments(model, class) {
+        if let Some(value) = assignment.value() {
+            calls.visit_expr(value);
+        }
+    }
+    let mut found = calls.functions;
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The calls in an expression: of classes (`Block(...)` inside `nn.ModuleList([...])`), and of
+/// functions that are not methods (`make_mlp(...)`).
+struct Calls<'i> {
+    imports: &'i Imports,
+    classes: Vec<String>,
+    functions: Vec<String>,
+}
+
+impl<'a> Visitor<'a> for Calls<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && let Some(qualified) = self.imports.qualified_name(&call.func)
+        {
+            if is_class_name(&qualified) {
+                self.classes.push(qualified);
+            } else if !qualified.starts_with("torch.") {
+                self.functions.push(qualified);
+            }
+        }
+        walk_expr(self, expr);
+    }
+}
+
+struct Named<'i> {
+    imports: &'i Imports,
+    found: Vec<String>,
+}
+
+impl<'a> Visitor<'a> for Named<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        // Class names start upper case by convention; the index keeps only project classes.
+        if let Expr::Name(_) | Expr::Attribute(_) = expr
+            && let Some(qualified) = self.imports.qualified_name(expr)
+            && qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_uppercase))
+        {
+            self.found.push(qualified);
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// What a name holds, as far as the compile map cares.
+#[derive(Clone)]
+enum Bound {
+    /// A loop variable over the items of this attribute's module list.
+    ItemOf(String),
+    /// An instance of the first class, built with the others (`Classifier(Backbone())`).
+    Instance(Vec<String>),
+}
+
+struct Finder<'i> {
+    imports: &'i Imports,
+    /// The file's function names: `torch.compile(step)` compiles a function.
+    functions: Vec<&'i str>,
+    /// Names bound so far in the scope being walked (each def starts with none: its parameters
+    /// hold what its callers pass, which this walk cannot know).
+    bindings: HashMap<String, Bound>,
+    found: Vec<CompileTarget>,
+}
+
+impl Finder<'_> {
+    fn target(&self, compiled: &Expr) -> CompileTarget {
+        if let Some(attr) = items_attribute(compiled) {
+            return CompileTarget::ItemsOf(attr);
+        }
+        match compiled {
+            Expr::Name(name) => match self.bindings.get(name.id.as_str()) {
+                Some(Bound::ItemOf(attr)) => CompileTarget::ItemsOf(attr.clone()),
+                Some(Bound::Instance(classes)) => CompileTarget::Classes(classes.clone()),
+                None if self.functions.contains(&name.id.as_str()) => CompileTarget::Function,
+                None => CompileTarget::Unknown,
+            },
+            Expr::Call(call) => self.instance_of(call).map_or(CompileTarget::Unknown, CompileTarget::Classes),
+            _ => CompileTarget::Unknown,
+        }
+    }
+
+    /// `Classifier(Backbone(), head=Head)`: the class built, then every class named in its
+    /// arguments (what it may hold), when the call names a class.
+    fn instance_of(&self, call: &ast::ExprCall) -> Option<Vec<String>> {
+        let qualified = self.imports.qualified_name(&call.func)?;
+        if !is_class_name(&qualified) || qualified.starts_with("torch.") {
+            return None;
+        }
+        let mut named = Named { imports: self.imports, found: vec![qualified] };
+        named.visit_arguments(&call.arguments);
+        Some(named.found)
+    }
+
+    fn bind_loop(&mut self, for_stmt: &ast::StmtFor) {
+        let Some(attr) = iterated_items(&for_stmt.iter) else { return };
+        // `for block in x.layers`, `for i, block in enumerate(x.layers)`, `for name, block in
+        // x.layers.named_children()`: the module is the last name of the target.
+        let item = match for_stmt.target.as_ref() {
+            Expr::Name(name) => Some(name),
+            Expr::Tuple(tuple) => tuple.elts.last().and_then(Expr::as_name_expr),
+            _ => None,
+        };
+        if let Some(item) = item {
+            self.bindings.insert(item.id.to_string(), Bound::ItemOf(attr));
+        }
+    }
+
+    fn bind_assignment(&mut self, assign: &ast::StmtAssign) {
+        let [Expr::Name(name)] = assign.targets.as_slice() else { return };
+        let bound = match assign.value.as_ref() {
+            Expr::Call(call) => self.instance_of(call).map(Bound::Instance),
+            value => items_attribute(value).map(Bound::ItemOf),
+        };
+        match bound {
+            Some(bound) => _ = self.bindings.insert(name.id.to_string(), bound),
+            None => _ = self.bindings.remove(name.id.as_str()),
+        }
+    }
+
+    fn record(&mut self, call: &ast::ExprCall) {
+        if self.imports.refers_to(&call.func, "torch._dynamo.optimize") {
+            // `torch._dynamo.optimize(backend)(model)`: what it compiles is not in this call.
+            self.found.push(CompileTarget::Unknown);
+            return;
+        }
+        let compiled = if self.imports.refers_to(&call.func, "torch.compile") {
+            // `@torch.compile(mode=...)` names nothing: the decorated function is a root.
+            let Some(first) = call.arguments.args.first() else { return };
+            first
+        } else if let Expr::Attribute(method) = call.func.as_ref()
+            && method.attr.id.as_str() == "compile"
+            && !matches!(method.value.as_ref(), Expr::Name(name) if self.imports.get(name.id.as_str()).is_some())
+        {
+            // `block.compile()`: nn.Module.compile on the receiver (not `re.compile`).
+            &method.value
+        } else {
+            return;
+        };
+        let target = self.target(compiled);
+        self.found.push(target);
+    }
+}
+
+impl<'a> Visitor<'a> for Finder<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(def) if is_test_function(def.name.as_str()) => return,
+            Stmt::FunctionDef(_) => {
+                let outer = std::mem::take(&mut self.bindings);
+                walk_stmt(self, stmt);
+                self.bindings = outer;
+                return;
+            }
+            Stmt::For(for_stmt) => self.bind_loop(for_stmt),
+            Stmt::Assign(assign) => {
+                // The value is read before the name is bound: `block = torch.compile(block)`.
+                self.visit_expr(&assign.value);
+                self.bind_assignment(assign);
+                return;
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            self.record(call);
+            // The callee is read: a reference to `torch.compile` elsewhere is not a call of it.
+            self.visit_arguments(&call.arguments);
+            match call.func.as_ref() {
+                Expr::Attribute(attr) => self.visit_expr(&attr.value),
+                func @ Expr::Call(_) => self.visit_expr(func),
+                _ => {}
+            }
+            return;
+        }
+        // `partial(torch.compile, ...)`, `compile_fn = torch.compile`: compiled somewhere unseen.
+        if matches!(expr, Expr::Attribute(_) | Expr::Name(_)) && self.imports.refers_to(expr, "torch.compile") {
+            self.found.push(CompileTarget::Unknown);
+            return;
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// `Block`, `models.Block`: a name spelled like a class.
+fn is_class_name(qualified: &str) -> bool {
+    qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_uppercase))
+}
+
+/// `test_attention`: a test compiles what it tests.
+fn is_test_function(name: &str) -> bool {
+    name.starts_with("test_") || name == "test"
+}
+
+/// `model.layers[i]`, `self.blocks[0]`: an item of the module list in that attribute.
+fn items_attribute(expr: &Expr) -> Option<String> {
+    let Expr::Subscript(subscript) = expr else { return None };
+    let Expr::Attribute(attr) = subscript.value.as_ref() else { return None };
+    Some(attr.attr.id.to_string())
+}
+
+/// The attribute whose module list a loop walks: `x.layers`, `enumerate(x.layers)`,
+/// `x.layers.named_children()`, `x.layers.children()`, `x.layers.values()`, `x.layers.items()`.
+fn iterated_items(iter: &Expr) -> Option<String> {
+    match iter {
+        Expr::Attribute(attr) => Some(attr.attr.id.to_string()),
+        Expr::Subscript(subscript) => iterated_items(&subscript.value),
+        Expr::Call(call) => match call.func.as_ref() {
+            Expr::Name(name) if name.id.as_str() == "enumerate" => iterated_items(call.arguments.args.first()?),
+            Expr::Attribute(method)
+                if matches!(method.attr.id.as_str(), "children" | "named_children" | "values" | "items")
+                    && call.arguments.is_empty() =>
+            {
+                match method.value.as_ref() {
+                    Expr::Attribute(attr) => Some(attr.attr.id.to_string()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    fn targets(text: &str) -> Vec<CompileTarget> {
+        let source = SourceFile::parse(Path::new("train.py"), text.to_string()).unwrap();
+        compile_targets(&FileModel::build(&source, "train"))
+    }
+
+    #[test]
+    fn blocks_compiled_one_by_one() {
+        let text = "import torch\ndef apply_compile(model):\n    for layer_id, block in model.layers.named_children():\n        block = torch.compile(block, fullgraph=True)\n        model.layers.register_module(layer_id, block)\n";
+        assert_eq!(targets(text), vec![CompileTarget::ItemsOf("layers".into())]);
+        let method = "def setup(model):\n    for block in model.blocks:\n        block.compile()\n";
+        assert_eq!(targets(method), vec![CompileTarget::ItemsOf("blocks".into())]);
+        let indexed =
+            "import torch\ndef setup(m):\n    for i in range(4):\n        m.layers[i] = torch.compile(m.layers[i])\n";
+        assert_eq!(targets(indexed), vec![CompileTarget::ItemsOf("layers".into())]);
+    }
+
+    #[test]
+    fn a_class_built_here_a_function_and_what_cannot_be_named() {
+        let text = "import torch\nfrom models import Transformer\ndef step(x):\n    return x\nmodel = Transformer()\ncompiled = torch.compile(model)\nfast = torch.compile(step)\n\ndef wrap(m):\n    return torch.compile(m)\n";
+        assert_eq!(
+            targets(text),
+            vec![
+                CompileTarget::Classes(vec!["models.Transformer".into()]),
+                CompileTarget::Function,
+                CompileTarget::Unknown
+            ]
+        );
+    }
+
+    #[test]
+    fn decorators_and_other_compiles_name_nothing() {
+        let text = "import re\nimport torch\n@torch.compile(mode='max-autotune')\ndef f(x):\n    return x\npattern = re.compile('a')\n";
+        assert_eq!(targets(text), vec![]);
+    }
+}

@@ -1,0 +1,220 @@
+//! Branches taken only when a module is built with a flag that is off by default.
+//!
+//! `def __init__(self, ..., expand=False): self.expand = expand`, then `if self.expand and
+//! self.prefix_bucket:` in `forward` (transformers' UDOP relative bias): built as its defaults
+//! say, the module never takes that branch, so Dynamo does not trace it. A config or a caller
+//! elsewhere may pass `expand=True`: a finding there is real only for such a module, so it stays,
+//! low, and says so.
+//!
+//! Only when that is certain in the file: the attribute is stored from the parameter at the top
+//! of `__init__`, is otherwise only ever set off again (`self.expand = False`), and no call in the
+//! file passes the parameter (by keyword, or by position to the class or a `super().__init__`).
+
+use rustc_hash::FxHashMap as HashMap;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::file::module::is_self;
+use crate::model::file::self_assignments;
+use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
+/// For each of `ranges`, the condition its code needs when it sits in a branch on a flag the
+/// module's constructor leaves off: "only when `RelativeBias` is built with `expand=True` (False
+/// by default)".
+pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
+    let mut conditions = FindingConditions::new(ranges);
+    let turned_on = turned_on(model);
+    for class in 0..model.classes.len() {
+        if !conditions.touches(model.classes[class].node.range()) {
+            continue;
+        }
+        let flags = flags_off(model, class, &turned_on);
+        if flags.is_empty() {
+            continue;
+        }
+        let name = model.classes[class].node.name.id.as_str();
+        let mut walk = FlagBranches { class: name, flags: &flags, conditions: &mut conditions };
+        for &method in model.methods_of(class) {
+            if let FunctionNode::Def(def) = model.function(method).node {
+                walk.visit_body(&def.body);
+            }
+        }
+    }
+    conditions.into_vec()
+}
+
+/// A constructor parameter that defaults off, as stored on `self`.
+struct Flag {
+    parameter: String,
+    /// `False` or `None`, as written in the signature.
+    default: &'static str,
+}
+
+/// Whether an assignment sets its attribute to off (`False`, `None`).
+fn turns_off(assignment: &SelfAssignment) -> bool {
+    matches!(assignment.value(), Some(Expr::BooleanLiteral(b)) if !b.value)
+        || matches!(assignment.value(), Some(Expr::NoneLiteral(_)))
+}
+
+/// How many assignments in the classes of the file set each attribute of `self` to anything but
+/// off (counted once per file, not once per class: a file can hold tens of thousands).
+fn turned_on<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
+    let mut counts: HashMap<&str, usize> = HashMap::default();
+    for owner in 0..model.classes.len() {
+        for assignment in self_assignments(model, owner).iter().filter(|a| !turns_off(a)) {
+            *counts.entry(assignment.attr.as_str()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// The attributes of `class` stored from an off-by-default `__init__` parameter that nothing in
+/// the file turns on (`turned_on`: see there).
+fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) -> HashMap<String, Flag> {
+    let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
+    let FunctionNode::Def(def) = model.function(init).node else { return HashMap::default() };
+    let parameters = off_parameters(def);
+    let mut flags = HashMap::default();
+    for assignment in self_assignments(model, class) {
+        let from_parameter = match assignment.value() {
+            Some(Expr::Name(name)) if assignment.method == init && assignment.top_level => {
+                parameters.get(name.id.as_str()).map(|(_, default)| (name.id.to_string(), *default))
+            }
+            _ => None,
+        };
+        if let Some((parameter, default)) = from_parameter {
+            flags.insert(assignment.attr.clone(), Flag { parameter, default });
+        }
+    }
+    // Set to anything but off elsewhere (in any class of the file: a subclass may), it is no
+    // flag: the file turns it on more often than this class's `__init__` stores it.
+    let mut stores: HashMap<&str, usize> = HashMap::default();
+    for assignment in self_assignments(model, class) {
+        if !turns_off(assignment) && assignment.method == init && assignment.top_level {
+            *stores.entry(assignment.attr.as_str()).or_default() += 1;
+        }
+    }
+    flags.retain(|attr, _| turned_on.get(attr.as_str()) == stores.get(attr.as_str()));
+    if flags.is_empty() {
+        return flags;
+    }
+    let passed = Passed::of(model, class, &parameters);
+    flags.retain(|_, flag| !passed.contains(&flag.parameter));
+    flags
+}
+
+/// `__init__`'s parameters that default to `False` or `None`: name -> (position, default).
+fn off_parameters(def: &ast::StmtFunctionDef) -> HashMap<&str, (usize, &'static str)> {
+    let positional = def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate();
+    let keyword_only = def.parameters.kwonlyargs.iter().map(|p| (usize::MAX, p));
+    positional
+        .chain(keyword_only)
+        .filter_map(|(position, parameter)| {
+            let default = match parameter.default.as_deref()? {
+                Expr::BooleanLiteral(b) if !b.value => "False",
+                Expr::NoneLiteral(_) => "None",
+                _ => return None,
+            };
+            Some((parameter.parameter.name.id.as_str(), (position, default)))
+        })
+        .collect()
+}
+
+/// The parameters some call of the file passes: by keyword to any call (a wrapper may forward
+/// it), or by position to the class itself or to a `super().__init__(...)`.
+struct Passed<'p> {
+    parameters: &'p HashMap<&'p str, (usize, &'static str)>,
+    class: &'p str,
+    found: Vec<String>,
+}
+
+impl<'p> Passed<'p> {
+    fn of(model: &FileModel, class: usize, parameters: &'p HashMap<&'p str, (usize, &'static str)>) -> Vec<String> {
+        let class = model.classes[class].node.name.id.as_str();
+        let mut passed = Passed { parameters, class, found: Vec::new() };
+        passed.visit_body(model.source.parsed.suite());
+        passed.found
+    }
+
+    fn positional_reach(&self, call: &ast::ExprCall) -> Option<usize> {
+        let to_class = matches!(call.func.as_ref(), Expr::Name(n) if n.id.as_str() == self.class);
+        let to_super_init = matches!(call.func.as_ref(), Expr::Attribute(a) if a.attr.id.as_str() == "__init__");
+        // `self` is the first parameter: the class call's first argument binds the second.
+        (to_class || to_super_init).then_some(call.arguments.args.len() + 1)
+    }
+}
+
+impl<'a> Visitor<'a> for Passed<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            for keyword in &call.arguments.keywords {
+                let off = matches!(&keyword.value, Expr::BooleanLiteral(b) if !b.value)
+                    || keyword.value.is_none_literal_expr();
+                match &keyword.arg {
+                    Some(arg) if self.parameters.contains_key(arg.id.as_str()) && !off => {
+                        self.found.push(arg.id.to_string());
+                    }
+                    _ => {}
+                }
+            }
+            let starred = call.arguments.args.iter().any(Expr::is_starred_expr);
+            if let Some(reach) = self.positional_reach(call) {
+                for (name, (position, _)) in self.parameters {
+                    if *position != usize::MAX && (starred || *position < reach) {
+                        self.found.push((*name).to_string());
+                    }
+                }
+            }
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// The walk of a class's methods that marks the findings in branches on an off flag.
+struct FlagBranches<'w> {
+    class: &'w str,
+    flags: &'w HashMap<String, Flag>,
+    conditions: &'w mut FindingConditions,
+}
+
+impl FlagBranches<'_> {
+    /// The condition a test needs when it holds only with a flag on: `self.expand`, `self.x is
+    /// not None` (a `None` default), alone or as a part of an `and`.
+    fn needs(&self, test: &Expr) -> Option<String> {
+        let (attr, on) = match test {
+            Expr::BoolOp(op) if op.op == BoolOp::And => return op.values.iter().find_map(|v| self.needs(v)),
+            Expr::Attribute(attr) if is_self(&attr.value) => (attr, None),
+            Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators, compare.left.as_ref()) {
+                ([CmpOp::IsNot], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
+                    (attr, Some("set"))
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let flag = self.flags.get(attr.attr.id.as_str())?;
+        let with = match (on, flag.default) {
+            (None, "False") => format!("`{}=True`", flag.parameter),
+            (Some(_), "None") | (None, "None") => format!("`{}` set", flag.parameter),
+            _ => return None,
+        };
+        Some(format!("only when `{}` is built with {with} ({} by default)", self.class, flag.default))
+    }
+}
+
+impl<'b> Visitor<'b> for FlagBranches<'_> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        if let Stmt::If(if_stmt) = stmt
+            && let Some(condition) = self.needs(&if_stmt.test)
+            && let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())
+        {
+            self.conditions.mark(TextRange::new(first.start(), last.end()), &condition);
+        }
+        walk_stmt(self, stmt);
+    }
+}

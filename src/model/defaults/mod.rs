@@ -1,0 +1,9 @@
+//! What the defaults leave off: code that runs only under a config, a flag, a constructor argument
+//! or a replaced submodule that the defaults do not give, and the condition each finding needs.
+
+pub mod config_defaults;
+pub mod constructor_flags;
+pub mod finding_conditions;
+pub mod layerdrop;
+pub mod replaced_submodules;
+pub mod unset_flags;

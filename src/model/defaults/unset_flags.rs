@@ -1,0 +1,417 @@
+//! Branches on a flag argument of a module's `forward` that a call leaves unset.
+//!
+//! `def forward(self, input_ids, labels=None, use_cache: bool | None = None)` then, in its body,
+//! `if use_cache: logger.warning(...)`: the user calls the model, and a call that does not pass
+//! `use_cache` never takes that branch, so Dynamo never traces it. A finding there is real only
+//! for a caller who passes the flag: it stays, low, and says so. (A function the file's own code
+//! calls is `dead_code`'s `ParameterOff`: there the file's calls decide; an entry point's caller
+//! is the user.)
+//!
+//! Only a flag: a parameter whose default is `None` or `False`, annotated `bool` or not at all,
+//! tested for its truth (`if use_cache:`, `if x and use_cache:`, the clauses after
+//! `if not use_cache:`). `if labels is not None:` is no flag test: it is the training path,
+//! data a normal call passes. And only a flag nothing else fills:
+//! - the function does not assign it before the test (nor in a loop around the test);
+//! - its decorators are ones known to leave the arguments alone (docstring decorators,
+//!   `can_return_tuple`, grad modes): transformers' `@merge_with_config_defaults` fills
+//!   `use_cache` from the config;
+//! - no other file imports the class, no compiled code of another file calls the function, and
+//!   in this file the class is only built as a submodule (`self.text_model = TextModel(config)`)
+//!   whose calls pass the flag as `None` or `False`, or not at all, or pass on their own
+//!   `forward`'s flag of the same name, itself unset.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::file::imports::last_segment;
+use crate::model::file::module::is_entry_point;
+use crate::model::file::module::is_self;
+use crate::model::file::self_assignments;
+use crate::model::file::{FileModel, FunctionNode};
+/// For each of `ranges` (the findings' ranges), the condition its code needs when it sits in a
+/// branch on an unset flag of an entry point: "only when `forward` is called with
+/// `use_cache=True` (None by default)".
+pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
+    let mut conditions = FindingConditions::new(ranges);
+    let mut unset = Unset { model, known: HashMap::default() };
+    for function in 0..model.functions.len() {
+        let FunctionNode::Def(def) = model.function(function).node else { continue };
+        if !is_entry_point(&def.name.id) || !conditions.touches(def.range()) {
+            continue;
+        }
+        let flags: Vec<Flag> =
+            flag_parameters(model, def).into_iter().filter(|flag| unset.holds(function, &flag.name, 0)).collect();
+        if flags.is_empty() {
+            continue;
+        }
+        let mut walk = FlagBranches { def, flags, conditions: &mut conditions };
+        walk.visit_body(&def.body);
+    }
+    conditions.into_vec()
+}
+
+/// A flag parameter: its name and its default's text.
+struct Flag {
+    name: String,
+    default: String,
+}
+
+/// The parameters of `def` defaulting to `None` or `False`, annotated `bool` (or not annotated).
+fn flag_parameters(model: &FileModel, def: &ast::StmtFunctionDef) -> Vec<Flag> {
+    def.parameters
+        .iter_non_variadic_params()
+        .filter_map(|parameter| {
+            let default = parameter.default()?;
+            if !matches!(
+                default,
+                Expr::NoneLiteral(_) | Expr::BooleanLiteral(ast::ExprBooleanLiteral { value: false, .. })
+            ) {
+                return None;
+            }
+            let annotated_bool = match parameter.parameter.annotation.as_deref() {
+                Some(annotation) => model.source.text[annotation.range()].contains("bool"),
+                None => true,
+            };
+            annotated_bool.then(|| Flag {
+                name: parameter.parameter.name.id.to_string(),
+                default: model.source.text[default.range()].to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Whether an entry point's flag is unset on every call tcfix can see (answers kept: a class's
+/// holders are asked once per flag).
+struct Unset<'m, 'a> {
+    model: &'m FileModel<'a>,
+    known: HashMap<(usize, String), bool>,
+}
+
+impl Unset<'_, '_> {
+    fn holds(&mut self, function: usize, flag: &str, depth: usize) -> bool {
+        let key = (function, flag.to_string());
+        if let Some(&known) = self.known.get(&key) {
+            return known;
+        }
+        // A cycle of holders is not a proof.
+        self.known.insert(key.clone(), false);
+        let answer = depth < 8 && self.find(function, flag, depth);
+        self.known.insert(key, answer);
+        answer
+    }
+
+    fn find(&mut self, function: usize, flag: &str, depth: usize) -> bool {
+        let model = self.model;
+        let info = model.function(function);
+        let (FunctionNode::Def(def), Some(class)) = (info.node, info.class) else { return false };
+        if info.parent.is_some() || model.called_from_other_files.contains(&info.qualname) {
+            return false;
+        }
+        if !def.decorator_list.iter().all(|decorator| leaves_arguments_alone(model, &decorator.expression)) {
+            return false;
+        }
+        let Some(position) = parameter_position(def, flag) else { return false };
+        if model.classes[class].imported_elsewhere {
+            return false;
+        }
+        let class_name = model.classes[class].node.name.id.as_str();
+        let Some(holders) = holders(model, class_name) else { return false };
+        // The module's own methods may call it too (`self(ids, use_cache=True)` in a decoding loop).
+        let own_calls = calls_of(model, None, |caller| model.self_class(caller) == Some(class));
+        let held_calls = holders.iter().flat_map(|attr| calls_of(model, Some(attr), |_| true));
+        let calls: Vec<_> = own_calls.into_iter().chain(held_calls).collect();
+        calls.into_iter().all(|(caller, call)| self.passes_unset(caller, call, flag, position, depth))
+    }
+
+    /// Whether `call` (made in `caller`) leaves `flag` unset: not passed, passed as `None` or
+    /// `False`, or passed on from the caller's own unset flag of that name.
+    fn passes_unset(&mut self, caller: usize, call: &ast::ExprCall, flag: &str, position: usize, depth: usize) -> bool {
+        let arguments = &call.arguments;
+        // `self` is bound: the call's first argument is the second parameter.
+        if arguments.args.iter().any(Expr::is_starred_expr) || arguments.args.len() >= position {
+            return false;
+        }
+        let FunctionNode::Def(caller_def) = self.model.function(caller).node else { return false };
+        let caller_has_flag = parameter_position(caller_def, flag).is_some();
+        for keyword in &arguments.keywords {
+            match &keyword.arg {
+                // `**kwargs` cannot hold a name the caller takes as a parameter of its own.
+                None if caller_has_flag => {}
+                None => return false,
+                Some(arg) if arg.id.as_str() != flag => {}
+                Some(_) => match &keyword.value {
+                    Expr::NoneLiteral(_) | Expr::BooleanLiteral(ast::ExprBooleanLiteral { value: false, .. }) => {}
+                    Expr::Name(name) if name.id.as_str() == flag => {
+                        let caller_name = self.model.function(caller).name.as_str();
+                        if !is_entry_point(caller_name)
+                            || Stores::of(caller_def, flag).rebound_before(keyword.value.start())
+                            || !self.holds(caller, flag, depth + 1)
+                        {
+                            return false;
+                        }
+                    }
+                    _ => return false,
+                },
+            }
+        }
+        true
+    }
+}
+
+/// A decorator known to hand the function its arguments as given: one that only writes
+/// documentation, one that only converts the output (`can_return_tuple`), or a grad mode.
+fn leaves_arguments_alone(model: &FileModel, decorator: &Expr) -> bool {
+    let callee = match decorator {
+        Expr::Call(call) => call.func.as_ref(),
+        other => other,
+    };
+    if let Some(qualified) = model.imports.qualified_name(callee)
+        && matches!(qualified.as_str(), "torch.no_grad" | "torch.inference_mode" | "torch.enable_grad")
+    {
+        return true;
+    }
+    last_segment(callee).is_some_and(|name| name.contains("docstring") || name == "can_return_tuple")
+}
+
+/// Where `flag` sits among `def`'s positional parameters after `self` (1 for the first), or
+/// `usize::MAX` for a keyword-only one; `None` when `def` has no such parameter.
+fn parameter_position(def: &ast::StmtFunctionDef, flag: &str) -> Option<usize> {
+    let parameters = &def.parameters;
+    let positional = parameters.posonlyargs.iter().chain(&parameters.args);
+    if let Some(at) = positional.clone().position(|p| p.parameter.name.id.as_str() == flag) {
+        return Some(at);
+    }
+    parameters.kwonlyargs.iter().any(|p| p.parameter.name.id.as_str() == flag).then_some(usize::MAX)
+}
+
+/// The attributes that hold the class in the file (`self.text_model = TextModel(config)`), when
+/// that and `isinstance` are the only ways the file names it; `None` when the file names it
+/// another way (a subclass, a factory, a local) whose calls are not known.
+fn holders(model: &FileModel, class_name: &str) -> Option<Vec<String>> {
+    let mut names = Names { name: class_name, all: 0, isinstance: 0 };
+    names.visit_body(model.source.parsed.suite());
+    let mut attributes = Vec::new();
+    for owner in 0..model.classes.len() {
+        for assignment in self_assignments(model, owner) {
+            if let Some(Expr::Call(call)) = assignment.value()
+                && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == class_name)
+            {
+                attributes.push(assignment.attr.clone());
+            }
+        }
+    }
+    (names.all == names.isinstance + attributes.len()).then_some(attributes)
+}
+
+/// How often the file's code names a class, and how often as `isinstance(x, Class)`'s class.
+struct Names<'n> {
+    name: &'n str,
+    all: usize,
+    isinstance: usize,
+}
+
+impl<'a> Visitor<'a> for Names<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Name(name) if name.id.as_str() == self.name => self.all += 1,
+            Expr::Call(call)
+                if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "isinstance")
+                    && matches!(call.arguments.args.get(1), Some(Expr::Name(class)) if class.id.as_str() == self.name) =>
+            {
+                self.isinstance += 1;
+            }
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// The calls of a module in the functions `made_in` accepts, with the function each is made in:
+/// of the submodule `self.<attr>` (`self.<attr>(...)`, `self.<attr>.forward(...)`), or with no
+/// `attr`, of the module itself (`self(...)`, `self.forward(...)`).
+fn calls_of<'a>(
+    model: &FileModel<'a>,
+    attr: Option<&str>,
+    made_in: impl Fn(usize) -> bool,
+) -> Vec<(usize, &'a ast::ExprCall)> {
+    struct Calls<'s, 'a> {
+        attr: Option<&'s str>,
+        found: Vec<&'a ast::ExprCall>,
+    }
+    impl<'a> Visitor<'a> for Calls<'_, 'a> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Call(call) = expr {
+                let module = match call.func.as_ref() {
+                    Expr::Attribute(method) if method.attr.id.as_str() == "forward" => method.value.as_ref(),
+                    other => other,
+                };
+                let called = match (self.attr, module) {
+                    (None, module) => is_self(module),
+                    (Some(attr), Expr::Attribute(held)) => held.attr.id.as_str() == attr && is_self(&held.value),
+                    _ => false,
+                };
+                if called {
+                    self.found.push(call);
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut found = Vec::new();
+    for function in (0..model.functions.len()).filter(|&function| made_in(function)) {
+        let FunctionNode::Def(def) = model.function(function).node else { continue };
+        let mut calls = Calls { attr, found: Vec::new() };
+        calls.visit_body(&def.body);
+        found.extend(calls.found.into_iter().map(|call| (function, call)));
+    }
+    found
+}
+
+/// Where a function's body assigns a name (its own scope: nested functions and classes have
+/// theirs), and its loops.
+struct Stores {
+    stores: Vec<TextSize>,
+    loops: Vec<TextRange>,
+}
+
+impl Stores {
+    fn of(def: &ast::StmtFunctionDef, name: &str) -> Stores {
+        struct Walk<'n> {
+            name: &'n str,
+            found: Stores,
+        }
+        impl<'a> Visitor<'a> for Walk<'_> {
+            fn visit_stmt(&mut self, stmt: &'a Stmt) {
+                match stmt {
+                    Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+                    Stmt::For(_) | Stmt::While(_) => self.found.loops.push(stmt.range()),
+                    _ => {}
+                }
+                walk_stmt(self, stmt);
+            }
+            fn visit_expr(&mut self, expr: &'a Expr) {
+                if let Expr::Name(name) = expr
+                    && name.id.as_str() == self.name
+                    && matches!(name.ctx, ExprContext::Store | ExprContext::Del)
+                {
+                    self.found.stores.push(name.start());
+                }
+                if !matches!(expr, Expr::Lambda(_)) {
+                    walk_expr(self, expr);
+                }
+            }
+        }
+        let mut walk = Walk { name, found: Stores { stores: Vec::new(), loops: Vec::new() } };
+        walk.visit_body(&def.body);
+        walk.found
+    }
+
+    /// Whether the name may hold another value than the argument at `at`: assigned before it,
+    /// or in a loop around it.
+    fn rebound_before(&self, at: TextSize) -> bool {
+        self.stores.iter().any(|&store| store < at || self.loops.iter().any(|l| l.contains(at) && l.contains(store)))
+    }
+}
+
+/// The walk of an entry point's body that marks the findings in branches on its unset flags.
+struct FlagBranches<'w, 'a> {
+    def: &'a ast::StmtFunctionDef,
+    flags: Vec<Flag>,
+    conditions: &'w mut FindingConditions,
+}
+
+impl FlagBranches<'_, '_> {
+    /// The outermost condition wins: the walk marks outer branches first.
+    fn mark(&mut self, range: TextRange, flag: usize) {
+        let Flag { name, default } = &self.flags[flag];
+        let condition = format!("only when `{}` is called with `{name}=True` ({default} by default)", self.def.name.id);
+        self.conditions.mark(range, &condition);
+    }
+
+    /// The flag a test needs true (`flag`, `flag and x`, `x and flag`), unassigned before it.
+    fn needs(&self, test: &Expr) -> Option<usize> {
+        let flag = match test {
+            Expr::Name(name) => self.flag(name.id.as_str()),
+            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => bool_op.values.iter().find_map(|value| match value {
+                Expr::Name(name) => self.flag(name.id.as_str()),
+                _ => None,
+            }),
+            _ => None,
+        }?;
+        (!Stores::of(self.def, &self.flags[flag].name).rebound_before(test.start())).then_some(flag)
+    }
+
+    /// The flag a test needs false (`not flag`): what follows it runs only when the flag is true.
+    fn needs_false(&self, test: &Expr) -> Option<usize> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => match unary.operand.as_ref() {
+                Expr::Name(_) => self.needs(&unary.operand),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn flag(&self, name: &str) -> Option<usize> {
+        self.flags.iter().position(|flag| flag.name == name)
+    }
+
+    fn touches(&self, range: TextRange) -> bool {
+        self.conditions.touches(range)
+    }
+}
+
+fn body_range(body: &[Stmt]) -> Option<TextRange> {
+    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
+}
+
+impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        if let Stmt::If(if_stmt) = stmt {
+            let mut after_false: Option<usize> = None;
+            let clauses = std::iter::once((Some(&*if_stmt.test), &if_stmt.body, if_stmt.range()))
+                .chain(if_stmt.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body, c.range())));
+            for (test, body, whole) in clauses {
+                if let Some(flag) = after_false {
+                    self.mark(whole, flag);
+                    continue;
+                }
+                let Some(test) = test else { continue };
+                if let Some(flag) = self.needs(test) {
+                    if let Some(body) = body_range(body) {
+                        self.mark(body, flag);
+                    }
+                } else if let Some(flag) = self.needs_false(test) {
+                    after_false = Some(flag);
+                }
+            }
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        if !self.touches(expr.range()) || matches!(expr, Expr::Lambda(_)) {
+            return;
+        }
+        if let Expr::If(if_exp) = expr {
+            if let Some(flag) = self.needs(&if_exp.test) {
+                self.mark(if_exp.body.range(), flag);
+            } else if let Some(flag) = self.needs_false(&if_exp.test) {
+                self.mark(if_exp.orelse.range(), flag);
+            }
+        }
+        walk_expr(self, expr);
+    }
+}

@@ -1,0 +1,135 @@
+//! What the project index tells one file about itself (`Facts`), and which of those facts the
+//! analysis of the file depends on (`Dependence`). The index produces them, `reach::mark_region`
+//! reads them into the file's model, and a run compares them to skip a second parse.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
+
+use crate::model::file::configured::Captures;
+use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
+use crate::model::file::imports::unqualified;
+use crate::model::file::mutation::StateAttributes;
+use crate::model::file::self_assignments;
+use crate::model::file::{FileModel, Reason};
+/// What the index tells one file about itself.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// Qualnames of the file's classes that are `nn.Module` subclasses.
+    pub module_classes: HashSet<String>,
+    /// Qualnames of the file's classes whose `forward` a decorator replaces (not a root).
+    pub forward_replaced: HashSet<String>,
+    /// Qualnames of the file's classes that nothing builds (only named in dead code): not roots.
+    pub never_built: HashSet<String>,
+    /// Qualnames of the file's module classes the project's compile calls do not trace
+    /// (`compile_scope`): their `forward` is not a root.
+    pub outside_compile_scope: HashSet<String>,
+    /// Qualnames of the file's functions in the compiled region, with the reason.
+    pub reached: HashMap<String, Reason>,
+    /// Qualnames of the file's functions that a decorator imported from another project file
+    /// keeps Dynamo out of (timm's `@disable_compiler`): the file alone cannot tell.
+    pub disabled: HashSet<String>,
+    /// Qualnames of the file's functions that compiled code of another file calls.
+    pub called_from_other_files: HashSet<String>,
+    /// Qualnames of the file's classes that another project file imports (and may build and call).
+    pub imported_elsewhere: HashSet<String>,
+    /// Of the names the file asks about (`FileSummary::names_asked`), those another file uses.
+    pub named_elsewhere: HashSet<String>,
+    /// Names the file imports that are project `nn.Module` classes.
+    pub imported_module_classes: HashSet<String>,
+    /// Of those, the ones that set attributes to torch.nn modules, with those attributes:
+    /// `self.decoder.embed(ids)` is a tensor when `self.decoder = Decoder(...)` and `Decoder`,
+    /// in another file, sets `self.embed = nn.Embedding(...)`.
+    pub imported_submodules: HashMap<String, Vec<String>>,
+    /// Attribute names that hold changing state anywhere in the project (shared by all files).
+    pub state_attributes: Arc<StateAttributes>,
+    /// The file may hold code the setup rules read outside the compiled region.
+    pub setup_code: bool,
+    /// Defaults of the config classes the file defines or imports (`config_defaults`).
+    pub config_defaults: Arc<ConfigDefaults>,
+    /// The longest whole-number defaults of every config class of the project (shared by all files).
+    pub project_lengths: Arc<ProjectLengths>,
+    /// The capture options the project turns on, and where it compiles (the same for all files).
+    pub captures: Captures,
+}
+
+/// Which of the project's facts the analysis of a file can depend on, beyond its region.
+#[derive(Debug, Clone, Default)]
+pub struct Dependence {
+    /// The file registers hooks: their analysis reads project-wide state attributes.
+    has_hooks: bool,
+    /// Names the file calls to make an attribute (`self.x = Name(...)`): TCF102 asks whether
+    /// they are module classes.
+    constructed: HashSet<String>,
+    /// The file registers buffers: a table grown lazily may be pre-grown to a length the
+    /// project's config classes give (`project_lengths`).
+    registers_buffers: bool,
+}
+
+impl Dependence {
+    pub fn of(model: &FileModel) -> Self {
+        Dependence {
+            has_hooks: !model.hooks.is_empty(),
+            constructed: constructed_on_self(model),
+            registers_buffers: model.source.text.contains("register_buffer"),
+        }
+    }
+
+    /// Whether the file builds an attribute of `self` by calling `name`.
+    pub fn constructs(&self, name: &str) -> bool {
+        self.constructed.contains(name)
+    }
+}
+
+/// `Encoder` in `self.encoder = Encoder(cfg)` (or `self.encoder: Encoder = Encoder(cfg)`), in any
+/// method of any class of the file.
+fn constructed_on_self(model: &FileModel) -> HashSet<String> {
+    (0..model.classes.len())
+        .flat_map(|class| self_assignments(model, class))
+        .filter_map(|assignment| match assignment.value()? {
+            ruff_python_ast::Expr::Call(call) => match call.func.as_ref() {
+                ruff_python_ast::Expr::Name(name) => Some(name.id.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+impl Facts {
+    /// Whether the analysis of the file these facts describe comes out the same with `other`:
+    /// the same region and reasons, and the same answers to the questions the file asks.
+    pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
+        let changed_class_matters = || {
+            let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
+            if changed.peek().is_none() {
+                return false;
+            }
+            // Built once, not per changed class: a file can hold thousands of classes.
+            let with_reached_code = enclosing_names(self.reached.keys().chain(other.reached.keys()));
+            changed.any(|class| {
+                with_reached_code.contains(class.as_str()) || dependence.constructed.contains(unqualified(class))
+            })
+        };
+        let asked = |names: &HashSet<String>| -> HashSet<String> {
+            names.intersection(&dependence.constructed).cloned().collect()
+        };
+        self.reached == other.reached
+            && self.disabled == other.disabled
+            && self.called_from_other_files == other.called_from_other_files
+            && self.imported_elsewhere == other.imported_elsewhere
+            && self.named_elsewhere == other.named_elsewhere
+            && !changed_class_matters()
+            && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
+            && dependence
+                .constructed
+                .iter()
+                .all(|name| self.imported_submodules.get(name) == other.imported_submodules.get(name))
+            && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
+            && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
+    }
+}
+
+/// Every name a qualname is nested in: `A`, `A.f` and `A.f.<locals>` for `A.f.<locals>.g`.
+fn enclosing_names<'q>(qualnames: impl Iterator<Item = &'q String>) -> HashSet<&'q str> {
+    qualnames.flat_map(|qualname| qualname.match_indices('.').map(move |(dot, _)| &qualname[..dot])).collect()
+}

@@ -1,0 +1,7 @@
+//! How values flow: calls between the file's functions, the submodules `self` holds, the loops a
+//! function runs in, and the Python ints read from tensor sizes.
+
+pub mod calls;
+pub mod loops;
+pub mod shapes;
+pub mod submodules;
