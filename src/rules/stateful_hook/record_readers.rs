@@ -14,7 +14,8 @@ use super::record_always::{FlagTests, Record};
 use crate::fix::{Edit, Fix, Safety};
 use crate::fix::text::{block_indent_unit, wrap_in_if};
 use crate::model::file::FileModel;
-use crate::model::module::{is_self, self_assignments};
+use crate::model::file::module::is_self;
+use crate::model::file::self_assignments;
 
 /// The collector's methods that read the records, and the edits that make them check the flags.
 pub(super) struct Readers {
