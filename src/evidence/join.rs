@@ -315,6 +315,7 @@ fn record(observed: &mut Observed, event: &Event, seconds: f64) {
     }
     let resumed = event.frames.first().and_then(|frame| resumed_after(&frame.function));
     if event.kind == EventKind::Recompile
+        && guards_a_handed_over_value(event)
         && let Some(line) = resumed
         && !observed.resumed_after.contains(&line)
     {
@@ -364,6 +365,15 @@ fn line_range(text: &str, lines: &LineIndex, line: usize) -> TextRange {
     let content = code.trim().len();
     let begin = start + TextSize::try_from(indent).unwrap_or_default();
     TextRange::at(begin, TextSize::try_from(content).unwrap_or_default())
+}
+
+/// Whether a recompile's failed guard checks a plain local (`padding_len == 504`): in code resumed
+/// after a graph break, the locals are the values the break handed over. `self.flag == True` is
+/// the object's state, there before any break.
+fn guards_a_handed_over_value(event: &Event) -> bool {
+    let name = event.guarded.as_deref().unwrap_or_else(|| event.reason.split_whitespace().next().unwrap_or(""));
+    name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// `graph break seen at runtime, no rule: Data-dependent branching [GB0170]`.
