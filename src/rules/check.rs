@@ -24,6 +24,7 @@ use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_fun
 use crate::model::compiled::reach::describe;
 use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::defaults::constructor_flags::off_unless_built_with;
+use crate::model::defaults::keyword_flags::off_unless_keyword_passed;
 use crate::model::defaults::replaced_submodules::off_unless_replaced;
 use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
@@ -226,8 +227,8 @@ fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>)
 }
 
 /// Findings in code the default config turns off (`config_defaults`) are real only for a config
-/// that turns it on, those in a branch on a flag the caller leaves unset (`unset_flags`) only
-/// for a caller who sets it, those in a branch for a replaced submodule (`replaced_submodules`)
+/// that turns it on, those in a branch on a flag the caller leaves unset (`unset_flags`, or
+/// `keyword_flags` through `**kwargs`) only for a caller who sets it, those in a branch for a replaced submodule (`replaced_submodules`)
 /// only for a model where someone replaced it, and those in a branch on a constructor flag left
 /// off (`constructor_flags`) only for a module built with it: low, and the message says when.
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
@@ -240,10 +241,12 @@ fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
         false => off_by_default(model, &ranges, &mut HashSet::default()),
     };
     let unset = off_unless_passed(model, &ranges);
+    let keyword = off_unless_keyword_passed(model, &ranges);
     let replaced = off_unless_replaced(model, &ranges);
     let built = off_unless_built_with(model, &ranges);
-    for (((slot, unset), replaced), built) in conditions.iter_mut().zip(unset).zip(replaced).zip(built) {
-        *slot = slot.take().or(unset).or(replaced).or(built);
+    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built);
+    for (slot, (((unset, keyword), replaced), built)) in conditions.iter_mut().zip(others) {
+        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built);
     }
     for (diagnostic, condition) in diagnostics.iter_mut().zip(conditions) {
         if let Some(condition) = condition {

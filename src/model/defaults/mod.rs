@@ -4,6 +4,7 @@
 pub mod config_defaults;
 pub mod constructor_flags;
 pub mod finding_conditions;
+pub mod keyword_flags;
 pub mod layerdrop;
 pub mod replaced_submodules;
 pub mod unset_flags;

@@ -1,0 +1,199 @@
+//! Branches on a keyword flag that reaches a function only through its `**kwargs`.
+//!
+//! `def sdpa_attention_forward(module, query, key, value, mask, **kwargs)` then
+//! `if kwargs.get("output_attentions", False): logger.warning_once(...)`: the branch runs only for
+//! a caller that passes `output_attentions=True` down the chain of `**kwargs`; a call that does
+//! not never takes it, so Dynamo never traces it. A finding there is real only for such a caller:
+//! it stays, low, and says so.
+//!
+//! Only a truth test of `kwargs.get("name")` or `kwargs.get("name", <None or False>)` on the
+//! function's own `**` parameter (alone, or as a part of an `and`), the body of such an `if`, the
+//! clauses after `if not kwargs.get(...)`, and the arm of a conditional expression. The `**`
+//! parameter must not be assigned or written into in the function.
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::file::{FileModel, FunctionNode};
+
+/// For each of `ranges` (the findings' ranges), the condition its code needs when it sits in a
+/// branch on a keyword flag read from `**kwargs`: "only when `output_attentions=True` reaches
+/// `sdpa_attention_forward` through `**kwargs` (unset by default)".
+pub fn off_unless_keyword_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
+    let mut conditions = FindingConditions::new(ranges);
+    for function in &model.functions {
+        let FunctionNode::Def(def) = function.node else { continue };
+        let Some(kwargs) = def.parameters.kwarg.as_deref() else { continue };
+        let kwargs = kwargs.name.id.as_str();
+        if !conditions.touches(def.range()) || changes(&def.body, kwargs) {
+            continue;
+        }
+        let mut walk = KeywordBranches { def, kwargs, conditions: &mut conditions };
+        walk.visit_body(&def.body);
+    }
+    conditions.into_vec()
+}
+
+/// Whether the body rebinds `kwargs` or writes into it (`kwargs["x"] = ...`, `kwargs.update(...)`,
+/// `kwargs.setdefault(...)`): then a key may be set here, not only by the caller.
+fn changes(body: &[Stmt], kwargs: &str) -> bool {
+    struct Writes<'n> {
+        kwargs: &'n str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Writes<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            let names_kwargs = |expr: &Expr| matches!(expr, Expr::Name(name) if name.id.as_str() == self.kwargs);
+            self.found |= match expr {
+                Expr::Name(name) => name.id.as_str() == self.kwargs && name.ctx != ExprContext::Load,
+                Expr::Subscript(item) => item.ctx != ExprContext::Load && names_kwargs(&item.value),
+                Expr::Attribute(method) => {
+                    names_kwargs(&method.value)
+                        && matches!(method.attr.id.as_str(), "update" | "setdefault" | "__setitem__")
+                }
+                _ => false,
+            };
+            walk_expr(self, expr);
+        }
+    }
+    let mut writes = Writes { kwargs, found: false };
+    writes.visit_body(body);
+    writes.found
+}
+
+/// The walk of a function's body that marks the findings in branches on its keyword flags.
+struct KeywordBranches<'w, 'a> {
+    def: &'a ast::StmtFunctionDef,
+    kwargs: &'a str,
+    conditions: &'w mut FindingConditions,
+}
+
+impl KeywordBranches<'_, '_> {
+    fn mark(&mut self, range: TextRange, key: &str) {
+        let condition = format!(
+            "only when `{key}=True` reaches `{}` through `**{}` (unset by default)",
+            self.def.name.id, self.kwargs
+        );
+        self.conditions.mark(range, &condition);
+    }
+
+    /// The key a test needs true: `kwargs.get("key")`, alone or a part of an `and`.
+    fn needs<'t>(&self, test: &'t Expr) -> Option<&'t str> {
+        match test {
+            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
+                bool_op.values.iter().find_map(|value| self.keyword_flag(value))
+            }
+            test => self.keyword_flag(test),
+        }
+    }
+
+    /// The key a test needs false: `not kwargs.get("key")`.
+    fn needs_false<'t>(&self, test: &'t Expr) -> Option<&'t str> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => self.keyword_flag(&unary.operand),
+            _ => None,
+        }
+    }
+
+    /// `kwargs.get("key")`, `kwargs.get("key", None)`, `kwargs.get("key", False)`: the key.
+    fn keyword_flag<'t>(&self, expr: &'t Expr) -> Option<&'t str> {
+        let Expr::Call(call) = expr else { return None };
+        let Expr::Attribute(method) = call.func.as_ref() else { return None };
+        let on_kwargs = matches!(method.value.as_ref(), Expr::Name(name) if name.id.as_str() == self.kwargs);
+        if !on_kwargs || method.attr.id.as_str() != "get" || !call.arguments.keywords.is_empty() {
+            return None;
+        }
+        match &*call.arguments.args {
+            [Expr::StringLiteral(key)] => Some(key.value.to_str()),
+            [Expr::StringLiteral(key), Expr::NoneLiteral(_)] => Some(key.value.to_str()),
+            [Expr::StringLiteral(key), Expr::BooleanLiteral(ast::ExprBooleanLiteral { value: false, .. })] => {
+                Some(key.value.to_str())
+            }
+            _ => None,
+        }
+    }
+}
+
+fn body_range(body: &[Stmt]) -> Option<TextRange> {
+    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
+}
+
+impl<'b> Visitor<'b> for KeywordBranches<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if !self.conditions.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        if let Stmt::If(if_stmt) = stmt {
+            let mut after_false: Option<&str> = None;
+            let clauses = std::iter::once((Some(&*if_stmt.test), &if_stmt.body, if_stmt.range()))
+                .chain(if_stmt.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body, c.range())));
+            for (test, body, whole) in clauses {
+                if let Some(key) = after_false {
+                    self.mark(whole, key);
+                    continue;
+                }
+                let Some(test) = test else { continue };
+                if let Some(key) = self.needs(test) {
+                    if let Some(body) = body_range(body) {
+                        self.mark(body, key);
+                    }
+                } else if let Some(key) = self.needs_false(test) {
+                    after_false = Some(key);
+                }
+            }
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        if !self.conditions.touches(expr.range()) || matches!(expr, Expr::Lambda(_)) {
+            return;
+        }
+        if let Expr::If(if_exp) = expr {
+            if let Some(key) = self.needs(&if_exp.test) {
+                self.mark(if_exp.body.range(), key);
+            } else if let Some(key) = self.needs_false(&if_exp.test) {
+                self.mark(if_exp.orelse.range(), key);
+            }
+        }
+        walk_expr(self, expr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::file::FileModel;
+    use crate::source::SourceFile;
+
+    fn conditions(code: &str, needle: &str) -> Option<String> {
+        let source = SourceFile::parse(std::path::Path::new("m.py"), code.to_string()).expect("parses");
+        let model = FileModel::build(&source, "m");
+        let at = code.find(needle).expect("needle") as u32;
+        let range = TextRange::at(at.into(), (needle.len() as u32).into());
+        off_unless_keyword_passed(&model, &[range]).remove(0)
+    }
+
+    #[test]
+    fn a_branch_on_a_keyword_read_from_kwargs_needs_the_caller_to_pass_it() {
+        let code = "def attend(q, k, **kwargs):\n    if kwargs.get(\"output_attentions\", False):\n        print(q)\n    return q\n";
+        assert_eq!(
+            conditions(code, "print(q)").as_deref(),
+            Some("only when `output_attentions=True` reaches `attend` through `**kwargs` (unset by default)")
+        );
+    }
+
+    #[test]
+    fn kwargs_filled_in_the_function_decide_nothing() {
+        let code = "def attend(q, **kwargs):\n    kwargs.setdefault(\"trace\", True)\n    if kwargs.get(\"trace\"):\n        print(q)\n";
+        assert_eq!(conditions(code, "print(q)"), None);
+    }
+
+    #[test]
+    fn a_default_that_is_on_is_no_flag_off() {
+        let code = "def attend(q, **kwargs):\n    if kwargs.get(\"trace\", True):\n        print(q)\n";
+        assert_eq!(conditions(code, "print(q)"), None);
+    }
+}
