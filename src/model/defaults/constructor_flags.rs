@@ -6,6 +6,9 @@
 //! elsewhere may pass `expand=True`: a finding there is real only for such a module, so it stays,
 //! low, and says so.
 //!
+//! The same for a number the default makes fail a comparison with a literal: `frac=1.0`, then
+//! `if self.frac < 1.0:` ("only when `Quantizer` is built with `frac < 1.0` (1.0 by default)").
+//!
 //! Only when that is certain in the file: the attribute is stored from the parameter at the top
 //! of `__init__`, is otherwise only ever set off again (`self.expand = False`), and no call in the
 //! file passes the parameter (by keyword, or by position to the class or a `super().__init__`).
@@ -48,8 +51,16 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
 /// A constructor parameter that defaults off, as stored on `self`.
 struct Flag {
     parameter: String,
-    /// `False` or `None`, as written in the signature.
-    default: &'static str,
+    default: Default,
+}
+
+/// An `__init__` parameter's default that leaves a branch off: `False`, `None`, or a number that a
+/// comparison with a literal tests (`self.frac < 1.0` with `frac=1.0`).
+#[derive(Clone)]
+struct Default {
+    /// As written in the signature.
+    text: String,
+    number: Option<f64>,
 }
 
 /// Whether an assignment sets its attribute to off (`False`, `None`).
@@ -80,7 +91,7 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
     for assignment in self_assignments(model, class) {
         let from_parameter = match assignment.value() {
             Some(Expr::Name(name)) if assignment.method == init && assignment.top_level => {
-                parameters.get(name.id.as_str()).map(|(_, default)| (name.id.to_string(), *default))
+                parameters.get(name.id.as_str()).map(|(_, default)| (name.id.to_string(), default.clone()))
             }
             _ => None,
         };
@@ -106,15 +117,18 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
 }
 
 /// `__init__`'s parameters that default to `False` or `None`: name -> (position, default).
-fn off_parameters(def: &ast::StmtFunctionDef) -> HashMap<&str, (usize, &'static str)> {
+fn off_parameters(def: &ast::StmtFunctionDef) -> HashMap<&str, (usize, Default)> {
     let positional = def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate();
     let keyword_only = def.parameters.kwonlyargs.iter().map(|p| (usize::MAX, p));
     positional
         .chain(keyword_only)
         .filter_map(|(position, parameter)| {
             let default = match parameter.default.as_deref()? {
-                Expr::BooleanLiteral(b) if !b.value => "False",
-                Expr::NoneLiteral(_) => "None",
+                Expr::BooleanLiteral(b) if !b.value => Default { text: "False".into(), number: None },
+                Expr::NoneLiteral(_) => Default { text: "None".into(), number: None },
+                Expr::NumberLiteral(n) => {
+                    Default { text: number_text(&n.value)?, number: Some(number_value(&n.value)?) }
+                }
                 _ => return None,
             };
             Some((parameter.parameter.name.id.as_str(), (position, default)))
@@ -125,13 +139,13 @@ fn off_parameters(def: &ast::StmtFunctionDef) -> HashMap<&str, (usize, &'static 
 /// The parameters some call of the file passes: by keyword to any call (a wrapper may forward
 /// it), or by position to the class itself or to a `super().__init__(...)`.
 struct Passed<'p> {
-    parameters: &'p HashMap<&'p str, (usize, &'static str)>,
+    parameters: &'p HashMap<&'p str, (usize, Default)>,
     class: &'p str,
     found: Vec<String>,
 }
 
 impl<'p> Passed<'p> {
-    fn of(model: &FileModel, class: usize, parameters: &'p HashMap<&'p str, (usize, &'static str)>) -> Vec<String> {
+    fn of(model: &FileModel, class: usize, parameters: &'p HashMap<&'p str, (usize, Default)>) -> Vec<String> {
         let class = model.classes[class].node.name.id.as_str();
         let mut passed = Passed { parameters, class, found: Vec::new() };
         passed.visit_body(model.source.parsed.suite());
@@ -190,17 +204,44 @@ impl FlagBranches<'_> {
                 ([CmpOp::IsNot], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
                     (attr, Some("set"))
                 }
+                ([op], [Expr::NumberLiteral(bound)], Expr::Attribute(attr)) if is_self(&attr.value) => {
+                    return self.needs_comparison(attr, *op, bound);
+                }
                 _ => return None,
             },
             _ => return None,
         };
         let flag = self.flags.get(attr.attr.id.as_str())?;
-        let with = match (on, flag.default) {
+        let with = match (on, flag.default.text.as_str()) {
             (None, "False") => format!("`{}=True`", flag.parameter),
             (Some(_), "None") | (None, "None") => format!("`{}` set", flag.parameter),
             _ => return None,
         };
-        Some(format!("only when `{}` is built with {with} ({} by default)", self.class, flag.default))
+        Some(format!("only when `{}` is built with {with} ({} by default)", self.class, flag.default.text))
+    }
+
+    /// `self.frac < 1.0` where the constructor's default makes it false: "only when `Quantizer`
+    /// is built with `frac < 1.0` (1.0 by default)".
+    fn needs_comparison(
+        &self,
+        attr: &ast::ExprAttribute,
+        op: CmpOp,
+        literal: &ast::ExprNumberLiteral,
+    ) -> Option<String> {
+        let flag = self.flags.get(attr.attr.id.as_str())?;
+        let (default, bound) = (flag.default.number?, number_value(&literal.value)?);
+        let holds = match op {
+            CmpOp::Lt => default < bound,
+            CmpOp::LtE => default <= bound,
+            CmpOp::Gt => default > bound,
+            CmpOp::GtE => default >= bound,
+            CmpOp::Eq => default == bound,
+            CmpOp::NotEq => default != bound,
+            _ => return None,
+        };
+        let written = format!("{} {} {}", flag.parameter, op.as_str(), number_text(&literal.value)?);
+        (!holds)
+            .then(|| format!("only when `{}` is built with `{written}` ({} by default)", self.class, flag.default.text))
     }
 }
 
@@ -216,5 +257,23 @@ impl<'b> Visitor<'b> for FlagBranches<'_> {
             self.conditions.mark(TextRange::new(first.start(), last.end()), &condition);
         }
         walk_stmt(self, stmt);
+    }
+}
+
+/// A number literal's value, for comparing a default with a bound.
+fn number_value(number: &ast::Number) -> Option<f64> {
+    match number {
+        ast::Number::Int(int) => int.as_u64().map(|n| n as f64),
+        ast::Number::Float(float) => Some(*float),
+        ast::Number::Complex { .. } => None,
+    }
+}
+
+/// A number literal as the message writes it.
+fn number_text(number: &ast::Number) -> Option<String> {
+    match number {
+        ast::Number::Int(int) => Some(int.to_string()),
+        ast::Number::Float(float) => Some(format!("{float:?}")),
+        ast::Number::Complex { .. } => None,
     }
 }
