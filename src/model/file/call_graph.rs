@@ -86,3 +86,13 @@ pub struct CallFacts {
     /// whatever their annotation says (`thw: torch.LongTensor` given `(t, h, w)`).
     pub(in crate::model) passed_python: HashSet<String>,
 }
+
+/// What a class tells the tensors of each of its functions, whatever the calls tell them: the
+/// `self.<attr>` that are submodules, those that are parameters or buffers, and the `a.b` of
+/// `self.a.b` that are submodules of submodules (`tensor::class_tensors`).
+#[derive(Default)]
+pub struct ClassTensors {
+    pub(in crate::model) submodules: HashSet<String>,
+    pub(in crate::model) attributes: HashSet<String>,
+    pub(in crate::model) nested_submodules: HashSet<String>,
+}

@@ -14,15 +14,15 @@ pub mod mutation;
 pub mod rare_paths;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::sync::Arc;
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::file::call_graph::CallFacts;
 use crate::model::file::call_graph::CallGraph;
+use crate::model::file::call_graph::{CallFacts, ClassTensors};
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
 use crate::model::file::dead_code::DeadCode;
@@ -101,6 +101,10 @@ pub struct FileModel<'a> {
     /// Module-level dicts of the file's module classes (`submodules::class_dicts`), read once for
     /// the whole file: each class asks.
     pub(crate) class_dicts: OnceCell<HashMap<String, Vec<usize>>>,
+    /// What each class tells its functions' tensors (`call_graph::ClassTensors`), by class: every
+    /// function of the class asks, once per level of `tensor::across_calls` and again for the
+    /// rules, and the answer walks the class's methods and those of the classes it holds.
+    pub(crate) class_tensors: RefCell<HashMap<usize, Arc<ClassTensors>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -305,6 +309,7 @@ impl<'a> FileModel<'a> {
             call_graph: CallGraph::default(),
             call_facts: OnceCell::new(),
             class_dicts: OnceCell::new(),
+            class_tensors: RefCell::default(),
         }
     }
 
@@ -419,6 +424,7 @@ impl<'a> FileModel<'a> {
         self.call_graph = call_graph;
         self.call_facts = OnceCell::new();
         self.class_dicts = OnceCell::new();
+        self.class_tensors = RefCell::default();
     }
 
     /// The first class of the file with this name (`Block`, not `Outer.Block`).

@@ -26,6 +26,8 @@
 //! `torch.jit.is_scripting()`, `torch.is_tensor(x)`, `torch.is_floating_point(x)`.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use ruff_python_ast::helpers::any_over_expr;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
@@ -34,7 +36,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::compiled_code::is_compiling_call;
-use crate::model::file::call_graph::CallFacts;
+use crate::model::file::call_graph::{CallFacts, ClassTensors};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_self;
 use crate::model::file::{FileModel, FunctionNode, Reason};
@@ -63,13 +65,11 @@ pub struct Tensors<'m, 'a> {
     numpy_names: HashSet<String>,
     /// Every name the function binds (parameters included).
     locals: HashSet<String>,
-    /// `self.<attr>` that are submodules (callable, returning tensors).
-    submodules: HashSet<String>,
-    /// `a.b` (and `a.b.c`) of `self.a.b` that are submodules of submodules: `self.decoder.embed`,
-    /// with `self.decoder` one of the file's module classes that sets `self.embed` to a module.
-    nested_submodules: HashSet<String>,
-    /// `self.<attr>` that are parameters or buffers.
-    attributes: HashSet<String>,
+    /// What the function's class tells (`class_tensors`): `self.<attr>` that are submodules
+    /// (callable, returning tensors) or parameters and buffers, and the `a.b` (and `a.b.c`) of
+    /// `self.a.b` that are submodules of submodules: `self.decoder.embed`, with `self.decoder`
+    /// one of the file's module classes that sets `self.embed` to a module.
+    class: Arc<ClassTensors>,
     /// Calls of functions of the file that return tensors (`self._project(x)`, `helper(x)`).
     returning_tensors: HashSet<TextRange>,
     /// Of those, the ones that return masks (`self._image_positions(ids)`).
@@ -90,6 +90,7 @@ enum Kind {
 }
 
 /// What one binding of a local name says about it (`tcfix why` shows each).
+#[derive(Clone)]
 pub enum Binding<'a> {
     Value(&'a Expr),
     /// One element of a tuple unpacked from this value (`q, k = x.chunk(2)`).
@@ -115,14 +116,16 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function` (a function of `model`), with what the file's calls tell it.
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
         let facts = model.call_facts.get_or_init(|| across_calls(model));
-        Self::with_facts(model, function, &facts[function])
+        Self::with_facts(model, function, &bindings(model, function), &facts[function])
     }
 
-    /// The tensors of `function`, given what calls tell it.
-    fn with_facts(model: &'m FileModel<'a>, function: usize, facts: &CallFacts) -> Self {
-        let (submodules, attributes) = self_tensors(model, function);
-        let nested_submodules =
-            model.self_class(function).map(|class| nested_submodules(model, class)).unwrap_or_default();
+    /// The tensors of `function`, given its own bindings (`bindings`) and what calls tell it.
+    fn with_facts(
+        model: &'m FileModel<'a>,
+        function: usize,
+        own: &HashMap<String, Vec<Binding<'a>>>,
+        facts: &CallFacts,
+    ) -> Self {
         let mut tensors = Tensors {
             model,
             names: HashSet::default(),
@@ -131,18 +134,18 @@ impl<'m, 'a> Tensors<'m, 'a> {
             flags: HashSet::default(),
             numpy_names: HashSet::default(),
             locals: HashSet::default(),
-            submodules,
-            nested_submodules,
-            attributes,
+            class: class_tensors(model, function),
             returning_tensors: facts.returning_tensors.clone(),
             returning_masks: facts.returning_masks.clone(),
         };
-        let mut bindings = bindings(model, function);
+        // What the callers pass follows the function's own bindings (copied only when they pass
+        // something: `across_calls` asks again with the same bindings at each level).
+        let mut bindings = Cow::Borrowed(own);
         for name in &facts.passed_tensors {
-            bindings.entry(name.clone()).or_default().push(Binding::UsedAsTensor);
+            bindings.to_mut().entry(name.clone()).or_default().push(Binding::UsedAsTensor);
         }
         for name in &facts.passed_python {
-            bindings.entry(name.clone()).or_default().push(Binding::NotTensor);
+            bindings.to_mut().entry(name.clone()).or_default().push(Binding::NotTensor);
         }
         tensors.locals = bindings.keys().cloned().collect();
         tensors.grow(&bindings, Kind::Tensor);
@@ -321,7 +324,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
 
     /// Whether `self.<attr>` is a submodule of the function's class (`tcfix why`).
     pub fn is_submodule(&self, attr: &str) -> bool {
-        self.submodules.contains(attr)
+        self.class.submodules.contains(attr)
     }
 
     /// What the calls of the file say of parameter `name`: `Some(true)` its compiled callers pass
@@ -343,7 +346,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// Whether `expr` is `self.<attr>` with `attr` a parameter or buffer of the function's class
     /// (`self.inv_freq` after `self.register_buffer("inv_freq", ...)`).
     pub fn is_tensor_attribute(&self, expr: &Expr) -> bool {
-        matches!(expr, Expr::Attribute(attr) if is_self(&attr.value) && self.attributes.contains(attr.attr.id.as_str()))
+        matches!(expr, Expr::Attribute(attr) if is_self(&attr.value) && self.class.attributes.contains(attr.attr.id.as_str()))
     }
 
     /// Whether `expr` evaluates to a tensor.
@@ -352,7 +355,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             Expr::Name(name) => self.names.contains(name.id.as_str()),
             Expr::Attribute(attr) => {
                 (TENSOR_ATTRIBUTES.contains(&attr.attr.id.as_str()) && self.is_tensor(&attr.value))
-                    || (is_self(&attr.value) && self.attributes.contains(attr.attr.id.as_str()))
+                    || (is_self(&attr.value) && self.class.attributes.contains(attr.attr.id.as_str()))
             }
             Expr::Subscript(subscript) => self.is_tensor(&subscript.value),
             Expr::Call(call) => self.is_tensor_call(call),
@@ -517,7 +520,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
             }
         }
         match call.func.as_ref() {
-            Expr::Attribute(method) if is_self(&method.value) => self.submodules.contains(method.attr.id.as_str()),
+            Expr::Attribute(method) if is_self(&method.value) => {
+                self.class.submodules.contains(method.attr.id.as_str())
+            }
             // `self.decoder.embed(x)`
             func @ Expr::Attribute(_) if self.is_nested_submodule(func) => true,
             Expr::Attribute(method) => {
@@ -525,7 +530,7 @@ impl<'m, 'a> Tensors<'m, 'a> {
             }
             // `self.blocks[i](x)`
             Expr::Subscript(subscript) => matches!(subscript.value.as_ref(),
-                Expr::Attribute(attr) if is_self(&attr.value) && self.submodules.contains(attr.attr.id.as_str())),
+                Expr::Attribute(attr) if is_self(&attr.value) && self.class.submodules.contains(attr.attr.id.as_str())),
             _ => false,
         }
     }
@@ -537,7 +542,8 @@ impl<'m, 'a> Tensors<'m, 'a> {
 
     /// `self.decoder.embed`: a submodule of a submodule.
     fn is_nested_submodule(&self, func: &Expr) -> bool {
-        !self.nested_submodules.is_empty() && self_path(func).is_some_and(|path| self.nested_submodules.contains(&path))
+        let nested = &self.class.nested_submodules;
+        !nested.is_empty() && self_path(func).is_some_and(|path| nested.contains(&path))
     }
 
     /// `self.proj(x)`, `self.blocks[i](x)`: a submodule's output, which may be a tuple of anything.
@@ -584,9 +590,14 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
     let graph = model.calls();
     let linked: Vec<usize> = graph.linked().collect();
     let mut facts: Vec<CallFacts> = (0..model.functions.len()).map(|_| CallFacts::default()).collect();
+    // A function's own bindings do not change with what its calls tell it: walked once for all
+    // the levels.
+    let own: HashMap<usize, _> = linked.iter().map(|&function| (function, bindings(model, function))).collect();
     for _ in 0..CALL_DEPTH {
-        let summaries: HashMap<usize, Summary> =
-            linked.iter().map(|&function| (function, summarize(model, function, &facts[function]))).collect();
+        let summaries: HashMap<usize, Summary> = linked
+            .iter()
+            .map(|&function| (function, summarize(model, function, &own[&function], &facts[function])))
+            .collect();
         let mut learned = false;
         for &function in &linked {
             let told = told(model, function, &summaries);
@@ -601,8 +612,13 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
 }
 
 /// What `function` returns and passes, given what calls tell it.
-fn summarize(model: &FileModel, function: usize, facts: &CallFacts) -> Summary {
-    let tensors = Tensors::with_facts(model, function, facts);
+fn summarize<'a>(
+    model: &FileModel<'a>,
+    function: usize,
+    own: &HashMap<String, Vec<Binding<'a>>>,
+    facts: &CallFacts,
+) -> Summary {
+    let tensors = Tensors::with_facts(model, function, own, facts);
     let values = returned_values(model, function);
     // A bare `return`, running off the end or no `return` at all gives `None`.
     let values: Option<Vec<&Expr>> = values.into_iter().collect::<Option<_>>().filter(|v: &Vec<&Expr>| !v.is_empty());
@@ -712,14 +728,24 @@ fn is_string(expr: &Expr) -> bool {
     matches!(expr, Expr::StringLiteral(_) | Expr::FString(_))
 }
 
-/// The `self.<attr>` of the function's class that are submodules, and those that are parameters
-/// or buffers.
-fn self_tensors(model: &FileModel, function: usize) -> (HashSet<String>, HashSet<String>) {
+/// What the function's class tells its tensors, worked out once per class of the file (each of
+/// its functions asks at each level of `across_calls`, and again for the rules).
+fn class_tensors(model: &FileModel, function: usize) -> Arc<ClassTensors> {
+    let Some(class) = model.self_class(function) else { return Arc::default() };
+    if let Some(known) = model.class_tensors.borrow().get(&class) {
+        return Arc::clone(known);
+    }
+    let (submodules, attributes) = self_tensors(model, class);
+    let nested_submodules = nested_submodules(model, class);
+    let told = Arc::new(ClassTensors { submodules, attributes, nested_submodules });
+    model.class_tensors.borrow_mut().insert(class, Arc::clone(&told));
+    told
+}
+
+/// The `self.<attr>` of the class that are submodules, and those that are parameters or buffers.
+fn self_tensors(model: &FileModel, class: usize) -> (HashSet<String>, HashSet<String>) {
     let mut submodules = HashSet::default();
     let mut attributes = HashSet::default();
-    let Some(class) = model.self_class(function) else {
-        return (submodules, attributes);
-    };
     for assignment in self_assignments(model, class) {
         let Some(Expr::Call(call)) = assignment.value() else { continue };
         let qualified = model.imports.qualified_name(&call.func).unwrap_or_default();
