@@ -5,9 +5,11 @@
 //! Like ruff's `Checker`: a rule that looks at the compiled code of one function at a time
 //! declares `Hooks::Function` and gets, for each region function, a chance to start its
 //! [`FunctionHooks`]; the walk then calls them node by node and `finish` turns what they saw into
-//! findings. Rules about a class or the file as a whole (`__init__` against `forward`, setup code,
-//! a fix shared by the methods of a class) declare `Hooks::File` and still walk what they need
-//! themselves: TCF102, TCF108-TCF110, TCF201-TCF203, TCF207 and TCF301-TCF401.
+//! findings. A rule whose findings in one function depend on the others (a fix's names shared by
+//! the methods of a class, one finding per submodule) declares `Hooks::Region`: the same walk,
+//! with [`RegionHooks`] kept over all the functions. Rules about a class or the file as a whole
+//! (`__init__` against `forward`, setup code) declare `Hooks::File` and still walk what they need
+//! themselves: TCF108, TCF110, TCF201-TCF203, TCF207 and TCF301-TCF401.
 //!
 //! The checker is handed the rules to run ([`Registered`]), and the fixes they hand on to others'
 //! findings ([`HandOnFix`]), rather than reading the registry: the registry lists the rule files,
@@ -185,10 +187,38 @@ pub trait FunctionHooks<'a> {
 /// Starts a rule's hooks for one function, or `None` when the rule has nothing to look for there.
 pub type StartFunction = for<'c, 'a> fn(&'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>>;
 
+/// What a rule does while the checker walks the compiled code of all the region's functions, when
+/// what it makes of one function depends on the others (one finding per call site reached from
+/// several functions, a name given once for all the fixes of a class): the same nodes as
+/// [`FunctionHooks`], with the function they are in, and `finish` once the region is walked.
+pub trait RegionHooks<'a> {
+    /// Whether the rule looks at this function's code (asked before its walk).
+    fn start(&mut self, _function: &Function<'_, 'a>) -> bool {
+        true
+    }
+
+    fn stmt(&mut self, _function: &Function<'_, 'a>, _stmt: &'a Stmt, _site: Site) {}
+
+    /// Return `false` to see none of the expression's children (the walk goes on for other rules).
+    fn expr(&mut self, _function: &Function<'_, 'a>, _expr: &'a Expr, _site: Site) -> bool {
+        true
+    }
+
+    /// The walk of the function is over: report what depends on it alone.
+    fn end(&mut self, _function: &Function<'_, 'a>, _diagnostics: &mut Vec<Diagnostic>) {}
+
+    fn finish(self: Box<Self>, _diagnostics: &mut Vec<Diagnostic>) {}
+}
+
+/// Starts a rule's hooks for the file's region.
+pub type StartRegion = for<'c, 'a> fn(&'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c>;
+
 /// How a rule looks at a file.
 pub enum Hooks {
     /// It looks at the compiled code of each region function, in the checker's one walk of it.
     Function(StartFunction),
+    /// It looks at the compiled code of all region functions together, in the same walk.
+    Region(StartRegion),
     /// It looks at the file as a whole: classes, `__init__` against `forward`, setup code.
     File(fn(&Checker) -> Vec<Diagnostic>),
 }
@@ -265,12 +295,22 @@ fn run_rules(checker: &Checker, rules: &[&Registered]) -> Vec<Diagnostic> {
         .iter()
         .filter_map(|registered| match registered.hooks {
             Hooks::Function(start) => Some(start),
-            Hooks::File(_) => None,
+            Hooks::Region(_) | Hooks::File(_) => None,
+        })
+        .collect();
+    let mut regions: Vec<Box<dyn RegionHooks + '_>> = rules
+        .iter()
+        .filter_map(|registered| match registered.hooks {
+            Hooks::Region(start) => Some(start(checker)),
+            Hooks::Function(_) | Hooks::File(_) => None,
         })
         .collect();
     let mut diagnostics = Vec::new();
-    if !starts.is_empty() {
-        check_region(checker, &starts, &mut diagnostics);
+    if !starts.is_empty() || !regions.is_empty() {
+        check_region(checker, &starts, &mut regions, &mut diagnostics);
+    }
+    for region in regions {
+        region.finish(&mut diagnostics);
     }
     for registered in &rules {
         if let Hooks::File(check_file) = registered.hooks {
@@ -282,21 +322,53 @@ fn run_rules(checker: &Checker, rules: &[&Registered]) -> Vec<Diagnostic> {
 
 /// Walks each region function once for all the rules, and lets them report on it; the facts
 /// about a function are dropped before the next is walked (a file can hold tens of thousands).
-fn check_region(checker: &Checker, starts: &[StartFunction], diagnostics: &mut Vec<Diagnostic>) {
+fn check_region<'a>(
+    checker: &Checker<'a>,
+    starts: &[StartFunction],
+    regions: &mut [Box<dyn RegionHooks<'a> + '_>],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     for &id in checker.model.region_functions() {
         let function = Function::new(checker, id);
-        for hooks in walk_function(&function, starts) {
+        let mut hooks: Vec<Box<dyn FunctionHooks<'a> + '_>> =
+            starts.iter().filter_map(|start| start(&function)).collect();
+        for region in regions.iter_mut() {
+            if region.start(&function) {
+                hooks.push(Box::new(InFunction { region: region.as_mut(), function: &function }));
+            }
+        }
+        for hooks in walk_function(&function, hooks) {
             hooks.finish(diagnostics);
         }
     }
 }
 
+/// A rule's region hooks while the walk is in one function.
+struct InFunction<'r, 'c, 'a> {
+    region: &'r mut (dyn RegionHooks<'a> + 'c),
+    function: &'r Function<'c, 'a>,
+}
+
+impl<'a> FunctionHooks<'a> for InFunction<'_, '_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        self.region.stmt(self.function, stmt, site);
+    }
+
+    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        self.region.expr(self.function, expr, site)
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        self.region.end(self.function, diagnostics);
+    }
+}
+
 /// The one walk of a function's compiled code: each rule's hooks, with what they saw.
 fn walk_function<'c, 'a>(
-    function: &'c Function<'c, 'a>,
-    starts: &[StartFunction],
+    function: &Function<'_, 'a>,
+    hooks: Vec<Box<dyn FunctionHooks<'a> + 'c>>,
 ) -> Vec<Box<dyn FunctionHooks<'a> + 'c>> {
-    let rules: Vec<_> = starts.iter().filter_map(|start| start(function)).map(|hooks| (hooks, None)).collect();
+    let rules: Vec<_> = hooks.into_iter().map(|hooks| (hooks, None)).collect();
     if rules.is_empty() {
         return Vec::new();
     }

@@ -4,7 +4,7 @@
 //! every call until the recompile limit (8), then the frame runs eagerly. The fix (unsafe) makes
 //! an int counter a 0-d buffer updated out of place, which Dynamo traces as a graph input.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -13,13 +13,13 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{stands_alone, torch_name};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::file::module::is_self;
 use crate::model::file::{method_body, self_assignments};
 use crate::model::compiled::reach::describe;
 use crate::model::tensors::scalars::{ScalarAttribute, ScalarKind, scalar_attributes, scalar_kind};
-use crate::rules::check::{Checker, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -35,7 +35,7 @@ pub static RULE: Rule = Rule {
     mentions: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::File(check);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
 /// How compiled code changes a scalar attribute.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -53,36 +53,114 @@ struct Mutation<'a> {
     change: Change,
 }
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
-        let functions = model.region_functions_of(class);
-        if functions.is_empty() {
-            continue;
-        }
-        let attributes = scalar_attributes(model, class);
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(Changes { checker, classes: HashMap::default(), class: None, derived: Vec::new() })
+}
+
+/// What the compiled code of each module class does with its scalar attributes, found in the
+/// checker's walk of the class's region functions (in source order).
+struct Changes<'c, 'a> {
+    checker: &'c Checker<'a>,
+    classes: HashMap<usize, ClassChanges<'a>>,
+    /// The class of the function being walked.
+    class: Option<usize>,
+    /// In the function being walked, by attribute (as `ClassChanges::names` lists them): the
+    /// locals computed from it (`do_log = self.step % 100 == 0`).
+    derived: Vec<HashSet<String>>,
+}
+
+struct ClassChanges<'a> {
+    attributes: Vec<ScalarAttribute<'a>>,
+    /// Each attribute's name once, with whether its first assignment in `__init__` is an int.
+    names: Vec<(String, bool)>,
+    /// By attribute: where the compiled code changes `self.<name>`.
+    mutations: HashMap<String, Vec<Mutation<'a>>>,
+    /// The attributes the compiled code reads.
+    read: HashSet<String>,
+    /// By int attribute: the first code that turns it into control flow (`control_flow_read`).
+    control_flow: HashMap<String, String>,
+}
+
+impl<'a> ClassChanges<'a> {
+    fn new(attributes: Vec<ScalarAttribute<'a>>) -> Self {
         let mut seen = HashSet::default();
-        for attribute in &attributes {
-            let name = attribute.init.attr.as_str();
-            if !seen.insert(name) {
-                continue; // assigned twice in `__init__`: one report
+        let names = attributes
+            .iter()
+            .filter(|attribute| seen.insert(attribute.init.attr.as_str()))
+            .map(|attribute| (attribute.init.attr.to_string(), attribute.kind == ScalarKind::Int))
+            .collect();
+        let (mutations, read, control_flow) = Default::default();
+        Self { attributes, names, mutations, read, control_flow }
+    }
+}
+
+impl<'a> RegionHooks<'a> for Changes<'_, 'a> {
+    fn start(&mut self, function: &Function<'_, 'a>) -> bool {
+        let model = self.checker.model;
+        self.class = model.self_class(function.id).filter(|&class| model.classes[class].is_module);
+        let Some(class) = self.class else { return false };
+        let changes = self.classes.entry(class).or_insert_with(|| ClassChanges::new(scalar_attributes(model, class)));
+        self.derived = vec![HashSet::default(); changes.names.len()];
+        !changes.names.is_empty()
+    }
+
+    fn stmt(&mut self, function: &Function<'_, 'a>, stmt: &'a Stmt, _site: Site) {
+        let Some(changes) = self.class.and_then(|class| self.classes.get_mut(&class)) else { return };
+        let text = self.checker.model.source.text.as_str();
+        let ClassChanges { names, mutations, control_flow, .. } = changes;
+        for ((name, int), derived) in names.iter().zip(&mut self.derived) {
+            if let Some(change) = change_of(stmt, name) {
+                mutations.entry(name.clone()).or_default().push(Mutation { function: function.id, stmt, change });
             }
-            let mutations = mutations(model, functions, name);
-            let updated = mutations.iter().any(|m| m.change == Change::Update);
-            let fix = (updated && attribute.kind == ScalarKind::Int)
-                .then(|| counter_fix(model, class, functions, attribute, &attributes, &mutations));
-            for mutation in &mutations {
-                // A literal set next to an update is the update's business; a set never read by
-                // compiled code is never guarded on (measured: no recompile).
-                if mutation.change == Change::Set && (updated || !read_in(model, functions, name)) {
-                    continue;
-                }
-                diagnostics.push(report(model, attribute, mutation, fix.clone()));
+            if *int {
+                control_flow_stmt(text, stmt, name, derived, control_flow);
             }
         }
     }
-    diagnostics
+
+    fn expr(&mut self, _function: &Function<'_, 'a>, expr: &'a Expr, _site: Site) -> bool {
+        let Some(changes) = self.class.and_then(|class| self.classes.get_mut(&class)) else { return true };
+        let text = self.checker.model.source.text.as_str();
+        let ClassChanges { names, read, control_flow, .. } = changes;
+        for ((name, int), derived) in names.iter().zip(&self.derived) {
+            if matches!(expr, Expr::Attribute(attr) if attr.ctx == ExprContext::Load) && is_attribute(expr, name) {
+                read.insert(name.clone());
+            }
+            if *int {
+                control_flow_expr(text, expr, name, derived, control_flow);
+            }
+        }
+        true
+    }
+
+    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let model = self.checker.model;
+        let mut classes: Vec<(&usize, &ClassChanges)> = self.classes.iter().collect();
+        classes.sort_by_key(|(class, _)| **class);
+        for (&class, changes) in classes {
+            let attributes = &changes.attributes;
+            let mut seen = HashSet::default();
+            for attribute in attributes {
+                let name = attribute.init.attr.as_str();
+                if !seen.insert(name) {
+                    continue; // assigned twice in `__init__`: one report
+                }
+                let mutations = changes.mutations.get(name).map_or(&[][..], Vec::as_slice);
+                let updated = mutations.iter().any(|m| m.change == Change::Update);
+                let fix = (updated && attribute.kind == ScalarKind::Int).then(|| {
+                    counter_fix(model, class, changes.control_flow.get(name), attribute, attributes, mutations)
+                });
+                for mutation in mutations {
+                    // A literal set next to an update is the update's business; a set never read
+                    // by compiled code is never guarded on (measured: no recompile).
+                    if mutation.change == Change::Set && (updated || !changes.read.contains(name)) {
+                        continue;
+                    }
+                    diagnostics.push(report(model, attribute, mutation, fix.clone()));
+                }
+            }
+        }
+    }
 }
 
 fn report(
@@ -134,40 +212,21 @@ fn first_line(code: &str) -> String {
     }
 }
 
-/// Where the compiled code of the class changes `self.<name>`.
-fn mutations<'a>(model: &FileModel<'a>, functions: &[usize], name: &str) -> Vec<Mutation<'a>> {
-    struct Finder<'a, 'n> {
-        name: &'n str,
-        function: usize,
-        found: Vec<Mutation<'a>>,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'a, '_> {
-        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-            let change = match stmt {
-                Stmt::AugAssign(assign) if is_attribute(&assign.target, self.name) => Some(Change::Update),
-                Stmt::Assign(assign) if assign.targets.iter().any(|t| is_attribute(t, self.name)) => {
-                    if reads(&assign.value, self.name) {
-                        Some(Change::Update)
-                    } else if scalar_kind(&assign.value).is_some() {
-                        Some(Change::Set)
-                    } else {
-                        None // anything else is no longer a Python scalar (TCF207's business)
-                    }
-                }
-                _ => None,
-            };
-            if let Some(change) = change {
-                self.found.push(Mutation { function: self.function, stmt, change });
+/// How `stmt` changes `self.<name>`, if it does.
+fn change_of(stmt: &Stmt, name: &str) -> Option<Change> {
+    match stmt {
+        Stmt::AugAssign(assign) if is_attribute(&assign.target, name) => Some(Change::Update),
+        Stmt::Assign(assign) if assign.targets.iter().any(|t| is_attribute(t, name)) => {
+            if reads(&assign.value, name) {
+                Some(Change::Update)
+            } else if scalar_kind(&assign.value).is_some() {
+                Some(Change::Set)
+            } else {
+                None // anything else is no longer a Python scalar (TCF207's business)
             }
         }
+        _ => None,
     }
-    let mut found = Vec::new();
-    for &function in functions {
-        let mut finder = Finder { name, function, found: Vec::new() };
-        visit_function(model, function, &mut finder);
-        found.extend(finder.found);
-    }
-    found
 }
 
 /// `self.<name>`.
@@ -196,42 +255,20 @@ fn reads(expr: &Expr, name: &str) -> bool {
     finder.found
 }
 
-/// Whether compiled code of the class reads `self.<name>` anywhere (outside the statements that
-/// set it to a literal).
-fn read_in(model: &FileModel, functions: &[usize], name: &str) -> bool {
-    struct Finder<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
-        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-            if matches!(expr, Expr::Attribute(attr) if attr.ctx == ExprContext::Load) && is_attribute(expr, self.name) {
-                self.found = true;
-            }
-            true
-        }
-    }
-    functions.iter().any(|&function| {
-        let mut finder = Finder { name, found: false };
-        visit_function(model, function, &mut finder);
-        finder.found
-    })
-}
-
 /// `self.step = 0` in `__init__` becomes a 0-d buffer, and `self.step += 1` becomes
 /// `self.step = self.step + 1`: out of place, because an in-place update of a tensor that
 /// autograd saved (`y = x * self.step` before the update) fails in backward.
 fn counter_fix(
     model: &FileModel,
     class: usize,
-    functions: &[usize],
+    control_flow: Option<&String>,
     attribute: &ScalarAttribute,
     attributes: &[ScalarAttribute],
     mutations: &[Mutation],
 ) -> Result<Fix, String> {
     let name = attribute.init.attr.as_str();
     let text = &model.source.text;
-    if let Some(reason) = control_flow_read(model, functions, name) {
+    if let Some(reason) = control_flow {
         return Err(format!(
             "keep the counter out of the compiled code, or make `{reason}` a tensor operation: as a tensor the \
              counter would break the graph there"
@@ -308,66 +345,60 @@ fn after_super_init(model: &FileModel, init: usize, assignment: &Stmt) -> bool {
 
 /// Code that turns `self.<name>` (or a local computed from it) into Python control flow: an
 /// `if`/`while`/ternary/`assert` test, a `range`, an index, `int()`. As a tensor it becomes a
-/// data-dependent branch or shape. The text of the first one found.
-fn control_flow_read(model: &FileModel, functions: &[usize], name: &str) -> Option<String> {
-    struct Finder<'n, 't> {
-        name: &'n str,
-        text: &'t str,
-        /// Locals computed from the attribute (`do_log = self.step % 100 == 0`).
-        derived: HashSet<String>,
-        found: Option<String>,
-    }
-    impl Finder<'_, '_> {
-        fn depends(&self, expr: &Expr) -> bool {
-            reads(expr, self.name) || mentions_any(expr, &self.derived)
-        }
-        fn sink(&mut self, expr: &Expr) {
-            if self.found.is_none() && self.depends(expr) {
-                self.found = Some(first_line(&self.text[expr.range()]));
-            }
-        }
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'_, '_> {
-        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-            match stmt {
-                Stmt::If(s) => self.sink(&s.test),
-                Stmt::While(s) => self.sink(&s.test),
-                Stmt::Assert(s) => self.sink(&s.test),
-                Stmt::For(s) => self.sink(&s.iter),
-                Stmt::Assign(assign) if self.depends(&assign.value) => {
-                    for target in &assign.targets {
-                        if let Expr::Name(local) = target {
-                            self.derived.insert(local.id.to_string());
-                        }
-                    }
+/// data-dependent branch or shape. The text of the first one found goes in `found`; `derived`
+/// holds the locals of the function computed from the attribute (`do_log = self.step % 100 == 0`).
+fn control_flow_stmt(
+    text: &str,
+    stmt: &Stmt,
+    name: &str,
+    derived: &mut HashSet<String>,
+    found: &mut HashMap<String, String>,
+) {
+    let mut sink = |expr: &Expr| sink(text, expr, name, derived, found);
+    match stmt {
+        Stmt::If(s) => sink(&s.test),
+        Stmt::While(s) => sink(&s.test),
+        Stmt::Assert(s) => sink(&s.test),
+        Stmt::For(s) => sink(&s.iter),
+        Stmt::Assign(assign) if depends(&assign.value, name, derived) => {
+            for target in &assign.targets {
+                if let Expr::Name(local) = target {
+                    derived.insert(local.id.to_string());
                 }
-                _ => {}
             }
         }
-        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-            match expr {
-                Expr::If(e) => self.sink(&e.test),
-                Expr::BoolOp(e) => e.values.iter().for_each(|v| self.sink(v)),
-                Expr::Subscript(e) => self.sink(&e.slice),
-                Expr::FString(_) => self.sink(expr),
-                Expr::Call(call) => {
-                    let python = matches!(call.func.as_ref(), Expr::Name(f)
-                        if matches!(f.id.as_str(), "range" | "int" | "float" | "bool" | "str" | "len" | "round" | "min" | "max"));
-                    if python {
-                        call.arguments.args.iter().for_each(|arg| self.sink(arg));
-                    }
-                }
-                _ => {}
-            }
-            true
-        }
+        _ => {}
     }
-    let text = model.source.text.as_str();
-    functions.iter().find_map(|&function| {
-        let mut finder = Finder { name, text, derived: HashSet::default(), found: None };
-        visit_function(model, function, &mut finder);
-        finder.found
-    })
+}
+
+/// `control_flow_stmt` for the expressions of the compiled code.
+fn control_flow_expr(text: &str, expr: &Expr, name: &str, derived: &HashSet<String>, found: &mut HashMap<String, String>) {
+    let mut sink = |expr: &Expr| sink(text, expr, name, derived, found);
+    match expr {
+        Expr::If(e) => sink(&e.test),
+        Expr::BoolOp(e) => e.values.iter().for_each(sink),
+        Expr::Subscript(e) => sink(&e.slice),
+        Expr::FString(_) => sink(expr),
+        Expr::Call(call) => {
+            let python = matches!(call.func.as_ref(), Expr::Name(f)
+                if matches!(f.id.as_str(), "range" | "int" | "float" | "bool" | "str" | "len" | "round" | "min" | "max"));
+            if python {
+                call.arguments.args.iter().for_each(sink);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Notes `expr` as the control flow the attribute turns into, unless one was found before.
+fn sink(text: &str, expr: &Expr, name: &str, derived: &HashSet<String>, found: &mut HashMap<String, String>) {
+    if !found.contains_key(name) && depends(expr, name, derived) {
+        found.insert(name.to_string(), first_line(&text[expr.range()]));
+    }
+}
+
+fn depends(expr: &Expr, name: &str, derived: &HashSet<String>) -> bool {
+    reads(expr, name) || mentions_any(expr, derived)
 }
 
 fn mentions_any(expr: &Expr, names: &HashSet<String>) -> bool {

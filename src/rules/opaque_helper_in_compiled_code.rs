@@ -14,13 +14,12 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::file::{init_method, is_module_class, method_body, self_assignments};
 use crate::model::file::module::is_self;
-use crate::model::compiled::reach::describe;
 use crate::rules::bool_mask_index_put;
-use crate::rules::check::{Checker, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -36,36 +35,63 @@ pub static RULE: Rule = Rule {
     mentions: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::File(check);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    let mut names: HashMap<usize, CacheNames> = HashMap::default();
-    for &function in model.region_functions() {
-        let Some(class) = model.self_class(function) else { continue };
-        let helpers: Vec<&String> =
-            checker.settings.opaque_helpers.iter().filter(|helper| !holds_module(model, class, helper)).collect();
-        let mut finder = LookupFinder { helpers: &helpers, found: Vec::new() };
-        visit_function(model, function, &mut finder);
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(Lookups { checker, finder: None, names: HashMap::default() })
+}
+
+/// The lookups of the region's compiled code, found in the checker's walk one function at a time;
+/// the names the fixes cache values under are given per class, over all its functions.
+struct Lookups<'c, 'a> {
+    checker: &'c Checker<'a>,
+    /// The lookups of the function being walked, and its class.
+    finder: Option<(usize, LookupFinder<'a, 'c>)>,
+    names: HashMap<usize, CacheNames<'a>>,
+}
+
+impl<'c, 'a> RegionHooks<'a> for Lookups<'c, 'a> {
+    fn start(&mut self, function: &Function<'_, 'a>) -> bool {
+        let model = self.checker.model;
+        self.finder = None;
+        let Some(class) = model.self_class(function.id) else { return false };
+        let settings: &'c _ = self.checker.settings;
+        let helpers: Vec<&'c String> =
+            settings.opaque_helpers.iter().filter(|helper| !holds_module(model, class, helper)).collect();
+        // Without helpers to ask, the function holds no lookup.
+        if helpers.is_empty() {
+            return false;
+        }
+        self.finder = Some((class, LookupFinder { helpers, found: Vec::new() }));
+        true
+    }
+
+    fn expr(&mut self, _function: &Function<'_, 'a>, expr: &'a Expr, site: Site) -> bool {
+        let Some((_, finder)) = &mut self.finder else { return false };
+        let Some((helper, cache_name)) = finder.lookup(expr) else { return true };
+        finder.found.push(Lookup { helper: helper.to_string(), expr, cache_name, site });
+        false // the outermost expression is the lookup: its parts are not lookups of their own
+    }
+
+    fn end(&mut self, function: &Function<'_, 'a>, diagnostics: &mut Vec<Diagnostic>) {
+        let Some((class, finder)) = self.finder.take() else { return };
+        let (checker, model) = (self.checker, self.checker.model);
         for lookup in finder.found {
             let text = &model.source.text[lookup.expr.range()];
             let message = format!(
                 "`{text}` in {} asks the {} for a value Dynamo cannot trace: the graph breaks here",
-                describe(model, function),
+                function.describe(),
                 lookup.helper.replace('_', " ")
             );
-            let diagnostic =
-                checker.graph_break(Diagnostic::new(&RULE, lookup.expr.range(), message), function, lookup.site);
-            let names = names.entry(class).or_insert_with(|| CacheNames::new(model, class));
-            let masked_write = || bool_mask_index_put::traced_with(checker, function);
+            let diagnostic = function.graph_break(Diagnostic::new(&RULE, lookup.expr.range(), message), lookup.site);
+            let names = self.names.entry(class).or_insert_with(|| CacheNames::new(model, class));
+            let masked_write = || bool_mask_index_put::traced_with(checker, function.id);
             diagnostics.push(match cache_fix(model, class, &lookup, names, masked_write) {
                 Ok(fix) => diagnostic.with_fix(fix),
                 Err(reason) => diagnostic.without_fix(reason),
             });
         }
     }
-    diagnostics
 }
 
 /// Whether the class assigns an `nn.Module` to `self.<helper>`: then it is a submodule that
@@ -88,16 +114,8 @@ struct Lookup<'a> {
 }
 
 struct LookupFinder<'a, 'h> {
-    helpers: &'h [&'h String],
+    helpers: Vec<&'h String>,
     found: Vec<Lookup<'a>>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for LookupFinder<'a, '_> {
-    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        let Some((helper, cache_name)) = self.lookup(expr) else { return true };
-        self.found.push(Lookup { helper: helper.to_string(), expr, cache_name, site });
-        false // the outermost expression is the lookup: its parts are not lookups of their own
-    }
 }
 
 impl<'a> LookupFinder<'a, '_> {
