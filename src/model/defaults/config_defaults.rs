@@ -20,7 +20,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
 use crate::model::file::configured::{ConfigDefault, Value};
 use crate::model::file::imports::unqualified;
 use crate::model::file::module::is_self;
@@ -664,10 +664,6 @@ impl OffBranches<'_, '_, '_> {
             }
         }
     }
-}
-
-fn body_range(body: &[Stmt]) -> Option<TextRange> {
-    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
 impl<'b> Visitor<'b> for OffBranches<'_, '_, '_> {

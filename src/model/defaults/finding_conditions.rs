@@ -3,7 +3,8 @@
 //! the branches it reads, and every finding inside one gets that branch's condition, the
 //! outermost first.
 
-use ruff_text_size::TextRange;
+use ruff_python_ast::Stmt;
+use ruff_text_size::{Ranged, TextRange};
 
 pub struct FindingConditions {
     /// The findings: (range, position in the caller's list), sorted by start, so that the
@@ -48,4 +49,9 @@ impl FindingConditions {
     pub fn into_vec(self) -> Vec<Option<String>> {
         self.conditions
     }
+}
+
+/// The range of a branch's body, from its first statement to its last.
+pub fn body_range(body: &[Stmt]) -> Option<TextRange> {
+    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }

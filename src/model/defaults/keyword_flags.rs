@@ -15,7 +15,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
 use crate::model::file::{FileModel, FunctionNode};
 
 /// For each of `ranges` (the findings' ranges), the condition its code needs when it sits in a
@@ -114,10 +114,6 @@ impl KeywordBranches<'_, '_> {
             _ => None,
         }
     }
-}
-
-fn body_range(body: &[Stmt]) -> Option<TextRange> {
-    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
 impl<'b> Visitor<'b> for KeywordBranches<'_, '_> {

@@ -18,7 +18,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{BoolOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
 use crate::model::file::imports::unqualified;
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
@@ -167,10 +167,6 @@ impl ReplacedBranches<'_, '_, '_> {
 /// `peft` of `peft.LoraLayer`, `LoraLayer` of `LoraLayer`.
 fn qualified_head(written: &str) -> String {
     written.split('.').next().unwrap_or(written).to_string()
-}
-
-fn body_range(body: &[Stmt]) -> Option<TextRange> {
-    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
 impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_> {

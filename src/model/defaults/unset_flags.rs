@@ -26,7 +26,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
-use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
@@ -368,10 +368,6 @@ impl FlagBranches<'_, '_> {
     fn touches(&self, range: TextRange) -> bool {
         self.conditions.touches(range)
     }
-}
-
-fn body_range(body: &[Stmt]) -> Option<TextRange> {
-    Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
 impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
