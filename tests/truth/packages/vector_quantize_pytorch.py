@@ -66,6 +66,7 @@ def build(name: str) -> Case:
     width = options.get("dim", options.get("bits"))
 
     def make(batch, tokens):
-        return lambda: ((torch.randn(batch, tokens, width).requires_grad_(),), {})
+        # An encoder's output: it requires grad when training, not when serving (made under no_grad).
+        return lambda: ((torch.randn(batch, tokens, width).requires_grad_(torch.is_grad_enabled()),), {})
 
     return Case(model=model, inputs=[make(b, n) for b, n in SHAPES], loss=_loss, options=options)
