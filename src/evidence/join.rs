@@ -19,7 +19,7 @@ use super::frames::{FrameRef, FunctionSpan, function_at, functions, resumed_afte
 use super::observed::{Observed, Runtime};
 use super::paths::PathMap;
 use super::runtime_rule::{GRAPH_BREAK_SEEN, RECOMPILE_SEEN};
-use super::{Event, EventKind, Evidence};
+use super::{Compile, Event, EventKind, Evidence};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::rule::{Category, Rule};
 
@@ -155,9 +155,18 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
                 .map(|&at| evidence.compiles[at].seconds)
                 .sum()
         };
-        let found = frames.iter().find_map(|&(file, line)| {
-            let matches = matching(event, &files[file], &lines[&file], line);
-            (!matches.is_empty()).then_some((file, line, matches))
+        // A backend failure names its operator: the finding making it explains the event better
+        // than whatever else sits on the line it is logged at.
+        let mut backend_failure = || {
+            let compile = &evidence.compiles[*compiles.first()?];
+            let file = resolve(&compile.co_filename)?;
+            making_the_failed_op(event, compile, (file, &files[file], &lines[&file], &spans[&file]))
+        };
+        let found = backend_failure().or_else(|| {
+            frames.iter().find_map(|&(file, line)| {
+                let matches = matching(event, &files[file], &lines[&file], line);
+                (!matches.is_empty()).then_some((file, line, matches))
+            })
         });
         match found {
             Some((file, line, matches)) => {
@@ -281,6 +290,43 @@ fn matching(event: &Event, file: &CheckedFile, lines: &LineIndex, line: usize) -
         })
         .map(|(index, _)| index)
         .collect()
+}
+
+/// A break where the backend failed on an operator (`Backend compiler `aot_eager` failed with
+/// aten.nonzero.default`) is logged at a call or where the frame resumed, not at the operator's
+/// line: the failing graph is the compiled frame's, from its start (or the break it resumed after)
+/// to its end. The findings there whose hazard hands the backend that operator explain it; returns
+/// the file, the first one's line, and them.
+fn making_the_failed_op(
+    event: &Event,
+    compile: &Compile,
+    file: (usize, &CheckedFile, &LineIndex, &[FunctionSpan]),
+) -> Option<(usize, usize, Vec<usize>)> {
+    let (index, file, lines, spans) = file;
+    let op = failed_op(&event.reason)?;
+    let function = function_at(spans, user_function(&compile.co_name), compile.co_firstlineno)?;
+    let after = resumed_after(&compile.co_name).unwrap_or(function.first_line);
+    let line_of = |diagnostic: &Diagnostic| lines.line_column(diagnostic.range.start(), file.text).line.get();
+    let matches: Vec<usize> = file
+        .diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, diagnostic)| {
+            let line = line_of(diagnostic);
+            after < line && line <= function.last_line && diagnostic.rule.backend_ops.contains(&op)
+        })
+        .map(|(at, _)| at)
+        .collect();
+    let first = line_of(&file.diagnostics[*matches.first()?]);
+    Some((index, first, matches))
+}
+
+/// `aten.nonzero` in "Backend compiler `counting` failed with aten.nonzero.default. Adding a graph break."
+fn failed_op(reason: &str) -> Option<&str> {
+    let (_, after) = reason.split_once("Backend compiler ")?;
+    let (_, op) = after.split_once(" failed with ")?;
+    let op = op.split_whitespace().next()?.trim_end_matches('.');
+    Some(op.strip_suffix(".default").unwrap_or(op))
 }
 
 /// Whether `code` holds `name` as a whole name (`self.steps`, not `self.steps_total`).
@@ -410,7 +456,7 @@ fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evidence::{Compile, LoggedFrame, Origin};
+    use crate::evidence::{LoggedFrame, Origin};
 
     fn event(reason: &str, line: usize) -> Event {
         Event {
@@ -494,6 +540,39 @@ mod tests {
             Some(vec![2])
         );
         assert!(found[0].message.ends_with("resumed after the graph break at line 2, which hands it these values"));
+    }
+
+    #[test]
+    fn a_backend_failure_joins_the_finding_making_its_operator_later_in_the_function() {
+        let mut text =
+            "def forward(x, m):\n    y = helper(x)\n    x[m] = y\n    return x\n\ndef other(x, m):\n    x[m] = x\n"
+                .to_string();
+        let index_put = crate::rules::RULES.iter().find(|rule| rule.code == "TCF105").expect("TCF105");
+        let at = |code: &str| {
+            let start = TextSize::try_from(text.find(code).expect("in the text")).expect("small");
+            TextRange::at(start, TextSize::of(code))
+        };
+        let mut diagnostics =
+            vec![Diagnostic::new(index_put, at("x[m] = y"), "put"), Diagnostic::new(index_put, at("x[m] = x"), "put")];
+        let path = std::path::PathBuf::from("/here/m.py");
+        let mut files = [CheckedFile { path: &path, text: &mut text, diagnostics: &mut diagnostics }];
+        let failed = "Backend compiler `aot_eager` failed with aten.nonzero.default. Adding a graph break.";
+        join(
+            &evidence(vec![event(failed, 2), event("Backend compiler `x` failed with aten.sort.default", 2)]),
+            &mut files,
+            &|_, _, _| {},
+        );
+        let breaks = |d: &Diagnostic| d.runtime.as_ref().and_then(Runtime::observed).map(|o| o.breaks);
+        assert_eq!(breaks(&diagnostics[0]), Some(1), "the put after the resume line, same function");
+        assert_eq!(breaks(&diagnostics[1]), None, "another function's put");
+        assert_eq!(diagnostics[2].rule.code, "TCF100", "an operator no rule hands the backend");
+    }
+
+    #[test]
+    fn the_failed_operator_is_read_from_the_backends_message() {
+        let reason = "Backend compiler `counting` failed with aten.nonzero.default. Adding a graph break.";
+        assert_eq!(failed_op(reason), Some("aten.nonzero"));
+        assert_eq!(failed_op("Data-dependent branching"), None);
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub static GRAPH_BREAK_SEEN: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub static RECOMPILE_SEEN: Rule = Rule {
@@ -39,6 +40,7 @@ pub static RECOMPILE_SEEN: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
+    backend_ops: &[],
 };
 
 /// Both, for `tcfix explain TCF100`.

@@ -36,6 +36,7 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::File(check);

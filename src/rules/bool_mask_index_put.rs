@@ -38,6 +38,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
+    backend_ops: &["aten.nonzero"],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);
@@ -108,8 +109,11 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
         let [Expr::Subscript(target)] = assign.targets.as_slice() else { return };
         // `t[mask] = 0.0` is traced fine: only tensor values have the failing backward, and only
         // when grad is on.
+        let is_mask = |mask: &Expr| {
+            self.tensors.is_mask(mask) || mask_reaches(self.function, self.tensors, assign, mask)
+        };
         let is_hazard = self.tensors.is_tensor(&target.value)
-            && self.tensors.is_mask(&target.slice)
+            && is_mask(&target.slice)
             && self.tensors.is_tensor(&assign.value)
             && !self.never_requires_grad(&target.value)
             && !self.never_requires_grad(&assign.value)
@@ -258,20 +262,47 @@ fn masked_scatter_fix(model: &FileModel, function: usize, put: &IndexPut) -> Res
 /// rebinds `name`: then nothing else holds the tensor or a view of it, and rebinding the name is the
 /// same as writing into it.
 fn is_fresh_local(def: &ast::StmtFunctionDef, name: &str, put: TextRange) -> bool {
-    let Some(block) = block_holding(&def.body, put) else { return false };
-    let Some(index) = block.iter().position(|stmt| stmt.range() == put) else { return false };
+    matches!(last_binding(def, name, put), Some((Expr::Call(call), Uses::None))
+        if last_segment(&call.func).is_some_and(|f| FRESH_TENSOR.contains(&f)))
+}
+
+/// The mask of `t[mask] = v` is a mask where it is used: the statement binding it last before, in
+/// the same block, binds a mask (`m = torch.tensor(m, dtype=torch.bool)` after `m = helper(...)`:
+/// the function's other bindings of the name do not reach the assignment).
+fn mask_reaches(function: &Function, tensors: &Tensors, put: &ast::StmtAssign, mask: &Expr) -> bool {
+    let Expr::Name(mask) = mask else { return false };
+    let FunctionNode::Def(def) = function.model().function(function.id).node else { return false };
+    matches!(last_binding(def, mask.id.as_str(), put.range()), Some((value, Uses::None | Uses::Read))
+        if tensors.is_mask(value))
+}
+
+/// How the statements between a binding and a use touch the name.
+enum Uses {
+    None,
+    Read,
+    Bound,
+}
+
+/// In the block holding the statement at `put`, the value of the statement that last binds
+/// `name` as a whole (`name = value`) before it, and how the statements in between use `name`.
+/// `None` if some statement in between may rebind it, or no such binding is in the block.
+fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, put: TextRange) -> Option<(&'a Expr, Uses)> {
+    let block = block_holding(&def.body, put)?;
+    let index = block.iter().position(|stmt| stmt.range() == put)?;
+    let mut between = Uses::None;
     for stmt in block[..index].iter().rev() {
         if let Some(value) = binds(stmt, name) {
-            return matches!(value, Expr::Call(call)
-                if last_segment(&call.func).is_some_and(|f| FRESH_TENSOR.contains(&f)));
+            return Some((value, between));
         }
-        let mut uses = NameUses { name, used: false };
+        let mut uses = NameUses { name, uses: Uses::None };
         uses.visit_stmt(stmt);
-        if uses.used {
-            return false;
+        match uses.uses {
+            Uses::Bound => return None,
+            Uses::Read => between = Uses::Read,
+            Uses::None => {}
         }
     }
-    false
+    None
 }
 
 /// `name = value` as a whole statement: the value.
@@ -307,16 +338,22 @@ fn block_holding(body: &[Stmt], range: TextRange) -> Option<&[Stmt]> {
     blocks.into_iter().find_map(|block| block_holding(block, range))
 }
 
-/// Whether a statement reads or binds `name` anywhere.
+/// Whether a statement reads or binds `name` anywhere (binding wins).
 struct NameUses<'n> {
     name: &'n str,
-    used: bool,
+    uses: Uses,
 }
 
 impl<'a> Visitor<'a> for NameUses<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if matches!(expr, Expr::Name(n) if n.id.as_str() == self.name) {
-            self.used = true;
+        if let Expr::Name(n) = expr
+            && n.id.as_str() == self.name
+        {
+            self.uses = match (n.ctx, &self.uses) {
+                (ast::ExprContext::Load, Uses::None) => Uses::Read,
+                (ast::ExprContext::Load, _) => return,
+                _ => Uses::Bound,
+            };
         }
         walk_expr(self, expr);
     }

@@ -36,6 +36,7 @@ pub static RULE: Rule = Rule {
     category: Category::Error,
     fixes: &[Safety::DisplayOnly],
     mentions: &["custom_op"],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::File(check);

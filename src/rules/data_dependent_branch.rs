@@ -42,6 +42,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

@@ -39,6 +39,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Unsafe],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

@@ -37,6 +37,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &["sdp_kernel"],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::File(check);

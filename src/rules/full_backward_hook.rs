@@ -31,6 +31,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[],
     mentions: &["backward_hook", "backward_pre_hook"],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::File(check);

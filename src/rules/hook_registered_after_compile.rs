@@ -24,6 +24,7 @@ pub static RULE: Rule = Rule {
     category: Category::Setup,
     fixes: &[],
     mentions: &["compile"],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::File(check);

@@ -33,6 +33,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

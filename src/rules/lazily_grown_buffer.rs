@@ -32,6 +32,7 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::File(check);

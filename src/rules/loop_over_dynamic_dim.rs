@@ -29,6 +29,7 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

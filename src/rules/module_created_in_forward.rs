@@ -35,6 +35,7 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

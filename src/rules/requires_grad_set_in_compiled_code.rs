@@ -32,6 +32,7 @@ pub static RULE: Rule = Rule {
     category: Category::GraphBreak,
     fixes: &[],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

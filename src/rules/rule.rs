@@ -54,6 +54,11 @@ pub struct Rule {
     /// hazard is spelled with, aliases included: `import ... as` keeps the name in the file).
     /// The rule does not run on a file without them. Empty: every file.
     pub mentions: &'static [&'static str],
+    /// The operators the hazard hands the backend that it fails to compile (`aten.nonzero`, which
+    /// a boolean index-put's backward needs). Dynamo logs such a graph break where the failing
+    /// graph starts, not at the operator's line: the evidence joins it to this rule's findings
+    /// further on in that function.
+    pub backend_ops: &'static [&'static str],
 }
 
 impl fmt::Debug for Rule {

@@ -37,6 +37,7 @@ pub static RULE: Rule = Rule {
     category: Category::Recompile,
     fixes: &[],
     mentions: &[],
+    backend_ops: &[],
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);

@@ -230,6 +230,13 @@ def main():
         guarded = (finding(findings, "TCF200", 21) or {}).get("runtime", {}).get("guarded")
         check(guarded == ["self.use_bias"], f"{label}: the recompile names the flag it guards ({guarded})")
 
+    # A backend failure is logged where the failing graph starts; it joins the write that makes it.
+    run_model("models/masked_frames.py", {"TORCH_TRACE": str(work / "masked")}, work)
+    findings = tcfix(args.tcfix, ["--trace", str(work / "masked")], ["masked_frames.py"])
+    expect(findings, "TCF103", 17, "confirmed", breaks=1, label="masked trace")
+    expect(findings, "TCF105", 20, "confirmed", breaks=2, label="masked trace")
+    check(totals(findings) == log_events(work / "masked"), "masked trace: every event in the log is carried")
+
     findings = tcfix(args.tcfix, ["--trace", str(work / "library")], ["calls_library.py"])
     breaks, _ = log_events(work / "library")
     expect(findings, "TCF100", 20, "runtime-only", breaks=breaks, label="library trace")
@@ -264,6 +271,7 @@ def main():
         for label, trace, files, cwd in [
             ("flaky", "flaky", ["flaky_net.py"], MODELS),
             ("library", "library", ["calls_library.py"], MODELS),
+            ("masked", "masked", ["masked_frames.py"], MODELS),
             ("ranks", "ranks", ["two_ranks.py"], MODELS),
             *[(m.stem, m.stem, [m.name], ORACLE_MODELS) for m in sorted(ORACLE_MODELS.glob("oracle_*.py"))],
         ]:

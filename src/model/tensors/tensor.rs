@@ -389,10 +389,21 @@ impl<'m, 'a> Tensors<'m, 'a> {
                     if DTYPE_KEEPING_METHODS.contains(&method.attr.id.as_str()) && self.is_mask(&method.value));
                 (returns_mask && self.is_tensor_call(call))
                     || keeps_a_mask
+                    || self.makes_bool_tensor(call)
                     || self.returning_masks.contains(&call.range())
             }
             _ => false,
         }
+    }
+
+    /// `torch.tensor(m, dtype=torch.bool)`, `torch.zeros(n, dtype=torch.bool)`, `x.to(torch.bool)`:
+    /// a tensor call that says its dtype is bool.
+    fn makes_bool_tensor(&self, call: &ast::ExprCall) -> bool {
+        let is_bool = |e: &Expr| self.model.imports.qualified_name(e).is_some_and(|name| name == "torch.bool");
+        let dtype = call.arguments.find_keyword("dtype").map(|keyword| &keyword.value);
+        let converts = matches!(call.func.as_ref(), Expr::Attribute(method) if method.attr.id.as_str() == "to");
+        let dtype = dtype.or_else(|| call.arguments.args.first().filter(|_| converts));
+        dtype.is_some_and(is_bool) && self.is_tensor_call(call)
     }
 
     /// Whether `expr` is a 0-d tensor: a reduction without `dim` (`x.max()`, `torch.sum(x)`,
