@@ -9,11 +9,15 @@
 //! The same for a number the default makes fail a comparison with a literal: `frac=1.0`, then
 //! `if self.frac < 1.0:` ("only when `Quantizer` is built with `frac < 1.0` (1.0 by default)").
 //!
+//! The same for an attribute `__init__` sets to a literal `False` (`self.gradient_checkpointing =
+//! False`) that only a method or another file turns on: "only when `gradient_checkpointing` is
+//! turned on".
+//!
 //! Only when that is certain in the file: the attribute is stored from the parameter at the top
 //! of `__init__`, is otherwise only ever set off again (`self.expand = False`), and no call in the
 //! file passes the parameter (by keyword, or by position to the class or a `super().__init__`).
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
@@ -29,11 +33,18 @@ use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
 pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
     let turned_on = turned_on(model);
+    let set_on_others = std::cell::OnceCell::new();
     for class in 0..model.classes.len() {
         if !conditions.touches(model.classes[class].node.range()) {
             continue;
         }
-        let flags = flags_off(model, class, &turned_on);
+        let mut flags = flags_off(model, class, &turned_on);
+        // A literal flag that code in the file sets on some object (`model.monitor.enabled = on`)
+        // is turned on by the file's own use: no condition.
+        if flags.values().any(|flag| flag.parameter.is_none()) {
+            let set_on_others = set_on_others.get_or_init(|| SetOnOthers::of(model));
+            flags.retain(|attr, flag| flag.parameter.is_some() || !set_on_others.contains(attr.as_str()));
+        }
         if flags.is_empty() {
             continue;
         }
@@ -48,9 +59,11 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
     conditions.into_vec()
 }
 
-/// A constructor parameter that defaults off, as stored on `self`.
+/// A flag `__init__` stores off: from a parameter that defaults off, or as a literal `False`
+/// (`self.gradient_checkpointing = False`, which only a method or other code turns on).
 struct Flag {
-    parameter: String,
+    /// The parameter it is stored from; `None` for a literal.
+    parameter: Option<String>,
     default: Default,
 }
 
@@ -81,6 +94,37 @@ fn turned_on<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
     counts
 }
 
+/// The attributes the file sets to anything but off on an object other than `self`
+/// (`module.gradient_checkpointing = True`, `model.monitor.enabled = enabled`).
+struct SetOnOthers<'a> {
+    found: HashSet<&'a str>,
+}
+
+impl<'a> SetOnOthers<'a> {
+    fn of(model: &'a FileModel) -> HashSet<&'a str> {
+        let mut walk = SetOnOthers { found: HashSet::default() };
+        walk.visit_body(model.source.parsed.suite());
+        walk.found
+    }
+}
+
+impl<'a> Visitor<'a> for SetOnOthers<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Assign(assign) = stmt {
+            let off = matches!(assign.value.as_ref(), Expr::BooleanLiteral(b) if !b.value);
+            for target in &assign.targets {
+                if let Expr::Attribute(attr) = target
+                    && !is_self(&attr.value)
+                    && !off
+                {
+                    self.found.insert(attr.attr.id.as_str());
+                }
+            }
+        }
+        walk_stmt(self, stmt);
+    }
+}
+
 /// The attributes of `class` stored from an off-by-default `__init__` parameter that nothing in
 /// the file turns on (`turned_on`: see there).
 fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) -> HashMap<String, Flag> {
@@ -89,14 +133,20 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
     let parameters = off_parameters(def);
     let mut flags = HashMap::default();
     for assignment in self_assignments(model, class) {
-        let from_parameter = match assignment.value() {
-            Some(Expr::Name(name)) if assignment.method == init && assignment.top_level => {
-                parameters.get(name.id.as_str()).map(|(_, default)| (name.id.to_string(), default.clone()))
+        if assignment.method != init || !assignment.top_level {
+            continue;
+        }
+        let flag = match assignment.value() {
+            Some(Expr::Name(name)) => parameters
+                .get(name.id.as_str())
+                .map(|(_, default)| Flag { parameter: Some(name.id.to_string()), default: default.clone() }),
+            Some(Expr::BooleanLiteral(b)) if !b.value => {
+                Some(Flag { parameter: None, default: Default { text: "False".into(), number: None } })
             }
             _ => None,
         };
-        if let Some((parameter, default)) = from_parameter {
-            flags.insert(assignment.attr.clone(), Flag { parameter, default });
+        if let Some(flag) = flag {
+            flags.insert(assignment.attr.clone(), flag);
         }
     }
     // Set to anything but off elsewhere (in any class of the file: a subclass may), it is no
@@ -107,12 +157,16 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
             *stores.entry(assignment.attr.as_str()).or_default() += 1;
         }
     }
-    flags.retain(|attr, _| turned_on.get(attr.as_str()) == stores.get(attr.as_str()));
+    // A literal `False` is a flag only while nothing in the file sets it to anything else.
+    flags.retain(|attr, flag| match flag.parameter {
+        Some(_) => turned_on.get(attr.as_str()) == stores.get(attr.as_str()),
+        None => !turned_on.contains_key(attr.as_str()),
+    });
     if flags.is_empty() {
         return flags;
     }
     let passed = Passed::of(model, class, &parameters);
-    flags.retain(|_, flag| !passed.contains(&flag.parameter));
+    flags.retain(|_, flag| flag.parameter.as_ref().is_none_or(|parameter| !passed.contains(parameter)));
     flags
 }
 
@@ -212,9 +266,15 @@ impl FlagBranches<'_> {
             _ => return None,
         };
         let flag = self.flags.get(attr.attr.id.as_str())?;
+        let Some(parameter) = &flag.parameter else {
+            // A literal: only code outside `__init__` (a method users call, another file) turns it on.
+            return (on.is_none()).then(|| {
+                format!("only when `{}` is turned on (`{}.__init__` sets it False)", attr.attr.id, self.class)
+            });
+        };
         let with = match (on, flag.default.text.as_str()) {
-            (None, "False") => format!("`{}=True`", flag.parameter),
-            (Some(_), "None") | (None, "None") => format!("`{}` set", flag.parameter),
+            (None, "False") => format!("`{parameter}=True`"),
+            (Some(_), "None") | (None, "None") => format!("`{parameter}` set"),
             _ => return None,
         };
         Some(format!("only when `{}` is built with {with} ({} by default)", self.class, flag.default.text))
@@ -239,7 +299,7 @@ impl FlagBranches<'_> {
             CmpOp::NotEq => default != bound,
             _ => return None,
         };
-        let written = format!("{} {} {}", flag.parameter, op.as_str(), number_text(&literal.value)?);
+        let written = format!("{} {} {}", flag.parameter.as_ref()?, op.as_str(), number_text(&literal.value)?);
         (!holds)
             .then(|| format!("only when `{}` is built with `{written}` ({} by default)", self.class, flag.default.text))
     }
