@@ -3,7 +3,8 @@
 //! the branches it reads, and every finding inside one gets that branch's condition, the
 //! outermost first.
 
-use ruff_python_ast::Stmt;
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 pub struct FindingConditions {
@@ -54,4 +55,62 @@ impl FindingConditions {
 /// The range of a branch's body, from its first statement to its last.
 pub fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
+}
+
+/// What a walk of branches asks of each test: the condition under which a branch runs.
+pub trait BranchTests {
+    /// The condition under which `test` holds (`flag`, `flag and x`): its body runs only then.
+    fn needs(&self, test: &Expr) -> Option<String>;
+    /// The condition under which `test` fails (`not flag`): the clauses after it run only then.
+    fn needs_false(&self, test: &Expr) -> Option<String>;
+}
+
+/// A walk of a function's body that marks the findings in `if`/`elif`/`else` clauses and in the
+/// arms of conditional expressions by what `tests` says of each test; nested functions and
+/// classes are not its body.
+pub struct BranchWalk<'w, T> {
+    pub tests: T,
+    pub conditions: &'w mut FindingConditions,
+}
+
+impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
+    fn visit_stmt(&mut self, stmt: &'b Stmt) {
+        if !self.conditions.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+            return;
+        }
+        if let Stmt::If(if_stmt) = stmt {
+            let mut after_false: Option<String> = None;
+            let clauses = std::iter::once((Some(&*if_stmt.test), &if_stmt.body, if_stmt.range()))
+                .chain(if_stmt.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body, c.range())));
+            for (test, body, whole) in clauses {
+                if let Some(condition) = &after_false {
+                    self.conditions.mark(whole, condition);
+                    continue;
+                }
+                let Some(test) = test else { continue };
+                if let Some(condition) = self.tests.needs(test) {
+                    if let Some(body) = body_range(body) {
+                        self.conditions.mark(body, &condition);
+                    }
+                } else {
+                    after_false = self.tests.needs_false(test);
+                }
+            }
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'b Expr) {
+        if !self.conditions.touches(expr.range()) || matches!(expr, Expr::Lambda(_)) {
+            return;
+        }
+        if let Expr::If(if_exp) = expr {
+            if let Some(condition) = self.tests.needs(&if_exp.test) {
+                self.conditions.mark(if_exp.body.range(), &condition);
+            } else if let Some(condition) = self.tests.needs_false(&if_exp.test) {
+                self.conditions.mark(if_exp.orelse.range(), &condition);
+            }
+        }
+        walk_expr(self, expr);
+    }
 }

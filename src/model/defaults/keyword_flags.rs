@@ -11,11 +11,11 @@
 //! clauses after `if not kwargs.get(...)`, and the arm of a conditional expression. The `**`
 //! parameter must not be assigned or written into in the function.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
+use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
 use crate::model::file::{FileModel, FunctionNode};
 
 /// For each of `ranges` (the findings' ranges), the condition its code needs when it sits in a
@@ -30,7 +30,7 @@ pub fn off_unless_keyword_passed(model: &FileModel, ranges: &[TextRange]) -> Vec
         if !conditions.touches(def.range()) || changes(&def.body, kwargs) {
             continue;
         }
-        let mut walk = KeywordBranches { def, kwargs, conditions: &mut conditions };
+        let mut walk = BranchWalk { tests: KeywordTests { def, kwargs }, conditions: &mut conditions };
         walk.visit_body(&def.body);
     }
     conditions.into_vec()
@@ -63,38 +63,15 @@ fn changes(body: &[Stmt], kwargs: &str) -> bool {
     writes.found
 }
 
-/// The walk of a function's body that marks the findings in branches on its keyword flags.
-struct KeywordBranches<'w, 'a> {
+/// The tests of a function's keyword flags, for the walk that marks the branches on them.
+struct KeywordTests<'a> {
     def: &'a ast::StmtFunctionDef,
     kwargs: &'a str,
-    conditions: &'w mut FindingConditions,
 }
 
-impl KeywordBranches<'_, '_> {
-    fn mark(&mut self, range: TextRange, key: &str) {
-        let condition = format!(
-            "only when `{key}=True` reaches `{}` through `**{}` (unset by default)",
-            self.def.name.id, self.kwargs
-        );
-        self.conditions.mark(range, &condition);
-    }
-
-    /// The key a test needs true: `kwargs.get("key")`, alone or a part of an `and`.
-    fn needs<'t>(&self, test: &'t Expr) -> Option<&'t str> {
-        match test {
-            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
-                bool_op.values.iter().find_map(|value| self.keyword_flag(value))
-            }
-            test => self.keyword_flag(test),
-        }
-    }
-
-    /// The key a test needs false: `not kwargs.get("key")`.
-    fn needs_false<'t>(&self, test: &'t Expr) -> Option<&'t str> {
-        match test {
-            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => self.keyword_flag(&unary.operand),
-            _ => None,
-        }
+impl KeywordTests<'_> {
+    fn condition(&self, key: &str) -> String {
+        format!("only when `{key}=True` reaches `{}` through `**{}` (unset by default)", self.def.name.id, self.kwargs)
     }
 
     /// `kwargs.get("key")`, `kwargs.get("key", None)`, `kwargs.get("key", False)`: the key.
@@ -116,45 +93,26 @@ impl KeywordBranches<'_, '_> {
     }
 }
 
-impl<'b> Visitor<'b> for KeywordBranches<'_, '_> {
-    fn visit_stmt(&mut self, stmt: &'b Stmt) {
-        if !self.conditions.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
-        }
-        if let Stmt::If(if_stmt) = stmt {
-            let mut after_false: Option<&str> = None;
-            let clauses = std::iter::once((Some(&*if_stmt.test), &if_stmt.body, if_stmt.range()))
-                .chain(if_stmt.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body, c.range())));
-            for (test, body, whole) in clauses {
-                if let Some(key) = after_false {
-                    self.mark(whole, key);
-                    continue;
-                }
-                let Some(test) = test else { continue };
-                if let Some(key) = self.needs(test) {
-                    if let Some(body) = body_range(body) {
-                        self.mark(body, key);
-                    }
-                } else if let Some(key) = self.needs_false(test) {
-                    after_false = Some(key);
-                }
+impl BranchTests for KeywordTests<'_> {
+    /// `kwargs.get("key")`, alone or a part of an `and`.
+    fn needs(&self, test: &Expr) -> Option<String> {
+        let key = match test {
+            Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => {
+                bool_op.values.iter().find_map(|value| self.keyword_flag(value))
             }
-        }
-        walk_stmt(self, stmt);
+            test => self.keyword_flag(test),
+        }?;
+        Some(self.condition(key))
     }
 
-    fn visit_expr(&mut self, expr: &'b Expr) {
-        if !self.conditions.touches(expr.range()) || matches!(expr, Expr::Lambda(_)) {
-            return;
-        }
-        if let Expr::If(if_exp) = expr {
-            if let Some(key) = self.needs(&if_exp.test) {
-                self.mark(if_exp.body.range(), key);
-            } else if let Some(key) = self.needs_false(&if_exp.test) {
-                self.mark(if_exp.orelse.range(), key);
+    /// `not kwargs.get("key")`.
+    fn needs_false(&self, test: &Expr) -> Option<String> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => {
+                Some(self.condition(self.keyword_flag(&unary.operand)?))
             }
+            _ => None,
         }
-        walk_expr(self, expr);
     }
 }
 

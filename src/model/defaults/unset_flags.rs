@@ -26,7 +26,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
-use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
+use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
@@ -48,7 +48,7 @@ pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<
         if flags.is_empty() {
             continue;
         }
-        let mut walk = FlagBranches { def, flags, conditions: &mut conditions };
+        let mut walk = BranchWalk { tests: FlagTests { def, flags }, conditions: &mut conditions };
         walk.visit_body(&def.body);
     }
     conditions.into_vec()
@@ -322,23 +322,20 @@ impl Stores {
     }
 }
 
-/// The walk of an entry point's body that marks the findings in branches on its unset flags.
-struct FlagBranches<'w, 'a> {
+/// The tests of an entry point's unset flags, for the walk that marks the branches on them.
+struct FlagTests<'a> {
     def: &'a ast::StmtFunctionDef,
     flags: Vec<Flag>,
-    conditions: &'w mut FindingConditions,
 }
 
-impl FlagBranches<'_, '_> {
-    /// The outermost condition wins: the walk marks outer branches first.
-    fn mark(&mut self, range: TextRange, flag: usize) {
+impl FlagTests<'_> {
+    fn condition(&self, flag: usize) -> String {
         let Flag { name, default } = &self.flags[flag];
-        let condition = format!("only when `{}` is called with `{name}=True` ({default} by default)", self.def.name.id);
-        self.conditions.mark(range, &condition);
+        format!("only when `{}` is called with `{name}=True` ({default} by default)", self.def.name.id)
     }
 
     /// The flag a test needs true (`flag`, `flag and x`, `x and flag`), unassigned before it.
-    fn needs(&self, test: &Expr) -> Option<usize> {
+    fn flag_needed(&self, test: &Expr) -> Option<usize> {
         let flag = match test {
             Expr::Name(name) => self.flag(name.id.as_str()),
             Expr::BoolOp(bool_op) if bool_op.op == BoolOp::And => bool_op.values.iter().find_map(|value| match value {
@@ -350,64 +347,23 @@ impl FlagBranches<'_, '_> {
         (!Stores::of(self.def, &self.flags[flag].name).rebound_before(test.start())).then_some(flag)
     }
 
-    /// The flag a test needs false (`not flag`): what follows it runs only when the flag is true.
-    fn needs_false(&self, test: &Expr) -> Option<usize> {
-        match test {
-            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => match unary.operand.as_ref() {
-                Expr::Name(_) => self.needs(&unary.operand),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-
     fn flag(&self, name: &str) -> Option<usize> {
         self.flags.iter().position(|flag| flag.name == name)
     }
-
-    fn touches(&self, range: TextRange) -> bool {
-        self.conditions.touches(range)
-    }
 }
 
-impl<'b> Visitor<'b> for FlagBranches<'_, '_> {
-    fn visit_stmt(&mut self, stmt: &'b Stmt) {
-        if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
-        }
-        if let Stmt::If(if_stmt) = stmt {
-            let mut after_false: Option<usize> = None;
-            let clauses = std::iter::once((Some(&*if_stmt.test), &if_stmt.body, if_stmt.range()))
-                .chain(if_stmt.elif_else_clauses.iter().map(|c| (c.test.as_ref(), &c.body, c.range())));
-            for (test, body, whole) in clauses {
-                if let Some(flag) = after_false {
-                    self.mark(whole, flag);
-                    continue;
-                }
-                let Some(test) = test else { continue };
-                if let Some(flag) = self.needs(test) {
-                    if let Some(body) = body_range(body) {
-                        self.mark(body, flag);
-                    }
-                } else if let Some(flag) = self.needs_false(test) {
-                    after_false = Some(flag);
-                }
-            }
-        }
-        walk_stmt(self, stmt);
+impl BranchTests for FlagTests<'_> {
+    fn needs(&self, test: &Expr) -> Option<String> {
+        self.flag_needed(test).map(|flag| self.condition(flag))
     }
 
-    fn visit_expr(&mut self, expr: &'b Expr) {
-        if !self.touches(expr.range()) || matches!(expr, Expr::Lambda(_)) {
-            return;
-        }
-        if let Expr::If(if_exp) = expr {
-            if let Some(flag) = self.needs(&if_exp.test) {
-                self.mark(if_exp.body.range(), flag);
-            } else if let Some(flag) = self.needs_false(&if_exp.test) {
-                self.mark(if_exp.orelse.range(), flag);
+    /// `not flag`: what follows it runs only when the flag is true.
+    fn needs_false(&self, test: &Expr) -> Option<String> {
+        match test {
+            Expr::UnaryOp(unary) if unary.op == UnaryOp::Not && matches!(unary.operand.as_ref(), Expr::Name(_)) => {
+                self.needs(&unary.operand)
             }
+            _ => None,
         }
-        walk_expr(self, expr);
     }
 }
