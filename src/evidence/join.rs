@@ -294,9 +294,11 @@ fn matching(event: &Event, file: &CheckedFile, lines: &LineIndex, line: usize) -
 
 /// A break where the backend failed on an operator (`Backend compiler `aot_eager` failed with
 /// aten.nonzero.default`) is logged at a call or where the frame resumed, not at the operator's
-/// line: the failing graph is the compiled frame's, from its start (or the break it resumed after)
-/// to its end. The findings there whose hazard hands the backend that operator explain it; returns
-/// the file, the first one's line, and them.
+/// line: the failing graph is the compiled frame's, from its start (or the break it resumed after).
+/// The first finding after that start whose hazard hands the backend that operator is in that
+/// graph and explains it; a later one may lie past the graph's end (a break in between, after
+/// which Dynamo skips the rest of the frame), so it is not counted. Returns the file, that line,
+/// and the findings on it. A write in a helper inlined into the frame is not searched.
 fn making_the_failed_op(
     event: &Event,
     compile: &Compile,
@@ -307,18 +309,16 @@ fn making_the_failed_op(
     let function = function_at(spans, user_function(&compile.co_name), compile.co_firstlineno)?;
     let after = resumed_after(&compile.co_name).unwrap_or(function.first_line);
     let line_of = |diagnostic: &Diagnostic| lines.line_column(diagnostic.range.start(), file.text).line.get();
-    let matches: Vec<usize> = file
+    let making: Vec<(usize, usize)> = file
         .diagnostics
         .iter()
         .enumerate()
-        .filter(|(_, diagnostic)| {
-            let line = line_of(diagnostic);
-            after < line && line <= function.last_line && diagnostic.rule.backend_ops.contains(&op)
-        })
-        .map(|(at, _)| at)
+        .filter(|(_, diagnostic)| diagnostic.rule.backend_ops.contains(&op))
+        .map(|(at, diagnostic)| (at, line_of(diagnostic)))
+        .filter(|&(_, line)| after < line && line <= function.last_line)
         .collect();
-    let first = line_of(&file.diagnostics[*matches.first()?]);
-    Some((index, first, matches))
+    let first = making.iter().map(|&(_, line)| line).min()?;
+    Some((index, first, making.iter().filter(|&&(_, line)| line == first).map(|&(at, _)| at).collect()))
 }
 
 /// `aten.nonzero` in "Backend compiler `counting` failed with aten.nonzero.default. Adding a graph break."
@@ -544,16 +544,18 @@ mod tests {
 
     #[test]
     fn a_backend_failure_joins_the_finding_making_its_operator_later_in_the_function() {
-        let mut text =
-            "def forward(x, m):\n    y = helper(x)\n    x[m] = y\n    return x\n\ndef other(x, m):\n    x[m] = x\n"
-                .to_string();
+        let mut text = "def forward(x, m):\n    y = helper(x)\n    x[m] = y\n    print(x)\n    x[m] = x + 1\n    return x\n\ndef other(x, m):\n    x[m] = x\n"
+            .to_string();
         let index_put = crate::rules::RULES.iter().find(|rule| rule.code == "TCF105").expect("TCF105");
         let at = |code: &str| {
             let start = TextSize::try_from(text.find(code).expect("in the text")).expect("small");
             TextRange::at(start, TextSize::of(code))
         };
-        let mut diagnostics =
-            vec![Diagnostic::new(index_put, at("x[m] = y"), "put"), Diagnostic::new(index_put, at("x[m] = x"), "put")];
+        let mut diagnostics = vec![
+            Diagnostic::new(index_put, at("x[m] = y"), "put"),
+            Diagnostic::new(index_put, at("x[m] = x + 1"), "put"),
+            Diagnostic::new(index_put, at("x[m] = x\n"), "put"),
+        ];
         let path = std::path::PathBuf::from("/here/m.py");
         let mut files = [CheckedFile { path: &path, text: &mut text, diagnostics: &mut diagnostics }];
         let failed = "Backend compiler `aot_eager` failed with aten.nonzero.default. Adding a graph break.";
@@ -563,9 +565,10 @@ mod tests {
             &|_, _, _| {},
         );
         let breaks = |d: &Diagnostic| d.runtime.as_ref().and_then(Runtime::observed).map(|o| o.breaks);
-        assert_eq!(breaks(&diagnostics[0]), Some(1), "the put after the resume line, same function");
-        assert_eq!(breaks(&diagnostics[1]), None, "another function's put");
-        assert_eq!(diagnostics[2].rule.code, "TCF100", "an operator no rule hands the backend");
+        assert_eq!(breaks(&diagnostics[0]), Some(1), "the first put after the frame's start");
+        assert_eq!(breaks(&diagnostics[1]), None, "a later put, maybe past a break that ended the graph");
+        assert_eq!(breaks(&diagnostics[2]), None, "another function's put");
+        assert_eq!(diagnostics[3].rule.code, "TCF100", "an operator no rule hands the backend");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -262,7 +262,7 @@ fn masked_scatter_fix(model: &FileModel, function: usize, put: &IndexPut) -> Res
 /// rebinds `name`: then nothing else holds the tensor or a view of it, and rebinding the name is the
 /// same as writing into it.
 fn is_fresh_local(def: &ast::StmtFunctionDef, name: &str, put: TextRange) -> bool {
-    matches!(last_binding(def, name, put), Some((Expr::Call(call), Uses::None))
+    matches!(last_binding(def, name, put), Some((Expr::Call(call), Uses::Untouched))
         if last_segment(&call.func).is_some_and(|f| FRESH_TENSOR.contains(&f)))
 }
 
@@ -272,13 +272,13 @@ fn is_fresh_local(def: &ast::StmtFunctionDef, name: &str, put: TextRange) -> boo
 fn mask_reaches(function: &Function, tensors: &Tensors, put: &ast::StmtAssign, mask: &Expr) -> bool {
     let Expr::Name(mask) = mask else { return false };
     let FunctionNode::Def(def) = function.model().function(function.id).node else { return false };
-    matches!(last_binding(def, mask.id.as_str(), put.range()), Some((value, Uses::None | Uses::Read))
+    matches!(last_binding(def, mask.id.as_str(), put.range()), Some((value, Uses::Untouched | Uses::Read))
         if tensors.is_mask(value))
 }
 
 /// How the statements between a binding and a use touch the name.
 enum Uses {
-    None,
+    Untouched,
     Read,
     Bound,
 }
@@ -289,17 +289,17 @@ enum Uses {
 fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, put: TextRange) -> Option<(&'a Expr, Uses)> {
     let block = block_holding(&def.body, put)?;
     let index = block.iter().position(|stmt| stmt.range() == put)?;
-    let mut between = Uses::None;
+    let mut between = Uses::Untouched;
     for stmt in block[..index].iter().rev() {
         if let Some(value) = binds(stmt, name) {
             return Some((value, between));
         }
-        let mut uses = NameUses { name, uses: Uses::None };
+        let mut uses = NameUses { name, uses: Uses::Untouched };
         uses.visit_stmt(stmt);
         match uses.uses {
             Uses::Bound => return None,
             Uses::Read => between = Uses::Read,
-            Uses::None => {}
+            Uses::Untouched => {}
         }
     }
     None
@@ -344,13 +344,41 @@ struct NameUses<'n> {
     uses: Uses,
 }
 
+impl NameUses<'_> {
+    /// `import spans`, `import a.spans as spans`, `from m import spans`: binds its last name or alias.
+    fn alias_binds(&self, alias: &ast::Alias) -> bool {
+        let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.as_str();
+        bound.split('.').next() == Some(self.name)
+    }
+}
+
 impl<'a> Visitor<'a> for NameUses<'_> {
+    /// Bindings that are no name expression: imports, `def`/`class`, `except ... as`.
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let binds = match stmt {
+            Stmt::Import(import) => import.names.iter().any(|alias| self.alias_binds(alias)),
+            Stmt::ImportFrom(import) => import.names.iter().any(|alias| self.alias_binds(alias)),
+            Stmt::FunctionDef(def) => def.name.id.as_str() == self.name,
+            Stmt::ClassDef(class) => class.name.id.as_str() == self.name,
+            Stmt::Try(try_stmt) => try_stmt.handlers.iter().any(|handler| {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                handler.name.as_ref().is_some_and(|name| name.id.as_str() == self.name)
+            }),
+            Stmt::Match(_) => true, // captures bind names in patterns: not followed
+            _ => false,
+        };
+        if binds {
+            self.uses = Uses::Bound;
+        }
+        walk_stmt(self, stmt);
+    }
+
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Name(n) = expr
             && n.id.as_str() == self.name
         {
             self.uses = match (n.ctx, &self.uses) {
-                (ast::ExprContext::Load, Uses::None) => Uses::Read,
+                (ast::ExprContext::Load, Uses::Untouched) => Uses::Read,
                 (ast::ExprContext::Load, _) => return,
                 _ => Uses::Bound,
             };

@@ -10,12 +10,14 @@
 //! `if self.frac < 1.0:` ("only when `Quantizer` is built with `frac < 1.0` (1.0 by default)").
 //!
 //! The same for an attribute `__init__` sets to a literal `False` (`self.gradient_checkpointing =
-//! False`) that only a method or another file turns on: "only when `gradient_checkpointing` is
+//! False`) that nothing in the file turns on, on any object, in any way (only another file may,
+//! like a library's `gradient_checkpointing_enable()`): "only when `gradient_checkpointing` is
 //! turned on".
 //!
-//! Only when that is certain in the file: the attribute is stored from the parameter at the top
-//! of `__init__`, is otherwise only ever set off again (`self.expand = False`), and no call in the
-//! file passes the parameter (by keyword, or by position to the class or a `super().__init__`).
+//! Only when that is certain in the file: the attribute is stored from the parameter (or the
+//! literal) at the top of `__init__`, is otherwise only ever set off again (`self.expand = False`),
+//! and no call in the file passes the parameter (by keyword, or by position to the class or a
+//! `super().__init__`).
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -33,17 +35,17 @@ use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
 pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
     let turned_on = turned_on(model);
-    let set_on_others = std::cell::OnceCell::new();
+    let turned_on_anywhere = std::cell::OnceCell::new();
     for class in 0..model.classes.len() {
         if !conditions.touches(model.classes[class].node.range()) {
             continue;
         }
         let mut flags = flags_off(model, class, &turned_on);
-        // A literal flag that code in the file sets on some object (`model.monitor.enabled = on`)
-        // is turned on by the file's own use: no condition.
+        // A literal flag that code in the file turns on, on any object (`model.monitor.enabled =
+        // on`, a closure's `self.x = True`), is part of the file's own use: no condition.
         if flags.values().any(|flag| flag.parameter.is_none()) {
-            let set_on_others = set_on_others.get_or_init(|| SetOnOthers::of(model));
-            flags.retain(|attr, flag| flag.parameter.is_some() || !set_on_others.contains(attr.as_str()));
+            let turned_on_anywhere = turned_on_anywhere.get_or_init(|| TurnedOnAnywhere::of(model));
+            flags.retain(|attr, flag| flag.parameter.is_some() || !turned_on_anywhere.contains(attr.as_str()));
         }
         if flags.is_empty() {
             continue;
@@ -60,7 +62,7 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
 }
 
 /// A flag `__init__` stores off: from a parameter that defaults off, or as a literal `False`
-/// (`self.gradient_checkpointing = False`, which only a method or other code turns on).
+/// (`self.gradient_checkpointing = False`, which nothing in the file turns on).
 struct Flag {
     /// The parameter it is stored from; `None` for a literal.
     parameter: Option<String>,
@@ -94,39 +96,74 @@ fn turned_on<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
     counts
 }
 
-/// The attributes the file sets to anything but off on an object other than `self`
-/// (`module.gradient_checkpointing = True`, `model.monitor.enabled = enabled`).
-struct SetOnOthers<'a> {
-    found: HashSet<&'a str>,
+/// What the file turns on anywhere, on `self` or any other object, nested functions included:
+/// `module.gradient_checkpointing = True`, `a, m.loud = 1, True`, `self.x |= on`, `setattr(m,
+/// "loud", True)`. A `setattr` with a name it computes may turn anything on.
+struct TurnedOnAnywhere<'a> {
+    names: HashSet<&'a str>,
+    any: bool,
 }
 
-impl<'a> SetOnOthers<'a> {
-    fn of(model: &'a FileModel) -> HashSet<&'a str> {
-        let mut walk = SetOnOthers { found: HashSet::default() };
+impl<'a> TurnedOnAnywhere<'a> {
+    fn of(model: &'a FileModel) -> Self {
+        let mut walk = TurnedOnAnywhere { names: HashSet::default(), any: false };
         walk.visit_body(model.source.parsed.suite());
-        walk.found
+        walk
+    }
+
+    fn contains(&self, attr: &str) -> bool {
+        self.any || self.names.contains(attr)
+    }
+
+    fn target(&mut self, target: &'a Expr) {
+        match target {
+            Expr::Attribute(attr) => {
+                self.names.insert(attr.attr.id.as_str());
+            }
+            Expr::Tuple(tuple) => tuple.elts.iter().for_each(|element| self.target(element)),
+            Expr::List(list) => list.elts.iter().for_each(|element| self.target(element)),
+            Expr::Starred(starred) => self.target(&starred.value),
+            _ => {}
+        }
     }
 }
 
-impl<'a> Visitor<'a> for SetOnOthers<'a> {
+/// `False` or `None`: a value that leaves a switch off.
+fn is_off(value: &Expr) -> bool {
+    matches!(value, Expr::BooleanLiteral(b) if !b.value) || value.is_none_literal_expr()
+}
+
+impl<'a> Visitor<'a> for TurnedOnAnywhere<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if let Stmt::Assign(assign) = stmt {
-            let off = matches!(assign.value.as_ref(), Expr::BooleanLiteral(b) if !b.value);
-            for target in &assign.targets {
-                if let Expr::Attribute(attr) = target
-                    && !is_self(&attr.value)
-                    && !off
-                {
-                    self.found.insert(attr.attr.id.as_str());
-                }
+        match stmt {
+            Stmt::Assign(assign) if !is_off(&assign.value) => assign.targets.iter().for_each(|t| self.target(t)),
+            Stmt::AnnAssign(assign) if assign.value.as_deref().is_some_and(|value| !is_off(value)) => {
+                self.target(&assign.target);
             }
+            Stmt::AugAssign(assign) => self.target(&assign.target),
+            _ => {}
         }
         walk_stmt(self, stmt);
     }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "setattr")
+        {
+            match &*call.arguments.args {
+                [_, Expr::StringLiteral(name), value] if is_off(value) => {}
+                [_, Expr::StringLiteral(name), _] => {
+                    self.names.insert(name.value.to_str());
+                }
+                _ => self.any = true,
+            }
+        }
+        walk_expr(self, expr);
+    }
 }
 
-/// The attributes of `class` stored from an off-by-default `__init__` parameter that nothing in
-/// the file turns on (`turned_on`: see there).
+/// The attributes of `class` stored from an off-by-default `__init__` parameter, or as a literal
+/// `False`, that no method of the file's classes turns on (`turned_on`: see there).
 fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) -> HashMap<String, Flag> {
     let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
     let FunctionNode::Def(def) = model.function(init).node else { return HashMap::default() };
@@ -267,7 +304,7 @@ impl FlagBranches<'_> {
         };
         let flag = self.flags.get(attr.attr.id.as_str())?;
         let Some(parameter) = &flag.parameter else {
-            // A literal: only code outside `__init__` (a method users call, another file) turns it on.
+            // A literal: only another file turns it on.
             return (on.is_none()).then(|| {
                 format!("only when `{}` is turned on (`{}.__init__` sets it False)", attr.attr.id, self.class)
             });

@@ -1,7 +1,7 @@
 //! The condition each finding's code needs before it runs, as the model finds them
-//! (`unset_flags`, `replaced_submodules`, `constructor_flags`, `config_defaults`): a walk marks
-//! the branches it reads, and every finding inside one gets that branch's condition, the
-//! outermost first.
+//! (`unset_flags`, `keyword_flags`, `replaced_submodules`, `constructor_flags`,
+//! `config_defaults`): a walk marks the branches it reads, and every finding inside one gets that
+//! branch's condition, the outermost first.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, Stmt};

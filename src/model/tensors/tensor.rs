@@ -396,14 +396,18 @@ impl<'m, 'a> Tensors<'m, 'a> {
         }
     }
 
-    /// `torch.tensor(m, dtype=torch.bool)`, `torch.zeros(n, dtype=torch.bool)`, `x.to(torch.bool)`:
-    /// a tensor call that says its dtype is bool.
+    /// `torch.tensor(m, dtype=torch.bool)`, `torch.zeros(n, dtype=bool)`, `x.to(device, torch.bool)`,
+    /// `x.type(torch.bool)`: a tensor call that says its dtype is bool.
     fn makes_bool_tensor(&self, call: &ast::ExprCall) -> bool {
-        let is_bool = |e: &Expr| self.model.imports.qualified_name(e).is_some_and(|name| name == "torch.bool");
-        let dtype = call.arguments.find_keyword("dtype").map(|keyword| &keyword.value);
-        let converts = matches!(call.func.as_ref(), Expr::Attribute(method) if method.attr.id.as_str() == "to");
-        let dtype = dtype.or_else(|| call.arguments.args.first().filter(|_| converts));
-        dtype.is_some_and(is_bool) && self.is_tensor_call(call)
+        let is_bool = |e: &Expr| match e {
+            Expr::Name(name) if name.id.as_str() == "bool" => !self.is_local("bool"),
+            _ => self.model.imports.qualified_name(e).is_some_and(|name| name == "torch.bool"),
+        };
+        let converts =
+            matches!(call.func.as_ref(), Expr::Attribute(method) if matches!(method.attr.id.as_str(), "to" | "type"));
+        let says_bool = call.arguments.find_keyword("dtype").is_some_and(|keyword| is_bool(&keyword.value))
+            || (converts && call.arguments.args.iter().any(is_bool));
+        says_bool && self.is_tensor_call(call)
     }
 
     /// Whether `expr` is a 0-d tensor: a reduction without `dim` (`x.max()`, `torch.sum(x)`,
