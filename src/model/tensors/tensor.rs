@@ -594,7 +594,8 @@ enum Passed {
 
 /// What calls tell every function of the file, up to `CALL_DEPTH` calls deep: each round works out
 /// the tensors of every function that calls or is called, with the facts of the round before, and
-/// passes on what they return and what they pass. Each round is one tensors pass per function;
+/// passes on what they return and what they pass. Each round is one tensors pass per function
+/// whose facts the round before changed (a summary depends only on the function's own facts);
 /// the rounds stop when one teaches nothing new (facts only grow, so they settle), which for most
 /// files is the second.
 fn across_calls(model: &FileModel) -> Vec<CallFacts> {
@@ -604,18 +605,21 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
     // A function's own bindings do not change with what its calls tell it: walked once for all
     // the levels.
     let own: HashMap<usize, _> = linked.iter().map(|&function| (function, bindings(model, function))).collect();
+    let mut summaries: HashMap<usize, Summary> = HashMap::default();
+    let mut changed = linked.clone();
     for _ in 0..CALL_DEPTH {
-        let summaries: HashMap<usize, Summary> = linked
-            .iter()
-            .map(|&function| (function, summarize(model, function, &own[&function], &facts[function])))
-            .collect();
-        let mut learned = false;
+        for &function in &changed {
+            summaries.insert(function, summarize(model, function, &own[&function], &facts[function]));
+        }
+        changed.clear();
         for &function in &linked {
             let told = told(model, function, &summaries);
-            learned |= told != facts[function];
-            facts[function] = told;
+            if told != facts[function] {
+                facts[function] = told;
+                changed.push(function);
+            }
         }
-        if !learned {
+        if changed.is_empty() {
             break;
         }
     }
