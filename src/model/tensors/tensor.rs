@@ -42,7 +42,7 @@ use crate::model::file::module::is_self;
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::{init_method, is_module_class, method_body, self_assignments};
 use crate::model::flow::calls::{argument, returned_values};
-use crate::model::flow::submodules::Submodules;
+use crate::model::flow::submodules;
 use crate::model::tensors::inputs::presumed_tensors;
 use crate::model::tensors::torch_calls::{
     DTYPE_KEEPING_METHODS, FULL_REDUCTIONS, MASK_METHODS, PYTHON_VALUE_METHODS, TAKES_NO_TENSOR, TENSOR_ATTRIBUTES,
@@ -797,7 +797,6 @@ const SUBMODULE_DEPTH: usize = 3;
 /// file (`AutoModel.from_config(...)`) tells nothing: its attribute may be a method.
 fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
     let mut found = HashSet::default();
-    let mut held = Submodules::default();
     let mut frontier: Vec<(String, usize)> = vec![(String::new(), class)];
     for depth in 1..SUBMODULE_DEPTH {
         let mut next = Vec::new();
@@ -807,7 +806,7 @@ fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
                 if depth > 1 {
                     found.insert(path.clone());
                 }
-                for inner in held.classes(model, owner, &attr) {
+                for inner in submodules::classes(model, owner, &attr) {
                     if inner != owner {
                         next.push((path.clone(), inner));
                     }
