@@ -186,7 +186,8 @@ pub struct Class<'a> {
     /// Filled by `reach::mark_region`.
     pub outside_compile_scope: bool,
     /// Another project file imports it (and may build it and call it). Filled by
-    /// `reach::mark_region`.
+    /// `reach::mark_region`. Whoever reads it records the class as asked (`unset_flags`): pass
+    /// one's guess stands when the project differs only on classes nobody asked about.
     pub imported_elsewhere: bool,
 }
 
