@@ -539,6 +539,62 @@ class Block(nn.Module):
         assert_eq!(reads, 2, "the project says `ChildNorm` is no module: child.py is analysed again");
     }
 
+    /// `Inner.forward` prints under a flag that `Outer`, its only holder, leaves unset: a finding
+    /// only for a caller who passes it, unless another file imports `Inner` (and may call it
+    /// with the flag set).
+    const FLAGGED: &str = "from torch import nn
+
+
+class Inner(nn.Module):
+    def forward(self, x, use_cache=None):
+        if use_cache:
+            print(x)
+        return x
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x):
+        return self.inner(x)
+";
+
+    /// Reports on `pkg/blocks.py` (`FLAGGED`) and a file that imports `imported` from it: the
+    /// finding's message and how often `blocks.py` was read.
+    fn flagged_print_imported(imported: &str) -> (Vec<String>, usize) {
+        let files = [PathBuf::from("pkg/blocks.py"), PathBuf::from("pkg/user.py")];
+        let user = format!("from pkg.blocks import {imported}\n\nmodel = {imported}()\n");
+        let reads = AtomicUsize::new(0);
+        let read = |path: &Path| -> Result<String, SourceError> {
+            if path == Path::new("pkg/user.py") {
+                return Ok(user.clone());
+            }
+            reads.fetch_add(1, Ordering::SeqCst);
+            Ok(FLAGGED.to_string())
+        };
+        let reports = run_with(&files, &read, &Settings::default(), None, FixMode::Report, &|| {}, None);
+        let messages =
+            reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
+        (messages.collect(), reads.load(Ordering::SeqCst))
+    }
+
+    /// Another file importing `Outer` changes nothing the finding asks: its guess stands.
+    #[test]
+    fn an_import_the_findings_do_not_ask_about_keeps_the_guess() {
+        let (messages, reads) = flagged_print_imported("Outer");
+        assert_eq!(reads, 1);
+        assert!(messages.len() == 1 && messages[0].contains("use_cache=True"), "{messages:?}");
+    }
+
+    #[test]
+    fn an_import_the_findings_ask_about_reads_the_file_again() {
+        let (messages, reads) = flagged_print_imported("Inner");
+        assert_eq!(reads, 2, "`Inner` may be called with the flag set: blocks.py is analysed again");
+        assert!(messages.len() == 1 && !messages[0].contains("use_cache=True"), "{messages:?}");
+    }
+
     /// `a.py`'s forward reaches `b.helper` first, so the project says "called from
     /// `Caller.forward`" where `b.py` on its own says "called from `Local.forward`".
     fn run_reached_twice(helper_body: &str) -> (Vec<String>, usize) {

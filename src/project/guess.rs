@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::reach::mark_region;
 use crate::model::defaults::config_defaults::off_by_default;
+use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
 use crate::rules::Settings;
@@ -30,6 +31,9 @@ pub(super) struct Guess {
     /// (`config_defaults`); `None`: every field, since a finding they turned off may have been
     /// dropped as below the minimum severity.
     config_fields: Option<HashSet<String>>,
+    /// The classes whose import by another file decides whether a finding is in a branch on a
+    /// flag its callers leave unset (`unset_flags`); `None`: every class, as for `config_fields`.
+    imports_asked: Option<HashSet<String>>,
     pub diagnostics: Vec<Diagnostic>,
     /// The file's text, kept only when it has findings.
     pub text: Option<String>,
@@ -69,14 +73,17 @@ fn guess(
     assumed.add_to(&mut facts);
     mark_region(model, &facts);
     let diagnostics = crate::check_model(model, settings, scope);
-    let config_fields = (settings.min_severity == Severity::Low).then(|| {
-        let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
-        let mut asked = HashSet::default();
-        off_by_default(model, &ranges, &mut asked);
-        asked
-    });
+    let (config_fields, imports_asked) = (settings.min_severity == Severity::Low)
+        .then(|| {
+            let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
+            let (mut fields, mut classes) = (HashSet::default(), HashSet::default());
+            off_by_default(model, &ranges, &mut fields);
+            off_unless_passed(model, &ranges, &mut classes);
+            (fields, classes)
+        })
+        .unzip();
     let text = (!diagnostics.is_empty()).then(|| source.text.clone());
-    Guess { facts, dependence, assumed, config_fields, diagnostics, text }
+    Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text }
 }
 
 impl Guess {
@@ -91,7 +98,19 @@ impl Guess {
         if project.captures != self.facts.captures && self.diagnostics.iter().any(captured) {
             return false;
         }
-        project.same_for(&self.facts, &self.dependence) && self.same_config_defaults(project)
+        project.same_for(&self.facts, &self.dependence)
+            && self.same_config_defaults(project)
+            && self.same_imports_elsewhere(project)
+    }
+
+    /// Whether the classes the guess's findings asked about are imported by other files of the
+    /// project as they were by none (the file alone sees no other file).
+    fn same_imports_elsewhere(&self, project: &Facts) -> bool {
+        let (guessed, known) = (&self.facts.imported_elsewhere, &project.imported_elsewhere);
+        match &self.imports_asked {
+            Some(classes) => classes.iter().all(|class| guessed.contains(class) == known.contains(class)),
+            None => guessed == known,
+        }
     }
 
     /// Whether the project's config defaults tell the guess's findings apart as the file's did.

@@ -270,7 +270,7 @@ fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
         true => vec![None; ranges.len()],
         false => off_by_default(model, &ranges, &mut HashSet::default()),
     };
-    let unset = off_unless_passed(model, &ranges);
+    let unset = off_unless_passed(model, &ranges, &mut HashSet::default());
     let keyword = off_unless_keyword_passed(model, &ranges);
     let replaced = off_unless_replaced(model, &ranges);
     let built = off_unless_built_with(model, &ranges);

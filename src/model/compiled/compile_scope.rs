@@ -134,12 +134,27 @@ struct Named<'i> {
     found: Vec<String>,
 }
 
+impl Named<'_> {
+    /// The last segment of what `expr` names once its imports are resolved (`Block` in
+    /// `layers.Block`), read without building the qualified name: most names in a class body
+    /// (`self.norm.weight`, `x`) are no class, and each link of a chain is visited.
+    fn last_segment<'e>(&'e self, expr: &'e Expr) -> Option<&'e str> {
+        match expr {
+            Expr::Attribute(attribute) => Some(attribute.attr.id.as_str()),
+            Expr::Name(name) => {
+                let resolved = self.imports.get(name.id.as_str()).unwrap_or(name.id.as_str());
+                resolved.rsplit('.').next()
+            }
+            _ => None,
+        }
+    }
+}
+
 impl<'a> Visitor<'a> for Named<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         // Class names start upper case by convention; the index keeps only project classes.
-        if let Expr::Name(_) | Expr::Attribute(_) = expr
+        if self.last_segment(expr).is_some_and(|last| last.starts_with(char::is_uppercase))
             && let Some(qualified) = self.imports.qualified_name(expr)
-            && qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_uppercase))
         {
             self.found.push(qualified);
         }

@@ -20,7 +20,7 @@
 //!   whose calls pass the flag as `None` or `False`, or not at all, or pass on their own
 //!   `forward`'s flag of the same name, itself unset.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
@@ -34,10 +34,12 @@ use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, FunctionNode};
 /// For each of `ranges` (the findings' ranges), the condition its code needs when it sits in a
 /// branch on an unset flag of an entry point: "only when `forward` is called with
-/// `use_cache=True` (None by default)".
-pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
+/// `use_cache=True` (None by default)". The classes whose import by another file the answer
+/// read are added to `asked` (qualnames), so that an answer given with other imports can be
+/// told apart.
+pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange], asked: &mut HashSet<String>) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
-    let mut unset = Unset { model, known: HashMap::default() };
+    let mut unset = Unset { model, known: HashMap::default(), asked };
     for function in 0..model.functions.len() {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
         if !is_entry_point(&def.name.id) || !conditions.touches(def.range()) {
@@ -89,6 +91,7 @@ fn flag_parameters(model: &FileModel, def: &ast::StmtFunctionDef) -> Vec<Flag> {
 struct Unset<'m, 'a> {
     model: &'m FileModel<'a>,
     known: HashMap<(usize, String), bool>,
+    asked: &'m mut HashSet<String>,
 }
 
 impl Unset<'_, '_> {
@@ -115,6 +118,7 @@ impl Unset<'_, '_> {
             return false;
         }
         let Some(position) = parameter_position(def, flag) else { return false };
+        self.asked.insert(model.classes[class].qualname.clone());
         if model.classes[class].imported_elsewhere {
             return false;
         }

@@ -2,7 +2,7 @@
 //! about its tensors (`CallFacts`): held by the file's model, found by `flow::calls` and the
 //! tensors model once the region is known.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::OnceCell;
 
 use ruff_python_ast as ast;
@@ -88,6 +88,9 @@ pub struct CallFacts {
 }
 
 /// What a class tells the tensors of each of its functions, whatever the calls tell them: the
+/// Which of the file's module classes each `self.<attr>` of a class holds (`flow::submodules`).
+pub type HeldClasses = HashMap<String, HashSet<usize>>;
+
 /// `self.<attr>` that are submodules, those that are parameters or buffers, and the `a.b` of
 /// `self.a.b` that are submodules of submodules (`tensor::class_tensors`).
 #[derive(Default)]

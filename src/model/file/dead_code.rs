@@ -359,6 +359,9 @@ fn all_defs(suite: &[Stmt]) -> Vec<&ast::StmtFunctionDef> {
             }
             walk_stmt(self, stmt);
         }
+
+        /// No expression holds a statement: the walk stays on statements.
+        fn visit_expr(&mut self, _: &'a Expr) {}
     }
     let mut defs = Defs(Vec::new());
     defs.visit_body(suite);
@@ -397,6 +400,9 @@ fn refuses_training(suite: &[Stmt], source: &SourceFile) -> Option<Option<String
             }
             walk_stmt(self, stmt);
         }
+
+        /// No expression holds a statement: the walk stays on statements.
+        fn visit_expr(&mut self, _: &'a Expr) {}
     }
     let mut raises = Raises { source, classes: Vec::new(), refused_by: None };
     raises.visit_body(suite);

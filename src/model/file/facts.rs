@@ -97,7 +97,9 @@ fn constructed_on_self(model: &FileModel) -> HashSet<String> {
 
 impl Facts {
     /// Whether the analysis of the file these facts describe comes out the same with `other`:
-    /// the same region and reasons, and the same answers to the questions the file asks.
+    /// the same region and reasons, and the same answers to the questions the file asks. Which
+    /// classes another file imports is left out: only the conditions of findings ask it
+    /// (`unset_flags`), and the caller knows which classes they asked about.
     pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
         let changed_class_matters = || {
             let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
@@ -116,7 +118,6 @@ impl Facts {
         self.reached == other.reached
             && self.disabled == other.disabled
             && self.called_from_other_files == other.called_from_other_files
-            && self.imported_elsewhere == other.imported_elsewhere
             && self.named_elsewhere == other.named_elsewhere
             && !changed_class_matters()
             && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)

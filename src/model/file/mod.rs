@@ -22,7 +22,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::call_graph::CallGraph;
-use crate::model::file::call_graph::{CallFacts, ClassTensors};
+use crate::model::file::call_graph::{CallFacts, ClassTensors, HeldClasses};
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
 use crate::model::file::dead_code::DeadCode;
@@ -105,6 +105,10 @@ pub struct FileModel<'a> {
     /// function of the class asks, once per level of `tensor::across_calls` and again for the
     /// rules, and the answer walks the class's methods and those of the classes it holds.
     pub(crate) class_tensors: RefCell<HashMap<usize, Arc<ClassTensors>>>,
+    /// What each class's attributes hold (`submodules::held_classes`), by class: every class
+    /// that holds it (`tensor::class_tensors`, following submodules of submodules) and the loop
+    /// calls ask.
+    pub(crate) held_classes: RefCell<HashMap<usize, Arc<HeldClasses>>>,
 }
 
 #[derive(Clone, Copy)]
@@ -182,7 +186,8 @@ pub struct Class<'a> {
     /// Filled by `reach::mark_region`.
     pub outside_compile_scope: bool,
     /// Another project file imports it (and may build it and call it). Filled by
-    /// `reach::mark_region`.
+    /// `reach::mark_region`. Whoever reads it records the class as asked (`unset_flags`): pass
+    /// one's guess stands when the project differs only on classes nobody asked about.
     pub imported_elsewhere: bool,
 }
 
@@ -310,6 +315,7 @@ impl<'a> FileModel<'a> {
             call_facts: OnceCell::new(),
             class_dicts: OnceCell::new(),
             class_tensors: RefCell::default(),
+            held_classes: RefCell::default(),
         }
     }
 
@@ -425,6 +431,7 @@ impl<'a> FileModel<'a> {
         self.call_facts = OnceCell::new();
         self.class_dicts = OnceCell::new();
         self.class_tensors = RefCell::default();
+        self.held_classes = RefCell::default();
     }
 
     /// The first class of the file with this name (`Block`, not `Outer.Block`).

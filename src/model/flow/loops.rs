@@ -18,7 +18,7 @@ use ruff_python_ast::{Expr, Stmt};
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::FileModel;
 use crate::model::file::module::is_self;
-use crate::model::flow::submodules::Submodules;
+use crate::model::flow::submodules;
 /// Why a graph break at a site costs a whole frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InLoop {
@@ -63,8 +63,7 @@ pub struct LoopCalls {
 impl LoopCalls {
     /// Calls in loops of region functions, then everything those callees call in turn.
     pub fn find(model: &FileModel) -> Self {
-        let mut submodules = Submodules::default();
-        let mut calls = |function: usize| resolve(model, function, &CalledNames::of(model, function), &mut submodules);
+        let calls = |function: usize| resolve(model, function, &CalledNames::of(model, function));
         let mut frames_of: HashMap<usize, Vec<String>> = HashMap::default();
         let mut queue = Vec::new();
         for &function in model.region_functions() {
@@ -127,7 +126,7 @@ struct Call {
 
 /// What `function`'s compiled code calls in this file: methods on `self`, functions by name, and
 /// the `forward` of blocks held in `self.<attr>` (directly, or in a container the loop walks).
-fn resolve(model: &FileModel, function: usize, names: &CalledNames, submodules: &mut Submodules) -> Vec<Call> {
+fn resolve(model: &FileModel, function: usize, names: &CalledNames) -> Vec<Call> {
     let class = model.self_class(function);
     let mut calls = Vec::new();
     for (callee, in_loop) in &names.found {
@@ -135,7 +134,7 @@ fn resolve(model: &FileModel, function: usize, names: &CalledNames, submodules: 
             Callee::SelfAttribute(attr) => match class {
                 Some(class) => match model.method(class, attr) {
                     Some(method) => vec![method],
-                    None => submodules.forwards(model, class, attr),
+                    None => submodules::forwards(model, class, attr),
                 },
                 None => Vec::new(),
             },

@@ -10,41 +10,42 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use std::sync::Arc;
+
 use crate::model::file::FileModel;
+use crate::model::file::call_graph::HeldClasses;
 use crate::model::file::module::is_self;
 use crate::model::file::{method_body, self_assignments};
-/// The classes each attribute holds, computed once per class.
-#[derive(Default)]
-pub struct Submodules {
-    of_class: HashMap<usize, HashMap<String, HashSet<usize>>>,
+/// The `forward` methods of the classes `self.<attr>` of `class` holds.
+pub fn forwards(model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
+    let held = held_by(model, class);
+    let mut forwards: Vec<usize> =
+        held.get(attr).into_iter().flatten().filter_map(|&held| model.method(held, "forward")).collect();
+    forwards.sort_unstable();
+    forwards
 }
 
-impl Submodules {
-    /// The `forward` methods of the classes `self.<attr>` of `class` holds.
-    pub fn forwards(&mut self, model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
-        let dicts = model.class_dicts.get_or_init(|| class_dicts(model));
-        let held = self.of_class.entry(class).or_insert_with(|| held_classes(model, class, dicts));
-        let mut forwards: Vec<usize> =
-            held.get(attr).into_iter().flatten().filter_map(|&held| model.method(held, "forward")).collect();
-        forwards.sort_unstable();
-        forwards
-    }
-
-    /// The file's module classes `self.<attr>` of `class` holds.
-    pub fn classes(&mut self, model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
-        let dicts = model.class_dicts.get_or_init(|| class_dicts(model));
-        let held = self.of_class.entry(class).or_insert_with(|| held_classes(model, class, dicts));
-        let mut classes: Vec<usize> = held.get(attr).into_iter().flatten().copied().collect();
-        classes.sort_unstable();
-        classes
-    }
+/// The file's module classes `self.<attr>` of `class` holds.
+pub fn classes(model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
+    let held = held_by(model, class);
+    let mut classes: Vec<usize> = held.get(attr).into_iter().flatten().copied().collect();
+    classes.sort_unstable();
+    classes
 }
 
-fn held_classes(
-    model: &FileModel,
-    class: usize,
-    dicts: &HashMap<String, Vec<usize>>,
-) -> HashMap<String, HashSet<usize>> {
+/// What each attribute of `class` holds, worked out once per class for the file
+/// (`FileModel::held_classes`): every class that holds it asks again, and so do the loops.
+fn held_by(model: &FileModel, class: usize) -> Arc<HeldClasses> {
+    if let Some(known) = model.held_classes.borrow().get(&class) {
+        return Arc::clone(known);
+    }
+    let dicts = model.class_dicts.get_or_init(|| class_dicts(model));
+    let held = Arc::new(held_classes(model, class, dicts));
+    model.held_classes.borrow_mut().insert(class, Arc::clone(&held));
+    held
+}
+
+fn held_classes(model: &FileModel, class: usize, dicts: &HashMap<String, Vec<usize>>) -> HeldClasses {
     let assignments = self_assignments(model, class);
     // Blocks appended to an `nn.Sequential` run in its forward, not in a loop of ours.
     let sequential: HashSet<&str> = assignments

@@ -42,7 +42,7 @@ use crate::model::file::module::is_self;
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::{init_method, is_module_class, method_body, self_assignments};
 use crate::model::flow::calls::{argument, returned_values};
-use crate::model::flow::submodules::Submodules;
+use crate::model::flow::submodules;
 use crate::model::tensors::inputs::presumed_tensors;
 use crate::model::tensors::torch_calls::{
     DTYPE_KEEPING_METHODS, FULL_REDUCTIONS, MASK_METHODS, PYTHON_VALUE_METHODS, TAKES_NO_TENSOR, TENSOR_ATTRIBUTES,
@@ -598,7 +598,8 @@ enum Passed {
 
 /// What calls tell every function of the file, up to `CALL_DEPTH` calls deep: each round works out
 /// the tensors of every function that calls or is called, with the facts of the round before, and
-/// passes on what they return and what they pass. Each round is one tensors pass per function;
+/// passes on what they return and what they pass. Each round is one tensors pass per function
+/// whose facts the round before changed (a summary depends only on the function's own facts);
 /// the rounds stop when one teaches nothing new (facts only grow, so they settle), which for most
 /// files is the second.
 fn across_calls(model: &FileModel) -> Vec<CallFacts> {
@@ -608,18 +609,21 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
     // A function's own bindings do not change with what its calls tell it: walked once for all
     // the levels.
     let own: HashMap<usize, _> = linked.iter().map(|&function| (function, bindings(model, function))).collect();
+    let mut summaries: HashMap<usize, Summary> = HashMap::default();
+    let mut changed = linked.clone();
     for _ in 0..CALL_DEPTH {
-        let summaries: HashMap<usize, Summary> = linked
-            .iter()
-            .map(|&function| (function, summarize(model, function, &own[&function], &facts[function])))
-            .collect();
-        let mut learned = false;
+        for &function in &changed {
+            summaries.insert(function, summarize(model, function, &own[&function], &facts[function]));
+        }
+        changed.clear();
         for &function in &linked {
             let told = told(model, function, &summaries);
-            learned |= told != facts[function];
-            facts[function] = told;
+            if told != facts[function] {
+                facts[function] = told;
+                changed.push(function);
+            }
         }
-        if !learned {
+        if changed.is_empty() {
             break;
         }
     }
@@ -797,7 +801,6 @@ const SUBMODULE_DEPTH: usize = 3;
 /// file (`AutoModel.from_config(...)`) tells nothing: its attribute may be a method.
 fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
     let mut found = HashSet::default();
-    let mut held = Submodules::default();
     let mut frontier: Vec<(String, usize)> = vec![(String::new(), class)];
     for depth in 1..SUBMODULE_DEPTH {
         let mut next = Vec::new();
@@ -807,7 +810,7 @@ fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
                 if depth > 1 {
                     found.insert(path.clone());
                 }
-                for inner in held.classes(model, owner, &attr) {
+                for inner in submodules::classes(model, owner, &attr) {
                     if inner != owner {
                         next.push((path.clone(), inner));
                     }
