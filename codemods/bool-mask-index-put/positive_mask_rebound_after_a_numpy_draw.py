@@ -1,8 +1,7 @@
 """Masking frames for augmentation while training: the mask name is first bound to a numpy array a
 helper draws, then rebound to a bool tensor right before the write. The binding that reaches the
-write makes it a mask, whatever the name held before. Under compile the write's backward needs
-`nonzero` and the frame falls back to eager; Dynamo logs that at the helper's call (where the
-failing graph starts), and `--trace` joins it here."""
+write makes it a mask, whatever the name held before. In training the write's backward needs
+`nonzero`, AOTAutograd fails on it, and the frame falls back to eager."""
 import numpy as np
 import torch
 from torch import nn

@@ -22,10 +22,10 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
+use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::FindingConditions;
+use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
@@ -51,7 +51,7 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
             continue;
         }
         let name = model.classes[class].node.name.id.as_str();
-        let mut walk = FlagBranches { class: name, flags: &flags, conditions: &mut conditions };
+        let mut walk = BranchWalk { tests: FlagTests { class: name, flags: &flags }, conditions: &mut conditions };
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node {
                 walk.visit_body(&def.body);
@@ -277,19 +277,18 @@ impl<'a> Visitor<'a> for Passed<'_> {
     }
 }
 
-/// The walk of a class's methods that marks the findings in branches on an off flag.
-struct FlagBranches<'w> {
+/// The tests of a class's off flags, for the walk of its methods that marks the branches on them.
+struct FlagTests<'w> {
     class: &'w str,
     flags: &'w HashMap<String, Flag>,
-    conditions: &'w mut FindingConditions,
 }
 
-impl FlagBranches<'_> {
+impl FlagTests<'_> {
     /// The condition a test needs when it holds only with a flag on: `self.expand`, `self.x is
     /// not None` (a `None` default), alone or as a part of an `and`.
-    fn needs(&self, test: &Expr) -> Option<String> {
+    fn needs_on(&self, test: &Expr) -> Option<String> {
         let (attr, on) = match test {
-            Expr::BoolOp(op) if op.op == BoolOp::And => return op.values.iter().find_map(|v| self.needs(v)),
+            Expr::BoolOp(op) if op.op == BoolOp::And => return op.values.iter().find_map(|v| self.needs_on(v)),
             Expr::Attribute(attr) if is_self(&attr.value) => (attr, None),
             Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators, compare.left.as_ref()) {
                 ([CmpOp::IsNot], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
@@ -342,18 +341,21 @@ impl FlagBranches<'_> {
     }
 }
 
-impl<'b> Visitor<'b> for FlagBranches<'_> {
-    fn visit_stmt(&mut self, stmt: &'b Stmt) {
-        if matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
+impl BranchTests for FlagTests<'_> {
+    fn needs(&self, test: &Expr) -> Option<String> {
+        self.needs_on(test)
+    }
+
+    /// `not self.flag`: what follows runs only with the flag on.
+    fn needs_false(&self, test: &Expr) -> Option<String> {
+        match test {
+            Expr::UnaryOp(unary)
+                if unary.op == UnaryOp::Not && matches!(unary.operand.as_ref(), Expr::Attribute(_)) =>
+            {
+                self.needs_on(&unary.operand)
+            }
+            _ => None,
         }
-        if let Stmt::If(if_stmt) = stmt
-            && let Some(condition) = self.needs(&if_stmt.test)
-            && let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())
-        {
-            self.conditions.mark(TextRange::new(first.start(), last.end()), &condition);
-        }
-        walk_stmt(self, stmt);
     }
 }
 

@@ -14,11 +14,11 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{BoolOp, Expr, Stmt};
+use ruff_python_ast::visitor::Visitor;
+use ruff_python_ast::{BoolOp, Expr};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
+use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
 use crate::model::file::imports::unqualified;
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
@@ -38,7 +38,7 @@ pub fn off_unless_replaced(model: &FileModel, ranges: &[TextRange]) -> Vec<Optio
         if built.is_empty() {
             continue;
         }
-        let mut walk = ReplacedBranches { model, built, conditions: &mut conditions };
+        let mut walk = BranchWalk { tests: ReplacedTests { model, built }, conditions: &mut conditions };
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node {
                 walk.visit_body(&def.body);
@@ -113,13 +113,12 @@ fn instance_of(model: &FileModel, class: &Expr) -> Option<Vec<String>> {
 
 /// The walk of a class's methods that marks the findings in `isinstance` branches on a
 /// submodule that is built as another class.
-struct ReplacedBranches<'w, 'm, 'a> {
+struct ReplacedTests<'m, 'a> {
     model: &'m FileModel<'a>,
     built: HashMap<String, Built>,
-    conditions: &'w mut FindingConditions,
 }
 
-impl ReplacedBranches<'_, '_, '_> {
+impl ReplacedTests<'_, '_> {
     /// The condition a test needs when it holds only for a replaced submodule:
     /// `isinstance(self.kernel, LoraLayer)`, alone or as a part of an `and`.
     fn replaced(&self, test: &Expr) -> Option<String> {
@@ -158,42 +157,21 @@ impl ReplacedBranches<'_, '_, '_> {
         let torch = qualified == "torch" || qualified.starts_with("torch.");
         ((imported || own) && !torch).then_some(written)
     }
+}
 
-    fn touches(&self, range: TextRange) -> bool {
-        self.conditions.touches(range)
+impl BranchTests for ReplacedTests<'_, '_> {
+    fn needs(&self, test: &Expr) -> Option<String> {
+        self.replaced(test)
+    }
+
+    fn needs_false(&self, _test: &Expr) -> Option<String> {
+        None
     }
 }
 
 /// `peft` of `peft.LoraLayer`, `LoraLayer` of `LoraLayer`.
 fn qualified_head(written: &str) -> String {
     written.split('.').next().unwrap_or(written).to_string()
-}
-
-impl<'b> Visitor<'b> for ReplacedBranches<'_, '_, '_> {
-    fn visit_stmt(&mut self, stmt: &'b Stmt) {
-        if !self.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
-            return;
-        }
-        if let Stmt::If(if_stmt) = stmt
-            && let Some(condition) = self.replaced(&if_stmt.test)
-            && let Some(body) = body_range(&if_stmt.body)
-        {
-            self.conditions.mark(body, &condition);
-        }
-        walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'b Expr) {
-        if !self.touches(expr.range()) {
-            return;
-        }
-        if let Expr::If(if_exp) = expr
-            && let Some(condition) = self.replaced(&if_exp.test)
-        {
-            self.conditions.mark(if_exp.body.range(), &condition);
-        }
-        walk_expr(self, expr);
-    }
 }
 
 #[cfg(test)]
