@@ -2,7 +2,8 @@
 (gradient checkpointing, enabled by a library call users make before training, in another file).
 Built as it is, the model never takes the branch: the finding stays, low, and names the switch.
 A switch the file's own code turns on (`__init__`'s tail, or a helper setting it on a model) is
-part of its normal use: high."""
+part of its normal use: high. A `setattr` with a computed name turns on only names of its shape
+(`f"{kind}_inv_freq"`): the checkpointing switch stays a switch."""
 import logging
 
 import torch
@@ -22,6 +23,13 @@ class Decoder(nn.Module):
             if use_cache:
                 logger.warning("use_cache=True is incompatible with gradient checkpointing")
         return self.layer(x)
+
+
+class Rotary(nn.Module):
+    def __init__(self, kinds=("global", "local"), dim: int = 8):
+        super().__init__()
+        for kind in kinds:
+            setattr(self, f"{kind}_inv_freq", torch.ones(dim))
 
 
 class AlwaysCheckpointed(nn.Module):

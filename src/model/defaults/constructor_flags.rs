@@ -98,21 +98,43 @@ fn turned_on<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
 
 /// What the file turns on anywhere, on `self` or any other object, nested functions included:
 /// `module.gradient_checkpointing = True`, `a, m.loud = 1, True`, `self.x |= on`, `setattr(m,
-/// "loud", True)`. A `setattr` with a name it computes may turn anything on.
+/// "loud", True)`. A `setattr` with a name it computes may turn on any name of that shape
+/// (`f"{kind}_inv_freq"`: the names ending `_inv_freq`), or anything.
 struct TurnedOnAnywhere<'a> {
+    text: &'a str,
     names: HashSet<&'a str>,
-    any: bool,
+    /// The literal start and end of computed names.
+    shapes: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> TurnedOnAnywhere<'a> {
     fn of(model: &'a FileModel) -> Self {
-        let mut walk = TurnedOnAnywhere { names: HashSet::default(), any: false };
+        let text = model.source.text.as_str();
+        let mut walk = TurnedOnAnywhere { text, names: HashSet::default(), shapes: Vec::new() };
         walk.visit_body(model.source.parsed.suite());
         walk
     }
 
     fn contains(&self, attr: &str) -> bool {
-        self.any || self.names.contains(attr)
+        self.names.contains(attr)
+            || self.shapes.iter().any(|(start, end)| {
+                attr.len() >= start.len() + end.len() && attr.starts_with(start) && attr.ends_with(end)
+            })
+    }
+
+    /// `f"{kind}_inv_freq"` -> ("", "_inv_freq"): the text before its first and after its last
+    /// replacement field. Anything else computed -> ("", ""), which every name has.
+    fn shape(&self, name: &Expr) -> (&'a str, &'a str) {
+        let written = &self.text[name.range()];
+        let literal = written
+            .strip_prefix("f\"")
+            .and_then(|rest| rest.strip_suffix('"'))
+            .or_else(|| written.strip_prefix("f'").and_then(|rest| rest.strip_suffix('\'')))
+            .filter(|inner| !inner.contains("{{") && !inner.contains("}}") && !inner.contains('\\'));
+        match literal.and_then(|inner| Some((inner.split_once('{')?.0, inner.rsplit_once('}')?.1))) {
+            Some(shape) => shape,
+            None => ("", ""),
+        }
     }
 
     fn target(&mut self, target: &'a Expr) {
@@ -151,11 +173,15 @@ impl<'a> Visitor<'a> for TurnedOnAnywhere<'a> {
             && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "setattr")
         {
             match &*call.arguments.args {
-                [_, Expr::StringLiteral(name), value] if is_off(value) => {}
+                [_, Expr::StringLiteral(_), value] if is_off(value) => {}
                 [_, Expr::StringLiteral(name), _] => {
                     self.names.insert(name.value.to_str());
                 }
-                _ => self.any = true,
+                [_, name, _] => {
+                    let shape = self.shape(name);
+                    self.shapes.push(shape);
+                }
+                _ => self.shapes.push(("", "")),
             }
         }
         walk_expr(self, expr);
