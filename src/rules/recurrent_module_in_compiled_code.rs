@@ -8,6 +8,8 @@
 //! No fix: `torch._dynamo.config.allow_rnn = True` is experimental and process-wide, and
 //! `torch.compiler.disable` on a wrapper only moves the break; the README says what to weigh.
 
+use rustc_hash::FxHashMap as HashMap;
+
 use ruff_python_ast::{Expr, ExprContext};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -16,7 +18,7 @@ use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
-use crate::rules::check::{Function, FunctionHooks, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -33,86 +35,97 @@ pub static RULE: Rule = Rule {
     backend_ops: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::Function(start);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
 /// The recurrent module classes Dynamo refuses.
 const RECURRENT: [&str; 3] = ["torch.nn.LSTM", "torch.nn.GRU", "torch.nn.RNN"];
 
-struct Calls<'c, 'a> {
-    function: &'c Function<'c, 'a>,
-    recurrent: Vec<Recurrent>,
-    found: Vec<(TextRange, usize, Site)>,
-}
-
-/// `self.<attr>` bound to a recurrent module by the class or a subclass of it.
+/// `self.<attr>` bound to a recurrent module by a class or a subclass of it.
+#[derive(Clone)]
 struct Recurrent {
     attr: String,
     /// `LSTM`, `GRU` or `RNN`.
     kind: &'static str,
-    /// The subclass that binds it, when not the class itself.
-    subclass: Option<usize>,
+    /// The class that binds it.
+    binder: usize,
 }
 
-fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    let model = function.model();
-    let class = model.self_class(function.id)?;
-    let recurrent = recurrent_submodules(model, class);
-    if recurrent.is_empty() {
-        return None;
+/// The calls of recurrent submodules in the region's compiled code, found in the checker's walk.
+struct Calls<'c, 'a> {
+    checker: &'c Checker<'a>,
+    /// By class: the recurrent modules its `self` may hold, found once for the file.
+    recurrent: HashMap<usize, Vec<Recurrent>>,
+    /// The calls found in the function being walked.
+    found: Vec<(TextRange, usize, Site)>,
+}
+
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(Calls { checker, recurrent: recurrent_submodules(checker.model), found: Vec::new() })
+}
+
+/// By class, the attributes any method of the class, or of a subclass of it in the file, assigns a
+/// recurrent module to, whatever else they may hold: a class's `forward` runs for its subclasses.
+/// Each binding is handed up its chain of in-file bases once (not each class searched for its
+/// subclasses: a file can hold tens of thousands of classes).
+fn recurrent_submodules(model: &FileModel) -> HashMap<usize, Vec<Recurrent>> {
+    let mut by_class: HashMap<usize, Vec<Recurrent>> = HashMap::default();
+    for binder in 0..model.classes.len() {
+        for assignment in self_assignments(model, binder) {
+            let Some(Expr::Call(call)) = assignment.value() else { continue };
+            let Some(qualified) = model.imports.qualified_name(&call.func) else { continue };
+            let Some(kind) = RECURRENT.iter().find(|kind| **kind == qualified) else { continue };
+            let recurrent = Recurrent { attr: assignment.attr.clone(), kind: &kind["torch.nn.".len()..], binder };
+            for class in with_bases(model, binder) {
+                by_class.entry(class).or_default().push(recurrent.clone());
+            }
+        }
     }
-    Some(Box::new(Calls { function, recurrent, found: Vec::new() }))
+    by_class
 }
 
-/// The attributes any method of `class`, or of a subclass of it in the file, assigns a recurrent
-/// module to, whatever else they may hold: the class's `forward` runs for the subclass too.
-fn recurrent_submodules(model: &FileModel, class: usize) -> Vec<Recurrent> {
-    let binders = std::iter::once(class).chain((0..model.classes.len()).filter(|&c| derives_from(model, c, class, 0)));
-    binders
-        .flat_map(|binder| {
-            self_assignments(model, binder).iter().filter_map(move |assignment| {
-                let Some(Expr::Call(call)) = assignment.value() else { return None };
-                let qualified = model.imports.qualified_name(&call.func)?;
-                let kind = RECURRENT.iter().find(|kind| **kind == qualified)?;
-                let subclass = (binder != class).then_some(binder);
-                Some(Recurrent { attr: assignment.attr.clone(), kind: &kind["torch.nn.".len()..], subclass })
-            })
-        })
-        .collect()
+/// `class` and its bases defined in the file, transitively (`LSTM2d`, then `RNN2dBase`).
+fn with_bases(model: &FileModel, class: usize) -> Vec<usize> {
+    let mut chain = vec![class];
+    let mut at = 0;
+    while let Some(&current) = chain.get(at) {
+        for base in &model.classes[current].bases {
+            let in_file = (!base.contains('.')).then(|| model.class_named(base)).flatten();
+            if let Some(base) = in_file.filter(|base| !chain.contains(base)) {
+                chain.push(base);
+            }
+        }
+        at += 1;
+    }
+    chain
 }
 
-/// Whether `class` derives from `base` through classes of the file (`LSTM2d(RNN2dBase)`).
-fn derives_from(model: &FileModel, class: usize, base: usize, depth: usize) -> bool {
-    // A chain of bases deeper than this is a cycle of names, not Python.
-    const DEEPEST: usize = 16;
-    class != base
-        && depth < DEEPEST
-        && model.classes[class].bases.iter().any(|name| {
-            !name.contains('.')
-                && model.class_named(name).is_some_and(|named| named == base || derives_from(model, named, base, depth + 1))
-        })
-}
+impl<'a> RegionHooks<'a> for Calls<'_, 'a> {
+    fn start(&mut self, function: &Function<'_, 'a>) -> bool {
+        self.found.clear();
+        self.checker.model.self_class(function.id).is_some_and(|class| self.recurrent.contains_key(&class))
+    }
 
-impl<'a> FunctionHooks<'a> for Calls<'_, 'a> {
-    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+    fn expr(&mut self, function: &Function<'_, 'a>, expr: &'a Expr, site: Site) -> bool {
         if let Expr::Call(call) = expr
             && let Expr::Attribute(attr) = call.func.as_ref()
             && attr.ctx == ExprContext::Load
             && is_self(&attr.value)
-            && let Some(at) = self.recurrent.iter().position(|recurrent| recurrent.attr == attr.attr.id.as_str())
+            && let Some(class) = self.checker.model.self_class(function.id)
+            && let Some(at) = self.recurrent[&class].iter().position(|recurrent| recurrent.attr == attr.attr.id.as_str())
         {
             self.found.push((call.range(), at, site));
         }
         true
     }
 
-    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
-        let function = self.function;
-        let model = function.model();
-        for (range, at, site) in self.found {
-            let Recurrent { attr, kind, subclass } = &self.recurrent[at];
-            let built = match subclass {
-                Some(subclass) => format!(" in `{}`", model.classes[*subclass].node.name.id),
-                None => String::new(),
+    fn end(&mut self, function: &Function<'_, 'a>, diagnostics: &mut Vec<Diagnostic>) {
+        let model = self.checker.model;
+        let Some(class) = model.self_class(function.id) else { return };
+        for (range, at, site) in self.found.drain(..) {
+            let Recurrent { attr, kind, binder } = &self.recurrent[&class][at];
+            let built = match *binder == class {
+                true => String::new(),
+                false => format!(" in `{}`", model.classes[*binder].node.name.id),
             };
             let message = format!(
                 "`self.{attr}` is an `nn.{kind}`{built}, called in {}: Dynamo does not trace recurrent modules, so the graph breaks here",
