@@ -564,15 +564,21 @@ class Outer(nn.Module):
     /// Reports on `pkg/blocks.py` (`FLAGGED`) and a file that imports `imported` from it: the
     /// finding's message and how often `blocks.py` was read.
     fn flagged_print_imported(imported: &str) -> (Vec<String>, usize) {
-        let files = [PathBuf::from("pkg/blocks.py"), PathBuf::from("pkg/user.py")];
         let user = format!("from pkg.blocks import {imported}\n\nmodel = {imported}()\n");
+        messages_and_reads(&["pkg/blocks.py", "pkg/user.py"], ("pkg/user.py", &user), FLAGGED)
+    }
+
+    /// Runs the project of `files`: `fixed` has its own text, every other file `counted`'s text.
+    /// Returns the findings' messages and how often a file with `counted`'s text was read.
+    fn messages_and_reads(files: &[&str], fixed: (&str, &str), counted: &str) -> (Vec<String>, usize) {
+        let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
         let reads = AtomicUsize::new(0);
         let read = |path: &Path| -> Result<String, SourceError> {
-            if path == Path::new("pkg/user.py") {
-                return Ok(user.clone());
+            if path == Path::new(fixed.0) {
+                return Ok(fixed.1.to_string());
             }
             reads.fetch_add(1, Ordering::SeqCst);
-            Ok(FLAGGED.to_string())
+            Ok(counted.to_string())
         };
         let reports = run_with(&files, &read, &Settings::default(), None, FixMode::Report, &|| {}, None);
         let messages =
@@ -602,19 +608,7 @@ class Outer(nn.Module):
         let local = format!(
             "from torch import nn\n\n\ndef helper(x):\n{helper_body}    return x\n\n\nclass Local(nn.Module):\n    def forward(self, x):\n        return helper(x)\n"
         );
-        let files = [PathBuf::from("a.py"), PathBuf::from("b.py")];
-        let reads = AtomicUsize::new(0);
-        let read = |path: &Path| -> Result<String, SourceError> {
-            if path == Path::new("a.py") {
-                return Ok(caller.to_string());
-            }
-            reads.fetch_add(1, Ordering::SeqCst);
-            Ok(local.clone())
-        };
-        let reports = run_with(&files, &read, &Settings::default(), None, FixMode::Report, &|| {}, None);
-        let messages =
-            reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
-        (messages.collect(), reads.load(Ordering::SeqCst))
+        messages_and_reads(&["a.py", "b.py"], ("a.py", caller), &local)
     }
 
     #[test]
