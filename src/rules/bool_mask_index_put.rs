@@ -13,7 +13,6 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -23,6 +22,7 @@ use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_fun
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_self;
+use crate::model::flow::reaching_binding::{Uses, last_binding};
 use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -274,117 +274,6 @@ fn mask_reaches(function: &Function, tensors: &Tensors, put: &ast::StmtAssign, m
     let FunctionNode::Def(def) = function.model().function(function.id).node else { return false };
     matches!(last_binding(def, mask.id.as_str(), put.range()), Some((value, Uses::Untouched | Uses::Read))
         if tensors.is_mask(value))
-}
-
-/// How the statements between a binding and a use touch the name.
-enum Uses {
-    Untouched,
-    Read,
-    Bound,
-}
-
-/// In the block holding the statement at `put`, the value of the statement that last binds
-/// `name` as a whole (`name = value`) before it, and how the statements in between use `name`.
-/// `None` if some statement in between may rebind it, or no such binding is in the block.
-fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, put: TextRange) -> Option<(&'a Expr, Uses)> {
-    let block = block_holding(&def.body, put)?;
-    let index = block.iter().position(|stmt| stmt.range() == put)?;
-    let mut between = Uses::Untouched;
-    for stmt in block[..index].iter().rev() {
-        if let Some(value) = binds(stmt, name) {
-            return Some((value, between));
-        }
-        let mut uses = NameUses { name, uses: Uses::Untouched };
-        uses.visit_stmt(stmt);
-        match uses.uses {
-            Uses::Bound => return None,
-            Uses::Read => between = Uses::Read,
-            Uses::Untouched => {}
-        }
-    }
-    None
-}
-
-/// `name = value` as a whole statement: the value.
-fn binds<'a>(stmt: &'a Stmt, name: &str) -> Option<&'a Expr> {
-    let Stmt::Assign(assign) = stmt else { return None };
-    let [Expr::Name(target)] = assign.targets.as_slice() else { return None };
-    (target.id.as_str() == name).then_some(&*assign.value)
-}
-
-/// The statement list that directly holds the statement at `range`.
-fn block_holding(body: &[Stmt], range: TextRange) -> Option<&[Stmt]> {
-    if body.iter().any(|stmt| stmt.range() == range) {
-        return Some(body);
-    }
-    let outer = body.iter().find(|stmt| stmt.range().contains_range(range))?;
-    let blocks: Vec<&[Stmt]> = match outer {
-        Stmt::If(s) => {
-            std::iter::once(s.body.as_slice()).chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice())).collect()
-        }
-        Stmt::With(s) => vec![&s.body],
-        Stmt::For(s) => vec![&s.body, &s.orelse],
-        Stmt::While(s) => vec![&s.body, &s.orelse],
-        Stmt::Try(s) => {
-            let mut blocks = vec![s.body.as_slice(), &s.orelse, &s.finalbody];
-            blocks.extend(s.handlers.iter().map(|h| {
-                let ast::ExceptHandler::ExceptHandler(h) = h;
-                h.body.as_slice()
-            }));
-            blocks
-        }
-        _ => return None,
-    };
-    blocks.into_iter().find_map(|block| block_holding(block, range))
-}
-
-/// Whether a statement reads or binds `name` anywhere (binding wins).
-struct NameUses<'n> {
-    name: &'n str,
-    uses: Uses,
-}
-
-impl NameUses<'_> {
-    /// `import spans`, `import a.spans as spans`, `from m import spans`: binds its last name or alias.
-    fn alias_binds(&self, alias: &ast::Alias) -> bool {
-        let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.as_str();
-        bound.split('.').next() == Some(self.name)
-    }
-}
-
-impl<'a> Visitor<'a> for NameUses<'_> {
-    /// Bindings that are no name expression: imports, `def`/`class`, `except ... as`.
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        let binds = match stmt {
-            Stmt::Import(import) => import.names.iter().any(|alias| self.alias_binds(alias)),
-            Stmt::ImportFrom(import) => import.names.iter().any(|alias| self.alias_binds(alias)),
-            Stmt::FunctionDef(def) => def.name.id.as_str() == self.name,
-            Stmt::ClassDef(class) => class.name.id.as_str() == self.name,
-            Stmt::Try(try_stmt) => try_stmt.handlers.iter().any(|handler| {
-                let ast::ExceptHandler::ExceptHandler(handler) = handler;
-                handler.name.as_ref().is_some_and(|name| name.id.as_str() == self.name)
-            }),
-            Stmt::Match(_) => true, // captures bind names in patterns: not followed
-            _ => false,
-        };
-        if binds {
-            self.uses = Uses::Bound;
-        }
-        walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Name(n) = expr
-            && n.id.as_str() == self.name
-        {
-            self.uses = match (n.ctx, &self.uses) {
-                (ast::ExprContext::Load, Uses::Untouched) => Uses::Read,
-                (ast::ExprContext::Load, _) => return,
-                _ => Uses::Bound,
-            };
-        }
-        walk_expr(self, expr);
-    }
 }
 
 /// Context managers and decorators that turn grad off.

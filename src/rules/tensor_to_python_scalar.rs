@@ -18,7 +18,8 @@ use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled::compiled_code::Site;
 use crate::model::file::configured::Capture;
 use crate::model::compiled::dynamo_config::sets;
-use crate::model::file::FileModel;
+use crate::model::file::{FileModel, FunctionNode};
+use crate::model::flow::reaching_binding::{Uses, last_binding};
 use crate::model::tensors::tensor::Tensors;
 use crate::model::tensors::torch_calls::FULL_REDUCTIONS;
 use crate::model::tensors::capture_crashes::crash_with;
@@ -177,14 +178,29 @@ impl ScalarFinder<'_, '_> {
         }
         match (call.func.as_ref(), call.arguments.args.as_ref()) {
             (Expr::Attribute(method), []) => {
-                matches!(method.attr.id.as_str(), "item" | "tolist") && self.tensors.is_tensor(&method.value)
+                matches!(method.attr.id.as_str(), "item" | "tolist") && self.is_tensor_at(&method.value, call.range())
             }
             (Expr::Name(builtin), [argument]) => {
                 let shadowed = self.tensors.is_local(builtin.id.as_str());
-                !shadowed && matches!(builtin.id.as_str(), "int" | "float" | "bool") && self.tensors.is_tensor(argument)
+                !shadowed
+                    && matches!(builtin.id.as_str(), "int" | "float" | "bool")
+                    && self.is_tensor_at(argument, call.range())
             }
             _ => false,
         }
+    }
+
+    /// Whether `expr` holds a tensor at `at`: by the function's tensor names, or, for a name also
+    /// bound to other values, by the binding that reaches `at` (`sizes = sizes.tolist()` after
+    /// `sizes = gates.sum(0)`: the name ends a list, but it is a tensor where it is converted).
+    fn is_tensor_at(&self, expr: &Expr, at: TextRange) -> bool {
+        if self.tensors.is_tensor(expr) {
+            return true;
+        }
+        let Expr::Name(name) = expr else { return false };
+        let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else { return false };
+        matches!(last_binding(def, name.id.as_str(), at), Some((value, Uses::Untouched | Uses::Read))
+            if self.tensors.is_tensor(value))
     }
 }
 

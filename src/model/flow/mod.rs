@@ -1,7 +1,8 @@
 //! How values flow: calls between the file's functions, the submodules `self` holds, the loops a
-//! function runs in, and the Python ints read from tensor sizes.
+//! function runs in, the binding that reaches a use, and the Python ints read from tensor sizes.
 
 pub mod calls;
 pub mod loops;
+pub mod reaching_binding;
 pub mod shapes;
 pub mod submodules;

@@ -1,0 +1,166 @@
+//! The binding that reaches a use: in the block holding the statement that uses a name, the
+//! statement that last binds it before (`m = torch.tensor(m, dtype=torch.bool)` after
+//! `m = helper(...)`, `sizes = sizes.tolist()` after `sizes = gates.sum(0)`). The function's other
+//! bindings of the name do not reach that use; the tensor sets of `model::tensors` cannot say so,
+//! as they judge a name by all its bindings at once.
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+use ruff_text_size::{Ranged, TextRange};
+
+/// How the statements between a binding and a use touch the name.
+pub enum Uses {
+    Untouched,
+    Read,
+    Bound,
+}
+
+/// The value of the statement that last binds `name` as a whole (`name = value`) before the
+/// statement holding `at`, in the same block, and how the statements in between use `name`.
+/// `None` if some statement in between may rebind it, or no such binding is in the block.
+pub fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, at: TextRange) -> Option<(&'a Expr, Uses)> {
+    let (block, index) = statement_holding(&def.body, at)?;
+    let mut between = Uses::Untouched;
+    for stmt in block[..index].iter().rev() {
+        if let Some(value) = binds(stmt, name) {
+            return Some((value, between));
+        }
+        let mut uses = NameUses { name, uses: Uses::Untouched };
+        uses.visit_stmt(stmt);
+        match uses.uses {
+            Uses::Bound => return None,
+            Uses::Read => between = Uses::Read,
+            Uses::Untouched => {}
+        }
+    }
+    None
+}
+
+/// `name = value` as a whole statement: the value.
+fn binds<'a>(stmt: &'a Stmt, name: &str) -> Option<&'a Expr> {
+    let Stmt::Assign(assign) = stmt else { return None };
+    let [Expr::Name(target)] = assign.targets.as_slice() else { return None };
+    (target.id.as_str() == name).then_some(&*assign.value)
+}
+
+/// The innermost statement holding `range` that runs once per pass of its block: the block and
+/// its index. `None` inside a `while` test (it runs again after its body, whose bindings then
+/// reach it), a `match` (its cases are not followed) or a nested `def`/`class` (another scope).
+fn statement_holding(body: &[Stmt], range: TextRange) -> Option<(&[Stmt], usize)> {
+    let index = body.iter().position(|stmt| stmt.range().contains_range(range))?;
+    let stmt = &body[index];
+    if let Some(inner) = blocks(stmt).into_iter().find_map(|block| statement_holding(block, range)) {
+        return Some(inner);
+    }
+    match stmt {
+        Stmt::While(_) | Stmt::Match(_) | Stmt::FunctionDef(_) | Stmt::ClassDef(_) => None,
+        _ => Some((body, index)),
+    }
+}
+
+/// The statement lists a compound statement holds (a `def` or `class` body is another scope).
+fn blocks(stmt: &Stmt) -> Vec<&[Stmt]> {
+    match stmt {
+        Stmt::If(s) => {
+            std::iter::once(s.body.as_slice()).chain(s.elif_else_clauses.iter().map(|c| c.body.as_slice())).collect()
+        }
+        Stmt::With(s) => vec![&s.body],
+        Stmt::For(s) => vec![&s.body, &s.orelse],
+        Stmt::While(s) => vec![&s.body, &s.orelse],
+        Stmt::Try(s) => {
+            let mut blocks = vec![s.body.as_slice(), &s.orelse, &s.finalbody];
+            blocks.extend(s.handlers.iter().map(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                h.body.as_slice()
+            }));
+            blocks
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a statement reads or binds `name` anywhere (binding wins).
+struct NameUses<'n> {
+    name: &'n str,
+    uses: Uses,
+}
+
+impl NameUses<'_> {
+    /// `import spans`, `import a.spans as spans`, `from m import spans`: binds its last name or alias.
+    fn alias_binds(&self, alias: &ast::Alias) -> bool {
+        let bound = alias.asname.as_ref().unwrap_or(&alias.name).id.as_str();
+        bound.split('.').next() == Some(self.name)
+    }
+}
+
+impl<'a> Visitor<'a> for NameUses<'_> {
+    /// Bindings that are no name expression: imports, `def`/`class`, `except ... as`.
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        let binds = match stmt {
+            Stmt::Import(import) => import.names.iter().any(|alias| self.alias_binds(alias)),
+            Stmt::ImportFrom(import) => import.names.iter().any(|alias| self.alias_binds(alias)),
+            Stmt::FunctionDef(def) => def.name.id.as_str() == self.name,
+            Stmt::ClassDef(class) => class.name.id.as_str() == self.name,
+            Stmt::Try(try_stmt) => try_stmt.handlers.iter().any(|handler| {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                handler.name.as_ref().is_some_and(|name| name.id.as_str() == self.name)
+            }),
+            Stmt::Match(_) => true, // captures bind names in patterns: not followed
+            _ => false,
+        };
+        if binds {
+            self.uses = Uses::Bound;
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr
+            && n.id.as_str() == self.name
+        {
+            self.uses = match (n.ctx, &self.uses) {
+                (ast::ExprContext::Load, Uses::Untouched) => Uses::Read,
+                (ast::ExprContext::Load, _) => return,
+                _ => Uses::Bound,
+            };
+        }
+        walk_expr(self, expr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ruff_python_parser::parse_module;
+
+    /// The value bound last before the first use of `name` on the line holding `marker`, as text.
+    fn reaching(source: &str, name: &str, marker: &str) -> Option<String> {
+        let parsed = parse_module(source).unwrap();
+        let Stmt::FunctionDef(def) = &parsed.syntax().body[0] else { panic!("a def first") };
+        let at = source.find(marker).unwrap();
+        let at = TextRange::at((at as u32).into(), (marker.len() as u32).into());
+        last_binding(def, name, at).map(|(value, _)| source[value.range()].to_string())
+    }
+
+    #[test]
+    fn a_name_rebound_from_itself_is_reached_by_the_binding_before() {
+        let source = "def f(g):\n    s = g.sum(0)\n    s = s.tolist()\n    return s\n";
+        assert_eq!(reaching(source, "s", "s.tolist()").as_deref(), Some("g.sum(0)"));
+    }
+
+    #[test]
+    fn a_use_in_a_nested_block_sees_only_its_own_block() {
+        let source = "def f(g):\n    s = g.sum(0)\n    if g:\n        n = s.tolist()\n";
+        assert_eq!(reaching(source, "s", "s.tolist()"), None);
+        let source = "def f(g):\n    if g:\n        s = g.sum(0)\n        n = s.tolist()\n";
+        assert_eq!(reaching(source, "s", "s.tolist()").as_deref(), Some("g.sum(0)"));
+    }
+
+    #[test]
+    fn a_rebinding_in_between_or_a_while_test_reaches_nothing() {
+        let source = "def f(g):\n    s = g.sum(0)\n    for s in g:\n        pass\n    n = s.tolist()\n";
+        assert_eq!(reaching(source, "s", "s.tolist()"), None);
+        let source = "def f(g):\n    s = g.sum(0)\n    while s.tolist():\n        s = [1]\n";
+        assert_eq!(reaching(source, "s", "s.tolist()"), None);
+    }
+}
