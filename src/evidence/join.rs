@@ -16,7 +16,7 @@ use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
 use super::frames::{FrameRef, FunctionSpan, function_at, functions, resumed_after, user_function};
-use super::observed::{Observed, Runtime};
+use super::observed::{BreakLine, Observed, Runtime};
 use super::paths::PathMap;
 use super::runtime_rule::{GRAPH_BREAK_SEEN, RECOMPILE_SEEN};
 use super::{Compile, Event, EventKind, Evidence};
@@ -168,13 +168,17 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
                 (!matches.is_empty()).then_some((file, line, matches))
             })
         });
+        let entered = event.entered_after.as_ref().and_then(|frame| {
+            Some(BreakLine { filename: files[resolve(&frame.file)?].path.display().to_string(), line: frame.line })
+        });
         match found {
             Some((file, line, matches)) => {
                 placed.at = Some((file, line));
                 for index in matches {
                     placed.codes.push(files[file].diagnostics[index].rule.code);
                     let seconds = seconds_for(Target::Finding(file, index));
-                    record(seen.entry(file).or_default().entry(index).or_default(), event, seconds);
+                    let observed = seen.entry(file).or_default().entry(index).or_default();
+                    record(observed, event, seconds, entered.as_ref());
                 }
             }
             None => {
@@ -182,7 +186,8 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
                 placed.at = Some((file, line));
                 placed.codes.push(runtime_rule(&event.kind).code);
                 let seconds = seconds_for(Target::RuntimeOnly(file, line, event.kind.clone()));
-                record(runtime_only.entry((file, line, event.kind.clone())).or_default(), event, seconds);
+                let observed = runtime_only.entry((file, line, event.kind.clone())).or_default();
+                record(observed, event, seconds, entered.as_ref());
             }
         }
         joined.events.push(placed);
@@ -337,7 +342,7 @@ fn mentions(code: &str, name: &str) -> bool {
     })
 }
 
-fn record(observed: &mut Observed, event: &Event, seconds: f64) {
+fn record(observed: &mut Observed, event: &Event, seconds: f64, entered_after: Option<&BreakLine>) {
     match event.kind {
         EventKind::GraphBreak => observed.breaks += 1,
         EventKind::Recompile => observed.recompiles += 1,
@@ -366,6 +371,11 @@ fn record(observed: &mut Observed, event: &Event, seconds: f64) {
         && !observed.resumed_after.contains(&line)
     {
         observed.resumed_after.push(line);
+    }
+    if let Some(line) = entered_after
+        && !observed.entered_after.contains(line)
+    {
+        observed.entered_after.push(line.clone());
     }
 }
 
@@ -447,6 +457,13 @@ fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
                 message.push_str(&format!(
                     "; in the code Dynamo resumed after the graph break at line {line}, which hands it these values"
                 ));
+            } else if let [at, ..] = observed.entered_after.as_slice() {
+                // One graph would hold every block; apart, each is told from the others by guards.
+                message.push_str(&format!(
+                    "; in a frame Dynamo compiled on its own because the graph break at {}:{} ran its caller \
+                     eagerly: fix that break first",
+                    at.filename, at.line
+                ));
             }
             message
         }
@@ -470,6 +487,7 @@ mod tests {
             reason: reason.into(),
             gb_code: None,
             guarded: None,
+            entered_after: None,
             origin: Origin { log: "t.log".into(), line: 1 },
         }
     }

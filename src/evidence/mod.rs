@@ -8,6 +8,7 @@
 
 pub mod attach;
 pub mod dynamo_message;
+pub mod entered;
 pub mod frames;
 pub mod join;
 pub mod observed;
@@ -65,8 +66,22 @@ pub struct Event {
     pub gb_code: Option<String>,
     /// For a recompile: the name the failed guard checks (`self.flag`, `x`).
     pub guarded: Option<String>,
+    /// For a recompile of a frame Dynamo compiled on its own because its caller broke the graph
+    /// at the call and ran it eagerly: that break's innermost line (`entered`).
+    pub entered_after: Option<LoggedFrame>,
     /// Where in which log it was read, for messages.
     pub origin: Origin,
+}
+
+/// The Python stack a frame was entered from when Dynamo started compiling it (`dynamo_start`),
+/// outermost first: the callers' current lines, the frame itself last (at its first line).
+#[derive(Clone, Debug)]
+pub struct FrameStart {
+    pub log: usize,
+    pub rank: Option<u32>,
+    pub frame_id: u64,
+    pub frame_compile_id: u64,
+    pub stack: Vec<LoggedFrame>,
 }
 
 /// `log:line`.
@@ -110,6 +125,8 @@ pub struct Problem {
 pub struct Evidence {
     pub events: Vec<Event>,
     pub compiles: Vec<Compile>,
+    /// Where each compile of a trace started (text logs have none).
+    pub starts: Vec<FrameStart>,
     /// Corrupt or truncated lines, skipped.
     pub problems: Vec<Problem>,
     /// `pytorch_version` as the trace states it ("2.15.0+cu132"); one entry per distinct value.
@@ -141,6 +158,7 @@ impl Evidence {
                 }
             }
         }
+        entered::link(self);
     }
 
     /// Read `--torch-logs`: the text `TORCH_LOGS="graph_breaks,recompiles"` writes to stderr

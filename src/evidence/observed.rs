@@ -30,6 +30,17 @@ pub struct Observed {
     /// For recompiles of code Dynamo resumed after a graph break: that break's line. Its guards
     /// check the values the break handed over, which exist only because of the break.
     pub resumed_after: Vec<usize>,
+    /// For recompiles of a frame compiled apart because its caller broke the graph at the call
+    /// (`evidence::entered`): that break's innermost line. Its guards tell the blocks or stages
+    /// apart, which one graph would hold.
+    pub entered_after: Vec<BreakLine>,
+}
+
+/// A graph break's line in a checked file.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BreakLine {
+    pub filename: String,
+    pub line: usize,
 }
 
 impl Observed {
@@ -114,6 +125,8 @@ pub struct RuntimeRecord<'a> {
     pub guarded: &'a [String],
     #[serde(skip_serializing_if = "<[usize]>::is_empty")]
     pub resumed_after: &'a [usize],
+    #[serde(skip_serializing_if = "<[BreakLine]>::is_empty")]
+    pub entered_after: &'a [BreakLine],
 }
 
 impl Runtime {
@@ -128,6 +141,7 @@ impl Runtime {
             reasons: observed.map_or(&[], |o| &o.reasons),
             guarded: observed.map_or(&[], |o| &o.guarded),
             resumed_after: observed.map_or(&[], |o| &o.resumed_after),
+            entered_after: observed.map_or(&[], |o| &o.entered_after),
         }
     }
 }

@@ -128,6 +128,7 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 reason: read.reason,
                 gb_code: read.gb_code,
                 guarded: None,
+                entered_after: None,
                 origin,
             }
         }
@@ -144,6 +145,7 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 reason: read.guard,
                 gb_code: None,
                 guarded: read.guarded,
+                entered_after: None,
                 origin,
             }
         }

@@ -2,9 +2,10 @@
 //! 6942 torch/_dynamo/utils.py:2473] {"kind": {...}, "frame_id": 0, "frame_compile_id": 0, ...}`,
 //! and an event with `has_payload` is followed by its payload, one tab-indented line per line.
 //!
-//! Of the many event kinds, three matter here: the `dynamo_graph_break_reason` and
-//! `recompile_reasons` artifacts, and `compilation_metrics` (one per compile: code object, time,
-//! whether it made a graph); the `torch_version` artifact says who wrote the log. Everything else
+//! Of the many event kinds, these matter here: the `dynamo_graph_break_reason` and
+//! `recompile_reasons` artifacts, `compilation_metrics` (one per compile: code object, time,
+//! whether it made a graph), and `dynamo_start` (the stack a compile started from, its file names
+//! interned by `str` events); the `torch_version` artifact says who wrote the log. Everything else
 //! is skipped without parsing its JSON, which keeps a 100 MB trace quick to read.
 
 use std::io::{BufRead, BufReader};
@@ -13,7 +14,9 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use super::{Compile, Event, EventKind, Evidence, Origin, Problem, dynamo_message};
+use rustc_hash::FxHashMap as HashMap;
+
+use super::{Compile, Event, EventKind, Evidence, FrameStart, LoggedFrame, Origin, Problem, dynamo_message};
 
 /// The fields of an event line that say which frame and process it belongs to.
 #[derive(Deserialize)]
@@ -22,6 +25,11 @@ struct Envelope {
     artifact: Option<Artifact>,
     #[serde(default)]
     compilation_metrics: Option<Metrics>,
+    #[serde(default)]
+    dynamo_start: Option<Start>,
+    /// An interned file name (`{"str": ["/w/m.py", 4]}`), which `dynamo_start` names by number.
+    #[serde(default, rename = "str")]
+    interned: Option<(String, u64)>,
     #[serde(default)]
     rank: Option<u32>,
     #[serde(default)]
@@ -33,6 +41,19 @@ struct Envelope {
 #[derive(Deserialize)]
 struct Artifact {
     name: String,
+}
+
+#[derive(Deserialize)]
+struct Start {
+    #[serde(default)]
+    stack: Vec<StackEntry>,
+}
+
+#[derive(Deserialize)]
+struct StackEntry {
+    line: usize,
+    name: String,
+    filename: u64,
 }
 
 #[derive(Deserialize)]
@@ -54,7 +75,7 @@ struct Metrics {
 }
 
 /// The event kinds read; any other line is only checked for the envelope's shape.
-const WANTED: &[&str] = &["artifact", "compilation_metrics"];
+const WANTED: &[&str] = &["artifact", "compilation_metrics", "dynamo_start", "str"];
 
 /// Read one log file into `evidence`. Errors only when the file cannot be read or holds no
 /// Dynamo event at all (a foreign file); bad lines become problems.
@@ -71,6 +92,7 @@ pub fn read(log: &Path, evidence: &mut Evidence) -> Result<()> {
         events_seen: 0,
         text_log_lines: false,
         pending: None,
+        files: HashMap::default(),
     };
     let mut line = Vec::new();
     let mut number = 0;
@@ -107,6 +129,8 @@ struct Reading<'a> {
     text_log_lines: bool,
     /// An artifact read, waiting for its payload lines.
     pending: Option<Pending>,
+    /// The log's interned file names, by number.
+    files: HashMap<u64, String>,
 }
 
 struct Pending {
@@ -142,7 +166,7 @@ impl Reading<'_> {
         if !first_key(json).is_some_and(|kind| WANTED.contains(&kind)) {
             return;
         }
-        let envelope: Envelope = match std::str::from_utf8(json)
+        let mut envelope: Envelope = match std::str::from_utf8(json)
             .map_err(|err| err.to_string())
             .and_then(|text| serde_json::from_str(text).map_err(|err| err.to_string()))
         {
@@ -154,7 +178,11 @@ impl Reading<'_> {
             }
         };
         let origin = Origin { log: self.log.to_path_buf(), line: number };
-        if let Some(metrics) = &envelope.compilation_metrics {
+        if let Some((file, number)) = envelope.interned.take() {
+            self.files.insert(number, file);
+        } else if let Some(start) = &envelope.dynamo_start {
+            self.start(start, &envelope, evidence);
+        } else if let Some(metrics) = &envelope.compilation_metrics {
             let rank = envelope.rank.or(self.rank_in_name);
             let mut compile = compile(metrics, rank, envelope.frame_id, envelope.frame_compile_id);
             compile.log = self.log_index;
@@ -162,6 +190,22 @@ impl Reading<'_> {
         } else if let Some(name) = envelope.artifact.as_ref().map(|artifact| artifact.name.clone()) {
             self.pending = Some(Pending { name, envelope, origin, payload: String::new() });
         }
+    }
+
+    /// Where a compile started: its stack, with the interned file names spelled out.
+    fn start(&self, start: &Start, envelope: &Envelope, evidence: &mut Evidence) {
+        let (Some(frame_id), Some(frame_compile_id)) = (envelope.frame_id, envelope.frame_compile_id) else { return };
+        let stack = start
+            .stack
+            .iter()
+            .map(|entry| LoggedFrame {
+                file: self.files.get(&entry.filename).cloned().unwrap_or_default(),
+                line: entry.line,
+                function: entry.name.clone(),
+            })
+            .collect();
+        let rank = envelope.rank.or(self.rank_in_name);
+        evidence.starts.push(FrameStart { log: self.log_index, rank, frame_id, frame_compile_id, stack });
     }
 
     /// The artifact waiting for its payload, now that it has all of it.
@@ -179,6 +223,7 @@ impl Reading<'_> {
             reason,
             gb_code,
             guarded,
+            entered_after: None,
             origin,
         };
         match name.as_str() {

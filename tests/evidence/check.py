@@ -241,6 +241,15 @@ def main():
     unexplained = [f["location"]["row"] for f in findings if f["code"] == "TCF100"]
     check(not unexplained, f"masked trace: every break joins a rule's finding (TCF100 at {unexplained})")
 
+    # Each stage's forward is compiled apart (its caller broke at the LSTM) and recompiles: the
+    # recompile names the break it comes from.
+    run_model("models/stages_apart.py", {"TORCH_TRACE": str(work / "stages")}, work)
+    findings = tcfix(args.tcfix, ["--trace", str(work / "stages")], ["stages_apart.py"])
+    expect(findings, "TCF111", 15, "confirmed", label="stages trace")
+    expect(findings, "TCF200", 25, "runtime-only", recompiles=1, label="stages trace")
+    entered = [b["line"] for b in (finding(findings, "TCF200", 25) or {}).get("runtime", {}).get("entered_after", [])]
+    check(entered == [15], f"stages trace: the stage's recompile comes from the break at line 15 ({entered})")
+
     findings = tcfix(args.tcfix, ["--trace", str(work / "library")], ["calls_library.py"])
     breaks, _ = log_events(work / "library")
     expect(findings, "TCF100", 20, "runtime-only", breaks=breaks, label="library trace")

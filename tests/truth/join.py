@@ -3,10 +3,13 @@
 Runtime sites come from `tcfix --trace` on the package sources: a finding the run confirmed is a
 site tcfix found; a TCF100/TCF200 finding (runtime-only) is a site it missed. A recompile whose only
 failed guard is an input's size (`tensor 'x' size mismatch`) is automatic dynamic's one recompile
-for a new size, which Dynamo does by design: it is `expected`, and counts neither way. A recompile of
+for a new size, which Dynamo does by design: it is `expected`, and counts neither way; so is a frame's
+first recompile in a generate() run, at the first decode step (`decode_step_recompiles`). A recompile of
 the code Dynamo resumed after a graph break (`torch_dynamo_resume_in_forward_at_1445`) guards on the
-values the break handed over: where tcfix finds that break, the recompile is `after-break`, and
-counts neither way either (removing the break removes the resumed code).
+values the break handed over, and a frame Dynamo compiled on its own because its caller broke at
+the call (a block called from a loop that runs eagerly) guards on what tells its callers apart
+(module types, strides): where tcfix finds that break, the recompile is `after-break`, and counts
+neither way either (removing the break removes the resumed code and the frames apart).
 
 A finding in a function the run compiled is `confirmed` (an event joined it), `conditional` (not
 seen, but its message states the condition it needs: "only when ..."), `shadowed` (not seen, and
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -79,18 +83,67 @@ def tcfix_json(tcfix: Path, root: Path, traces: list[Path]) -> list[dict]:
 
 
 def read_findings(raw: list[dict], root: Path) -> list[Finding]:
-    base = root.parent
     out = []
     for f in raw:
         rt = f.get("runtime") or {}
-        path = Path(f["filename"])
-        rel = str(path.relative_to(base)) if path.is_absolute() else str(Path(root.name) / path)
-        out.append(Finding(rel, f["location"]["row"], f["code"], f["severity"], rt.get("state"), f["message"],
-                           f.get("fix"), rt.get("graph_breaks", 0) + rt.get("recompiles", 0), f))
+        for line in rt.get("entered_after", []):
+            line["filename"] = package_path(line["filename"], root)
+        out.append(Finding(package_path(f["filename"], root), f["location"]["row"], f["code"], f["severity"],
+                           rt.get("state"), f["message"], f.get("fix"),
+                           rt.get("graph_breaks", 0) + rt.get("recompiles", 0), f))
     return out
 
 
-def events_of(findings: list[Finding]) -> list[Event]:
+def package_path(filename: str, root: Path) -> str:
+    """tcfix's path of a file under `root` -> package-relative: timm/models/vit.py."""
+    path = Path(filename)
+    return str(path.relative_to(root.parent)) if path.is_absolute() else str(Path(root.name) / path)
+
+
+GUARD_SOURCE = re.compile(r"#[^#]*# (\S+\.py):(\d+) in ")
+
+
+def decode_step_recompiles(models, results, dirs) -> Counter:
+    """(path, line) -> how many first recompiles of a frame the generate runs logged there.
+
+    generate() calls the compiled forward on the prompt, then on one token at a time: the first
+    decode step cannot use the prefill graph (the length drops to 1, a cache is now filled), so each
+    frame recompiles once there, whichever of its guards Dynamo names first (`len(kwargs) == 7`,
+    `mems is None`). A frame's first recompile is the one whose only failed cache entry is its
+    first (`3/0: ...`); a later one (`3/1: ...`) is judged like any other."""
+    found = Counter()
+    for m in models:
+        if results[m].get("status") != "ran" or "generate" not in results[m].get("phases", {}):
+            continue
+        for log in sorted((dirs[m] / "trace").glob("*.log")):
+            for payload in recompile_payloads(log):
+                try:
+                    failures = json.loads(payload)
+                except ValueError:
+                    failures = [payload]
+                if all(re.match(r"\d+/0:", f) for f in failures) and (where := GUARD_SOURCE.search(failures[0])):
+                    found[(where.group(1), int(where.group(2)))] += 1
+    return found
+
+
+def recompile_payloads(log: Path):
+    """The payloads of a trace's `recompile_reasons` artifacts (their tab-indented lines)."""
+    payload = None
+    with open(log, errors="replace") as lines:
+        for line in lines:
+            if payload is not None and line.startswith("\t"):
+                payload.append(line[1:])
+                continue
+            if payload is not None:
+                yield "".join(payload)
+                payload = None
+            if '"recompile_reasons"' in line:
+                payload = []
+    if payload is not None:
+        yield "".join(payload)
+
+
+def events_of(findings: list[Finding], decode_steps: Counter | None = None) -> list[Event]:
     events = []
     for f in findings:
         rt = f.raw.get("runtime") or {}
@@ -100,15 +153,20 @@ def events_of(findings: list[Finding]) -> list[Event]:
         if rt.get("graph_breaks"):
             events.append(Event(f.path, f.line, "break", f.code, rt["graph_breaks"], reason))
         if rt.get("recompiles"):
-            code = "expected" if f.code == "TCF200" and is_input_size_recompile(f.raw) else f.code
+            decode_step = (decode_steps or Counter())[(f.path, f.line)] >= rt["recompiles"]
+            code = "expected" if f.code == "TCF200" and (is_input_size_recompile(f.raw) or decode_step) else f.code
             events.append(Event(f.path, f.line, "recompile", code, rt["recompiles"], reason))
     found_breaks = {(e.path, e.line) for e in events if e.kind == "break" and e.code not in RUNTIME_ONLY}
-    resumed = {(f.path, f.line): (f.raw.get("runtime") or {}).get("resumed_after") or [] for f in findings}
+    after = defaultdict(set)  # (path, line) -> the breaks its recompiles come from
+    for f in findings:
+        rt = f.raw.get("runtime") or {}
+        after[(f.path, f.line)] |= {(f.path, line) for line in rt.get("resumed_after") or []}
+        after[(f.path, f.line)] |= {(b["filename"], b["line"]) for b in rt.get("entered_after") or []}
     for e in events:
-        # Code Dynamo resumed after a break guards on the values the break handed it: the
-        # recompile goes with that break, and the break's finding names the cause.
-        if e.kind == "recompile" and e.code == "TCF200" and any(
-                (e.path, line) in found_breaks for line in resumed.get((e.path, e.line), [])):
+        # Code Dynamo resumed after a break guards on the values the break handed it, and a frame
+        # compiled apart because its caller broke at the call guards on what tells its callers
+        # apart: the recompile goes with that break, and the break's finding names the cause.
+        if e.kind == "recompile" and e.code == "TCF200" and after[(e.path, e.line)] & found_breaks:
             e.code = "after-break"
     return events
 
@@ -234,8 +292,8 @@ class Verdict:
             f"truth: {len(self.models)} models from {packages} packages: " + ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())),
             f"truth: recall, graph-break sites: {pct(k['break', 'found'], k['break', 'found'] + k['break', 'missed'])}",
             f"truth: recall, recompile sites: {pct(k['recompile', 'found'], k['recompile', 'found'] + k['recompile', 'missed'])}"
-            f" ({k['recompile', 'expected']} input-size recompiles expected,"
-            f" {k['recompile', 'after-break']} in code resumed after a found graph break)",
+            f" ({k['recompile', 'expected']} expected: a new input size, or generate's first decode step;"
+            f" {k['recompile', 'after-break']} in code resumed or compiled apart after a found graph break)",
             f"truth: precision in executed code: {pct(v['confirmed'] + v['conditional'], sum(v.values()))}"
             f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']};"
             f" {sum(1 for _, x in self.executed if x == 'shadowed')} shadowed by a frame given up earlier)",
@@ -252,9 +310,13 @@ class Verdict:
                "Written by `scripts/truth` (tests/truth/run.py; the verdict per site, finding and fix is in",
                "snapshots/truth.txt). Recall counts distinct package lines where a run logged a graph break or a",
                "recompile; precision counts findings in functions a run compiled. A recompile whose only failed",
-               "guard is an input's size is automatic dynamic's one recompile for a new size: expected, not counted.",
-               "A recompile of the code Dynamo resumed after a graph break that tcfix finds guards on the values",
-               "that break hands over: it goes with the break (after-break), and is not counted either.",
+               "guard is an input's size is automatic dynamic's one recompile for a new size: expected, not counted;",
+               "so is each frame's first recompile in a generate() run (the first decode step: the length drops to",
+               "1 and the cache is filled, whichever guard Dynamo names first). A recompile of the code Dynamo",
+               "resumed after a graph break that tcfix finds guards on the values that break hands over, and one",
+               "of a frame compiled on its own because its caller broke at the call (a block called from eager",
+               "code) guards on what tells its callers apart: it goes with the break (after-break), and is not",
+               "counted either.",
                "", "```", self.summary(), "```", "",
                "## Per rule (findings in functions the runs compiled)", "",
                "| rule | confirmed | conditional | not seen | sites found |", "|---|---|---|---|---|"]
@@ -301,7 +363,8 @@ def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
 
 def judge(models, packages, results, dirs, roots, per_variant) -> Verdict:
     verdict = Verdict(models, results)
-    judge_sites(verdict, per_variant["a"], Functions(next(iter(roots["a"].values())).parent))
+    decode_steps = decode_step_recompiles(models, results["a"], dirs["a"])
+    judge_sites(verdict, per_variant["a"], Functions(next(iter(roots["a"].values())).parent), decode_steps)
     for variant in (v for v in results if v != "a"):
         verdict.fixes[variant] = judge_fixes(verdict, variant, models, packages, dirs, roots, per_variant[variant])
         verdict.worse[variant], verdict.outputs[variant] = judge_models(variant, models, results, dirs)
@@ -323,10 +386,10 @@ def frame_given_up(findings: list[Finding], functions: Functions) -> dict[tuple[
     return first
 
 
-def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions) -> None:
+def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions, decode_steps: Counter) -> None:
     """Each runtime site, found or missed, and each finding in executed code, as published."""
     at_site = defaultdict(list)
-    for event in events_of(findings):
+    for event in events_of(findings, decode_steps):
         at_site[(event.path, event.line, event.kind)].append(event)
     for key, events in at_site.items():
         named = [e for e in events if e.code not in RUNTIME_ONLY | {"expected", "after-break"}]

@@ -1,0 +1,165 @@
+//! Frames compiled on their own because their caller broke: when Dynamo breaks the graph at a
+//! call (`x = self.blocks(x)` whose callee calls an `nn.LSTM`), the call runs eagerly, and each
+//! function it reaches is compiled as a frame of its own. Such a frame is called once per block
+//! or stage, and recompiles for each one's module types, strides and sizes. Those recompiles
+//! exist only because of the break: a recompile learns the break's innermost line here, from the
+//! stack its compile started from (`dynamo_start`) and the tracebacks of the breaks.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::frames::user_function;
+use super::{Event, EventKind, Evidence, FrameStart, LoggedFrame};
+
+/// A compile: (log, rank, frame id, compile number).
+type CompileKey = (usize, Option<u32>, u64, u64);
+
+/// Sets `entered_after` on each recompile of a frame entered from a line where a logged graph
+/// break ran its caller eagerly.
+pub fn link(evidence: &mut Evidence) {
+    let starts: HashMap<CompileKey, &FrameStart> = evidence
+        .starts
+        .iter()
+        .map(|start| ((start.log, start.rank, start.frame_id, start.frame_compile_id), start))
+        .collect();
+    let broke_at = lines_that_broke(evidence, &starts);
+    if broke_at.is_empty() {
+        return;
+    }
+    let entered: Vec<Option<LoggedFrame>> = evidence
+        .events
+        .iter()
+        .map(|event| {
+            if event.kind != EventKind::Recompile {
+                return None;
+            }
+            let start = starts.get(&(event.log, event.rank, event.frame_id?, event.frame_compile_id?))?;
+            let (_, callers) = start.stack.split_last()?;
+            // The nearest caller that broke: the frame runs apart because of that break.
+            callers.iter().rev().find_map(|caller| {
+                broke_at.get(&(event.log, event.rank, caller.file.as_str(), caller.line)).map(|root| (*root).clone())
+            })
+        })
+        .collect();
+    drop(starts);
+    for (event, entered) in evidence.events.iter_mut().zip(entered) {
+        event.entered_after = entered;
+    }
+}
+
+/// Where each frame that broke stood when it broke: its own line in the break's traceback (the
+/// call it then ran eagerly), with the break's innermost line. A frame entered while that line
+/// was on its callers' stack was called from the eager call.
+fn lines_that_broke<'e>(
+    evidence: &'e Evidence,
+    starts: &HashMap<CompileKey, &'e FrameStart>,
+) -> HashMap<(usize, Option<u32>, &'e str, usize), &'e LoggedFrame> {
+    let mut broke_at = HashMap::default();
+    for event in evidence.events.iter().filter(|event| event.kind == EventKind::GraphBreak) {
+        let (Some(frame_id), Some(compile_id), Some(root)) =
+            (event.frame_id, event.frame_compile_id, event.frames.first())
+        else {
+            continue;
+        };
+        let Some(start) = starts.get(&(event.log, event.rank, frame_id, compile_id)) else { continue };
+        if let Some(own) = own_line(event, start) {
+            broke_at.entry((event.log, event.rank, own.file.as_str(), own.line)).or_insert(root);
+        }
+    }
+    broke_at
+}
+
+/// The broken frame's own entry in the break's traceback (innermost first): in the frame's file
+/// and function, at or after its first line, and the nearest such line to it (a caller of the
+/// same name in the same file lies outside the frame's lines, so further on).
+fn own_line<'e>(event: &'e Event, start: &FrameStart) -> Option<&'e LoggedFrame> {
+    let frame = start.stack.last()?;
+    let function = user_function(&frame.function);
+    event
+        .frames
+        .iter()
+        .filter(|logged| logged.file == frame.file && user_function(&logged.function) == function)
+        .filter(|logged| logged.line >= frame.line)
+        .min_by_key(|logged| logged.line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::Origin;
+
+    fn frame(file: &str, line: usize, function: &str) -> LoggedFrame {
+        LoggedFrame { file: file.into(), line, function: function.into() }
+    }
+
+    /// An event of compile `[frame_id/compile_id]`.
+    fn event(kind: EventKind, (frame_id, compile_id): (u64, u64), frames: Vec<LoggedFrame>) -> Event {
+        Event {
+            kind,
+            log: 0,
+            rank: None,
+            thread: None,
+            frame_id: Some(frame_id),
+            frame_compile_id: Some(compile_id),
+            frames,
+            reason: String::new(),
+            gb_code: None,
+            guarded: None,
+            entered_after: None,
+            origin: Origin { log: "t.log".into(), line: 1 },
+        }
+    }
+
+    fn start((frame_id, frame_compile_id): (u64, u64), stack: Vec<LoggedFrame>) -> FrameStart {
+        FrameStart { log: 0, rank: None, frame_id, frame_compile_id, stack }
+    }
+
+    /// `Net.forward` (line 30, compiled) calls `self.stages(x)` at 31; a stage's `forward` (line 20)
+    /// calls its mixer at 21, whose LSTM call at 11 breaks the graph.
+    fn staged(stage_called_from: usize) -> Evidence {
+        let runner = frame("train.py", 5, "main");
+        let lstm_break = event(
+            EventKind::GraphBreak,
+            (0, 0),
+            vec![
+                frame("m.py", 11, "forward"),
+                frame("m.py", 21, "forward"),
+                frame("m.py", 31, "forward"),
+                runner.clone(),
+            ],
+        );
+        let stage_recompile = event(EventKind::Recompile, (1, 1), vec![frame("m.py", 20, "forward")]);
+        Evidence {
+            events: vec![lstm_break, stage_recompile],
+            starts: vec![
+                start((0, 0), vec![runner.clone(), frame("m.py", 30, "forward")]),
+                start((1, 1), vec![runner, frame("m.py", stage_called_from, "forward"), frame("m.py", 20, "forward")]),
+            ],
+            ..Evidence::default()
+        }
+    }
+
+    #[test]
+    fn a_frame_called_from_the_line_where_its_caller_broke_names_that_break() {
+        let mut evidence = staged(31);
+        link(&mut evidence);
+        assert_eq!(evidence.events[1].entered_after, Some(frame("m.py", 11, "forward")));
+        assert_eq!(evidence.events[0].entered_after, None, "a break is no recompile");
+    }
+
+    #[test]
+    fn a_frame_called_from_elsewhere_names_none() {
+        // Called from line 33 of the compiled forward, which did not break there.
+        let mut evidence = staged(33);
+        link(&mut evidence);
+        assert_eq!(evidence.events[1].entered_after, None);
+    }
+
+    #[test]
+    fn the_callers_above_the_frame_that_broke_do_not_count() {
+        // The runner's line is on every frame's stack and in every traceback.
+        let mut evidence = staged(31);
+        evidence.starts[1].stack.remove(1);
+        link(&mut evidence);
+        assert_eq!(evidence.events[1].entered_after, None);
+    }
+}
