@@ -1,19 +1,24 @@
-//! Frames compiled on their own because their caller broke: when Dynamo breaks the graph at a
-//! call (`x = self.blocks(x)` whose callee calls an `nn.LSTM`), the call runs eagerly, and each
-//! function it reaches is compiled as a frame of its own. Such a frame is called once per block
-//! or stage, and recompiles for each one's module types, strides and sizes. Those recompiles
-//! exist only because of the break: a recompile learns the break's innermost line here, from the
-//! stack its compile started from (`dynamo_start`) and the tracebacks of the breaks.
+//! Recompiles that exist only because of a graph break, with the break's innermost line:
+//! - Frames compiled on their own because their caller broke: when Dynamo breaks the graph at a
+//!   call (`x = self.blocks(x)` whose callee calls an `nn.LSTM`), the call runs eagerly, and each
+//!   function it reaches is compiled as a frame of its own. Such a frame is called once per block
+//!   or stage, and recompiles for each one's module types, strides and sizes.
+//! - Code Dynamo resumed after a break (`torch_dynamo_resume_in_forward_at_1473`) takes the values
+//!   the break hands over as inputs, and a guard on one of them (`padding_len == 504`,
+//!   `___stack0[0] == 504`) fails when they change.
+//! Both are read from the stack each compile started from (`dynamo_start`) and the breaks'
+//! tracebacks. A guard on a flag (`== True`) is left out: a flag flipped between calls recompiles
+//! one whole graph too.
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::frames::user_function;
+use super::frames::{resumed_after, user_function};
 use super::{Event, EventKind, Evidence, FrameStart, LoggedFrame};
 
 /// A compile: (log, rank, frame id, compile number).
 type CompileKey = (usize, Option<u32>, u64, u64);
 
-/// Sets `entered_after` on each recompile of a frame entered from a line where a logged graph
+/// Sets `caused_by_break` on each recompile of a frame entered from a line where a logged graph
 /// break ran its caller eagerly.
 pub fn link(evidence: &mut Evidence) {
     let starts: HashMap<CompileKey, &FrameStart> = evidence
@@ -32,18 +37,43 @@ pub fn link(evidence: &mut Evidence) {
             if event.kind != EventKind::Recompile {
                 return None;
             }
+            if guards_a_flag(&event.reason) {
+                return None;
+            }
             let start = starts.get(&(event.log, event.rank, event.frame_id?, event.frame_compile_id?))?;
-            let (_, callers) = start.stack.split_last()?;
+            let (frame, callers) = start.stack.split_last()?;
+            let broke = |file: &str, line: usize| {
+                broke_at.get(&(event.log, event.rank, file, line)).map(|root| (*root).clone())
+            };
+            if let Some(line) = resumed_after(&frame.function)
+                && guards_a_handed_over_value(event)
+            {
+                return broke(&frame.file, line);
+            }
             // The nearest caller that broke: the frame runs apart because of that break.
-            callers.iter().rev().find_map(|caller| {
-                broke_at.get(&(event.log, event.rank, caller.file.as_str(), caller.line)).map(|root| (*root).clone())
-            })
+            callers.iter().rev().find_map(|caller| broke(&caller.file, caller.line))
         })
         .collect();
     drop(starts);
     for (event, entered) in evidence.events.iter_mut().zip(entered) {
-        event.entered_after = entered;
+        event.caused_by_break = entered;
     }
+}
+
+/// `self.use_bias == True`, `flag is False`.
+fn guards_a_flag(guard: &str) -> bool {
+    ["== True", "== False", "is True", "is False"].iter().any(|words| guard.trim_end().ends_with(words))
+}
+
+/// Whether a recompile's failed guard checks a value a break handed over: a plain local
+/// (`padding_len == 504`) or a stack value (`___stack0[0] == 504`). In code resumed after a graph
+/// break, those are the break's live values. `self.flag == True` is the object's state, there
+/// before any break.
+pub fn guards_a_handed_over_value(event: &Event) -> bool {
+    let name = event.guarded.as_deref().unwrap_or_else(|| event.reason.split_whitespace().next().unwrap_or(""));
+    let name = name.split('[').next().unwrap_or(name);
+    name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Where each frame that broke stood when it broke: its own line in the break's traceback (the
@@ -104,7 +134,7 @@ mod tests {
             reason: String::new(),
             gb_code: None,
             guarded: None,
-            entered_after: None,
+            caused_by_break: None,
             origin: Origin { log: "t.log".into(), line: 1 },
         }
     }
@@ -142,8 +172,8 @@ mod tests {
     fn a_frame_called_from_the_line_where_its_caller_broke_names_that_break() {
         let mut evidence = staged(31);
         link(&mut evidence);
-        assert_eq!(evidence.events[1].entered_after, Some(frame("m.py", 11, "forward")));
-        assert_eq!(evidence.events[0].entered_after, None, "a break is no recompile");
+        assert_eq!(evidence.events[1].caused_by_break, Some(frame("m.py", 11, "forward")));
+        assert_eq!(evidence.events[0].caused_by_break, None, "a break is no recompile");
     }
 
     #[test]
@@ -151,7 +181,27 @@ mod tests {
         // Called from line 33 of the compiled forward, which did not break there.
         let mut evidence = staged(33);
         link(&mut evidence);
-        assert_eq!(evidence.events[1].entered_after, None);
+        assert_eq!(evidence.events[1].caused_by_break, None);
+    }
+
+    #[test]
+    fn a_flag_flipped_between_calls_is_no_recompile_of_the_break() {
+        let mut evidence = staged(31);
+        evidence.events[1].reason = "self.use_bias == True".into();
+        link(&mut evidence);
+        assert_eq!(evidence.events[1].caused_by_break, None);
+    }
+
+    #[test]
+    fn code_resumed_after_a_break_that_guards_a_handed_over_value_names_it() {
+        // Net.forward broke at 31 (inside, at the LSTM's 11), and resumed after it.
+        let mut evidence = staged(31);
+        let resumed = frame("m.py", 31, "torch_dynamo_resume_in_forward_at_31");
+        evidence.starts[1].stack = vec![frame("train.py", 5, "main"), resumed.clone()];
+        evidence.events[1].frames = vec![resumed];
+        evidence.events[1].reason = "___stack0[0] == 504".into();
+        link(&mut evidence);
+        assert_eq!(evidence.events[1].caused_by_break, Some(frame("m.py", 11, "forward")));
     }
 
     #[test]
@@ -160,6 +210,6 @@ mod tests {
         let mut evidence = staged(31);
         evidence.starts[1].stack.remove(1);
         link(&mut evidence);
-        assert_eq!(evidence.events[1].entered_after, None);
+        assert_eq!(evidence.events[1].caused_by_break, None);
     }
 }

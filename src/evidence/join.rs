@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
+use super::entered::guards_a_handed_over_value;
 use super::frames::{FrameRef, FunctionSpan, function_at, functions, resumed_after, user_function};
 use super::observed::{BreakLine, Observed, Runtime};
 use super::paths::PathMap;
@@ -168,7 +169,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
                 (!matches.is_empty()).then_some((file, line, matches))
             })
         });
-        let entered = event.entered_after.as_ref().and_then(|frame| {
+        let entered = event.caused_by_break.as_ref().and_then(|frame| {
             Some(BreakLine { filename: files[resolve(&frame.file)?].path.display().to_string(), line: frame.line })
         });
         match found {
@@ -342,7 +343,7 @@ fn mentions(code: &str, name: &str) -> bool {
     })
 }
 
-fn record(observed: &mut Observed, event: &Event, seconds: f64, entered_after: Option<&BreakLine>) {
+fn record(observed: &mut Observed, event: &Event, seconds: f64, caused_by_break: Option<&BreakLine>) {
     match event.kind {
         EventKind::GraphBreak => observed.breaks += 1,
         EventKind::Recompile => observed.recompiles += 1,
@@ -372,10 +373,10 @@ fn record(observed: &mut Observed, event: &Event, seconds: f64, entered_after: O
     {
         observed.resumed_after.push(line);
     }
-    if let Some(line) = entered_after
-        && !observed.entered_after.contains(line)
+    if let Some(line) = caused_by_break
+        && !observed.caused_by_break.contains(line)
     {
-        observed.entered_after.push(line.clone());
+        observed.caused_by_break.push(line.clone());
     }
 }
 
@@ -423,15 +424,6 @@ fn line_range(text: &str, lines: &LineIndex, line: usize) -> TextRange {
     TextRange::at(begin, TextSize::try_from(content).unwrap_or_default())
 }
 
-/// Whether a recompile's failed guard checks a plain local (`padding_len == 504`): in code resumed
-/// after a graph break, the locals are the values the break handed over. `self.flag == True` is
-/// the object's state, there before any break.
-fn guards_a_handed_over_value(event: &Event) -> bool {
-    let name = event.guarded.as_deref().unwrap_or_else(|| event.reason.split_whitespace().next().unwrap_or(""));
-    name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-}
-
 /// `graph break seen at runtime, no rule: Data-dependent branching [GB0170]`.
 fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
     // A counter's guard fails with a new value each time: a few say enough.
@@ -457,7 +449,7 @@ fn runtime_message(kind: &EventKind, observed: &Observed) -> String {
                 message.push_str(&format!(
                     "; in the code Dynamo resumed after the graph break at line {line}, which hands it these values"
                 ));
-            } else if let [at, ..] = observed.entered_after.as_slice() {
+            } else if let [at, ..] = observed.caused_by_break.as_slice() {
                 // One graph would hold every block; apart, each is told from the others by guards.
                 message.push_str(&format!(
                     "; in a frame Dynamo compiled on its own because the graph break at {}:{} ran its caller \
@@ -487,7 +479,7 @@ mod tests {
             reason: reason.into(),
             gb_code: None,
             guarded: None,
-            entered_after: None,
+            caused_by_break: None,
             origin: Origin { log: "t.log".into(), line: 1 },
         }
     }

@@ -68,7 +68,7 @@ pub struct Event {
     pub guarded: Option<String>,
     /// For a recompile of a frame Dynamo compiled on its own because its caller broke the graph
     /// at the call and ran it eagerly: that break's innermost line (`entered`).
-    pub entered_after: Option<LoggedFrame>,
+    pub caused_by_break: Option<LoggedFrame>,
     /// Where in which log it was read, for messages.
     pub origin: Origin,
 }

@@ -33,7 +33,7 @@ pub struct Observed {
     /// For recompiles of a frame compiled apart because its caller broke the graph at the call
     /// (`evidence::entered`): that break's innermost line. Its guards tell the blocks or stages
     /// apart, which one graph would hold.
-    pub entered_after: Vec<BreakLine>,
+    pub caused_by_break: Vec<BreakLine>,
 }
 
 /// A graph break's line in a checked file.
@@ -126,7 +126,7 @@ pub struct RuntimeRecord<'a> {
     #[serde(skip_serializing_if = "<[usize]>::is_empty")]
     pub resumed_after: &'a [usize],
     #[serde(skip_serializing_if = "<[BreakLine]>::is_empty")]
-    pub entered_after: &'a [BreakLine],
+    pub caused_by_break: &'a [BreakLine],
 }
 
 impl Runtime {
@@ -141,7 +141,7 @@ impl Runtime {
             reasons: observed.map_or(&[], |o| &o.reasons),
             guarded: observed.map_or(&[], |o| &o.guarded),
             resumed_after: observed.map_or(&[], |o| &o.resumed_after),
-            entered_after: observed.map_or(&[], |o| &o.entered_after),
+            caused_by_break: observed.map_or(&[], |o| &o.caused_by_break),
         }
     }
 }

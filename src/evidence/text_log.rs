@@ -128,7 +128,7 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 reason: read.reason,
                 gb_code: read.gb_code,
                 guarded: None,
-                entered_after: None,
+                caused_by_break: None,
                 origin,
             }
         }
@@ -145,7 +145,7 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 reason: read.guard,
                 gb_code: None,
                 guarded: read.guarded,
-                entered_after: None,
+                caused_by_break: None,
                 origin,
             }
         }

@@ -223,7 +223,7 @@ impl Reading<'_> {
             reason,
             gb_code,
             guarded,
-            entered_after: None,
+            caused_by_break: None,
             origin,
         };
         match name.as_str() {
