@@ -7,8 +7,8 @@
 //!   the break hands over as inputs, and a guard on one of them (`padding_len == 504`,
 //!   `___stack0[0] == 504`) fails when they change.
 //! Both are read from the stack each compile started from (`dynamo_start`) and the breaks'
-//! tracebacks. A guard on a flag (`== True`) is left out: a flag flipped between calls recompiles
-//! one whole graph too.
+//! tracebacks. A frame apart that recompiles because a flag flipped between calls is blamed on
+//! the break too: once the break is fixed, that recompile shows at its own line.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -37,9 +37,6 @@ pub fn link(evidence: &mut Evidence) {
             if event.kind != EventKind::Recompile {
                 return None;
             }
-            if guards_a_flag(&event.reason) {
-                return None;
-            }
             let start = starts.get(&(event.log, event.rank, event.frame_id?, event.frame_compile_id?))?;
             let (frame, callers) = start.stack.split_last()?;
             let broke = |file: &str, line: usize| {
@@ -47,8 +44,9 @@ pub fn link(evidence: &mut Evidence) {
             };
             if let Some(line) = resumed_after(&frame.function)
                 && guards_a_handed_over_value(event)
+                && let Some(root) = broke(&frame.file, line)
             {
-                return broke(&frame.file, line);
+                return Some(root);
             }
             // The nearest caller that broke: the frame runs apart because of that break.
             callers.iter().rev().find_map(|caller| broke(&caller.file, caller.line))
@@ -58,11 +56,6 @@ pub fn link(evidence: &mut Evidence) {
     for (event, entered) in evidence.events.iter_mut().zip(entered) {
         event.caused_by_break = entered;
     }
-}
-
-/// `self.use_bias == True`, `flag is False`.
-fn guards_a_flag(guard: &str) -> bool {
-    ["== True", "== False", "is True", "is False"].iter().any(|words| guard.trim_end().ends_with(words))
 }
 
 /// Whether a recompile's failed guard checks a value a break handed over: a plain local
@@ -180,14 +173,6 @@ mod tests {
     fn a_frame_called_from_elsewhere_names_none() {
         // Called from line 33 of the compiled forward, which did not break there.
         let mut evidence = staged(33);
-        link(&mut evidence);
-        assert_eq!(evidence.events[1].caused_by_break, None);
-    }
-
-    #[test]
-    fn a_flag_flipped_between_calls_is_no_recompile_of_the_break() {
-        let mut evidence = staged(31);
-        evidence.events[1].reason = "self.use_bias == True".into();
         link(&mut evidence);
         assert_eq!(evidence.events[1].caused_by_break, None);
     }
