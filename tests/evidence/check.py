@@ -247,7 +247,7 @@ def main():
     findings = tcfix(args.tcfix, ["--trace", str(work / "stages")], ["stages_apart.py"])
     expect(findings, "TCF111", 15, "confirmed", label="stages trace")
     expect(findings, "TCF200", 25, "runtime-only", recompiles=1, label="stages trace")
-    entered = [b["line"] for b in (finding(findings, "TCF200", 25) or {}).get("runtime", {}).get("entered_after", [])]
+    entered = [b["line"] for b in (finding(findings, "TCF200", 25) or {}).get("runtime", {}).get("caused_by_break", [])]
     check(entered == [15], f"stages trace: the stage's recompile comes from the break at line 15 ({entered})")
 
     findings = tcfix(args.tcfix, ["--trace", str(work / "library")], ["calls_library.py"])
