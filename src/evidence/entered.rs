@@ -6,55 +6,117 @@
 //! - Code Dynamo resumed after a break (`torch_dynamo_resume_in_forward_at_1473`) takes the values
 //!   the break hands over as inputs, and a guard on one of them (`padding_len == 504`,
 //!   `___stack0[0] == 504`) fails when they change.
-//! Both are read from the stack each compile started from (`dynamo_start`) and the breaks'
-//! tracebacks. A frame apart that recompiles because a flag flipped between calls is blamed on
-//! the break too: once the break is fixed, that recompile shows at its own line.
+//!
+//! Both are read from the stack each compile started from (`dynamo_start`): a caller on that
+//! stack whose function Dynamo compiled, and which logged a graph break before, was running
+//! eagerly when it made the call, because of that break. (Dynamo's break tracebacks leave out the
+//! broken frame's own line, so the caller is found by its compiled code, not by its line.) A caller
+//! Dynamo never compiled (a model compiled block by block) links nothing. A frame apart that
+//! recompiles because a flag flipped between calls is blamed on the break too: once the break is
+//! fixed, that recompile shows at its own line.
 
 use rustc_hash::FxHashMap as HashMap;
 
 use super::frames::{resumed_after, user_function};
 use super::{Event, EventKind, Evidence, FrameStart, LoggedFrame};
 
-/// A compile: (log, rank, frame id, compile number).
-type CompileKey = (usize, Option<u32>, u64, u64);
-
-/// Sets `caused_by_break` on each recompile of a frame entered from a line where a logged graph
-/// break ran its caller eagerly.
-pub fn link(evidence: &mut Evidence) {
-    let starts: HashMap<CompileKey, &FrameStart> = evidence
-        .starts
-        .iter()
-        .map(|start| ((start.log, start.rank, start.frame_id, start.frame_compile_id), start))
-        .collect();
-    let broke_at = lines_that_broke(evidence, &starts);
-    if broke_at.is_empty() {
-        return;
-    }
-    let entered: Vec<Option<LoggedFrame>> = evidence
+/// Per event, for a recompile of a frame compiled apart because a caller broke, or of code
+/// resumed after a break, where the log holds that break: the break's innermost line.
+/// `same_function(file, a, b)`: whether two (function, line) places of a file lie in one function
+/// (from its source; `false` where tcfix cannot read it).
+pub fn causes<'e>(
+    evidence: &'e Evidence,
+    mut same_function: impl FnMut(&'e str, (&'e str, usize), (&'e str, usize)) -> bool,
+) -> Vec<Option<&'e LoggedFrame>> {
+    let compiles = Compiles::of(evidence);
+    evidence
         .events
         .iter()
         .map(|event| {
             if event.kind != EventKind::Recompile {
                 return None;
             }
-            let start = starts.get(&(event.log, event.rank, event.frame_id?, event.frame_compile_id?))?;
+            let start = compiles.start_of(event)?;
             let (frame, callers) = start.stack.split_last()?;
-            let broke = |file: &str, line: usize| {
-                broke_at.get(&(event.log, event.rank, file, line)).map(|root| (*root).clone())
-            };
+            let mut broke =
+                |place: &'e LoggedFrame, line| compiles.broke_running(start, place, line, &mut same_function);
             if let Some(line) = resumed_after(&frame.function)
                 && guards_a_handed_over_value(event)
-                && let Some(root) = broke(&frame.file, line)
+                && let Some(root) = broke(frame, line)
             {
                 return Some(root);
             }
             // The nearest caller that broke: the frame runs apart because of that break.
-            callers.iter().rev().find_map(|caller| broke(&caller.file, caller.line))
+            callers.iter().rev().find_map(|caller| broke(caller, caller.line))
         })
-        .collect();
-    drop(starts);
-    for (event, entered) in evidence.events.iter_mut().zip(entered) {
-        event.caused_by_break = entered;
+        .collect()
+}
+
+/// A log, a process in it, and a frame id there.
+type FrameKey = (usize, Option<u32>, u64);
+
+/// The log's compiles and breaks, in log order.
+struct Compiles<'e> {
+    /// Per (log, rank, frame id, compile number): the starts of that compile (one per phase).
+    starts: HashMap<(usize, Option<u32>, u64, u64), Vec<&'e FrameStart>>,
+    /// Per (log, rank, file, function): the starts of frames compiling that function's code.
+    by_code: HashMap<(usize, Option<u32>, &'e str, &'e str), Vec<&'e FrameStart>>,
+    /// Per (log, rank, frame id): the graph breaks logged, as (log line, innermost frame).
+    breaks: HashMap<FrameKey, Vec<(usize, &'e LoggedFrame)>>,
+}
+
+impl<'e> Compiles<'e> {
+    fn of(evidence: &'e Evidence) -> Self {
+        let mut compiles =
+            Compiles { starts: HashMap::default(), by_code: HashMap::default(), breaks: HashMap::default() };
+        for start in &evidence.starts {
+            let key = (start.log, start.rank, start.frame_id, start.frame_compile_id);
+            compiles.starts.entry(key).or_default().push(start);
+            if let Some(frame) = start.stack.last() {
+                let code = (start.log, start.rank, frame.file.as_str(), user_function(&frame.function));
+                compiles.by_code.entry(code).or_default().push(start);
+            }
+        }
+        for event in evidence.events.iter().filter(|event| event.kind == EventKind::GraphBreak) {
+            if let (Some(frame_id), Some(root)) = (event.frame_id, event.frames.first()) {
+                compiles.breaks.entry((event.log, event.rank, frame_id)).or_default().push((event.origin.line, root));
+            }
+        }
+        compiles
+    }
+
+    /// The start of the compile an event belongs to: of its frame and compile number, the nearest
+    /// in the log (a recompile's reasons come just before its start; a break comes after).
+    fn start_of(&self, event: &Event) -> Option<&'e FrameStart> {
+        let key = (event.log, event.rank, event.frame_id?, event.frame_compile_id?);
+        self.starts.get(&key)?.iter().copied().min_by_key(|start| start.line.abs_diff(event.origin.line))
+    }
+
+    /// The innermost line of the graph break that left the function of `place` running eagerly
+    /// at `line` when `entered` started: a frame compiling that function's code (the one starting
+    /// nearest before `line`, its latest compile before `entered`) logged the break since. A
+    /// function Dynamo never compiled has no such frame.
+    fn broke_running(
+        &self,
+        entered: &'e FrameStart,
+        place: &'e LoggedFrame,
+        line: usize,
+        same_function: &mut impl FnMut(&'e str, (&'e str, usize), (&'e str, usize)) -> bool,
+    ) -> Option<&'e LoggedFrame> {
+        let code = (entered.log, entered.rank, place.file.as_str(), user_function(&place.function));
+        let caller = self
+            .by_code
+            .get(&code)?
+            .iter()
+            .filter(|start| start.line < entered.line)
+            .filter_map(|start| Some((start.stack.last()?, *start)))
+            .filter(|(frame, _)| frame.line < line)
+            .filter(|(frame, _)| same_function(&place.file, (&place.function, line), (&frame.function, frame.line)))
+            // A resumed frame starts later in the function than the frame it resumes.
+            .max_by_key(|(frame, start)| (frame.line, start.line))
+            .map(|(_, start)| start)?;
+        let breaks = self.breaks.get(&(caller.log, caller.rank, caller.frame_id))?;
+        breaks.iter().filter(|(at, _)| caller.line < *at && *at < entered.line).map(|(_, root)| *root).next_back()
     }
 }
 
@@ -69,42 +131,6 @@ pub fn guards_a_handed_over_value(event: &Event) -> bool {
         && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
-/// Where each frame that broke stood when it broke: its own line in the break's traceback (the
-/// call it then ran eagerly), with the break's innermost line. A frame entered while that line
-/// was on its callers' stack was called from the eager call.
-fn lines_that_broke<'e>(
-    evidence: &'e Evidence,
-    starts: &HashMap<CompileKey, &'e FrameStart>,
-) -> HashMap<(usize, Option<u32>, &'e str, usize), &'e LoggedFrame> {
-    let mut broke_at = HashMap::default();
-    for event in evidence.events.iter().filter(|event| event.kind == EventKind::GraphBreak) {
-        let (Some(frame_id), Some(compile_id), Some(root)) =
-            (event.frame_id, event.frame_compile_id, event.frames.first())
-        else {
-            continue;
-        };
-        let Some(start) = starts.get(&(event.log, event.rank, frame_id, compile_id)) else { continue };
-        if let Some(own) = own_line(event, start) {
-            broke_at.entry((event.log, event.rank, own.file.as_str(), own.line)).or_insert(root);
-        }
-    }
-    broke_at
-}
-
-/// The broken frame's own entry in the break's traceback (innermost first): in the frame's file
-/// and function, at or after its first line, and the nearest such line to it (a caller of the
-/// same name in the same file lies outside the frame's lines, so further on).
-fn own_line<'e>(event: &'e Event, start: &FrameStart) -> Option<&'e LoggedFrame> {
-    let frame = start.stack.last()?;
-    let function = user_function(&frame.function);
-    event
-        .frames
-        .iter()
-        .filter(|logged| logged.file == frame.file && user_function(&logged.function) == function)
-        .filter(|logged| logged.line >= frame.line)
-        .min_by_key(|logged| logged.line)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,8 +140,8 @@ mod tests {
         LoggedFrame { file: file.into(), line, function: function.into() }
     }
 
-    /// An event of compile `[frame_id/compile_id]`.
-    fn event(kind: EventKind, (frame_id, compile_id): (u64, u64), frames: Vec<LoggedFrame>) -> Event {
+    /// An event of compile `[frame_id/compile_id]`, at `line` of the log.
+    fn event(kind: EventKind, (frame_id, compile_id): (u64, u64), line: usize, frames: Vec<LoggedFrame>) -> Event {
         Event {
             kind,
             log: 0,
@@ -127,74 +153,88 @@ mod tests {
             reason: String::new(),
             gb_code: None,
             guarded: None,
-            caused_by_break: None,
-            origin: Origin { log: "t.log".into(), line: 1 },
+            origin: Origin { log: "t.log".into(), line },
         }
     }
 
-    fn start((frame_id, frame_compile_id): (u64, u64), stack: Vec<LoggedFrame>) -> FrameStart {
-        FrameStart { log: 0, rank: None, frame_id, frame_compile_id, stack }
+    fn start((frame_id, frame_compile_id): (u64, u64), line: usize, stack: Vec<LoggedFrame>) -> FrameStart {
+        FrameStart { log: 0, line, rank: None, frame_id, frame_compile_id, stack }
     }
 
-    /// `Net.forward` (line 30, compiled) calls `self.stages(x)` at 31; a stage's `forward` (line 20)
-    /// calls its mixer at 21, whose LSTM call at 11 breaks the graph.
-    fn staged(stage_called_from: usize) -> Evidence {
+    /// `Net.forward` (line 30, compiled as frame 0) calls `self.stages(x)` at 31; a stage's
+    /// `forward` (line 20, frame 1) calls its mixer at 21, whose LSTM call at 11 breaks the graph.
+    /// As torch 2.15 logs it, the break's traceback leaves out the broken frame's own line (31).
+    fn staged() -> Evidence {
         let runner = frame("train.py", 5, "main");
-        let lstm_break = event(
-            EventKind::GraphBreak,
-            (0, 0),
-            vec![
-                frame("m.py", 11, "forward"),
-                frame("m.py", 21, "forward"),
-                frame("m.py", 31, "forward"),
-                runner.clone(),
-            ],
-        );
-        let stage_recompile = event(EventKind::Recompile, (1, 1), vec![frame("m.py", 20, "forward")]);
+        let stage = frame("m.py", 20, "forward");
         Evidence {
-            events: vec![lstm_break, stage_recompile],
             starts: vec![
-                start((0, 0), vec![runner.clone(), frame("m.py", 30, "forward")]),
-                start((1, 1), vec![runner, frame("m.py", stage_called_from, "forward"), frame("m.py", 20, "forward")]),
+                start((0, 0), 10, vec![runner.clone(), frame("m.py", 30, "forward")]),
+                start((1, 0), 30, vec![runner.clone(), frame("m.py", 31, "forward"), stage.clone()]),
+                start((1, 1), 50, vec![runner.clone(), frame("m.py", 31, "forward"), stage.clone()]),
+            ],
+            events: vec![
+                event(
+                    EventKind::GraphBreak,
+                    (0, 0),
+                    20,
+                    vec![frame("m.py", 11, "forward"), frame("m.py", 21, "forward"), runner],
+                ),
+                event(EventKind::Recompile, (1, 1), 49, vec![stage]),
             ],
             ..Evidence::default()
         }
     }
 
-    #[test]
-    fn a_frame_called_from_the_line_where_its_caller_broke_names_that_break() {
-        let mut evidence = staged(31);
-        link(&mut evidence);
-        assert_eq!(evidence.events[1].caused_by_break, Some(frame("m.py", 11, "forward")));
-        assert_eq!(evidence.events[0].caused_by_break, None, "a break is no recompile");
+    /// m.py's functions: `Mixer.forward` 10-12, `Stage.forward` 20-22, `Net.forward` 30-40.
+    fn same_function(_file: &str, (_, a): (&str, usize), (_, b): (&str, usize)) -> bool {
+        let span = |line: usize| [(10, 12), (20, 22), (30, 40)].into_iter().find(|(f, l)| *f <= line && line <= *l);
+        span(a).is_some() && span(a) == span(b)
+    }
+
+    fn caused(evidence: &Evidence) -> Vec<Option<LoggedFrame>> {
+        causes(evidence, same_function).into_iter().map(|cause| cause.cloned()).collect()
     }
 
     #[test]
-    fn a_frame_called_from_elsewhere_names_none() {
-        // Called from line 33 of the compiled forward, which did not break there.
-        let mut evidence = staged(33);
-        link(&mut evidence);
-        assert_eq!(evidence.events[1].caused_by_break, None);
+    fn a_frame_called_by_a_compiled_function_that_broke_names_that_break() {
+        let evidence = staged();
+        assert_eq!(caused(&evidence), vec![None, Some(frame("m.py", 11, "forward"))]);
+    }
+
+    #[test]
+    fn a_caller_dynamo_never_compiled_links_nothing() {
+        // Compiled block by block: `Net.forward` runs eagerly by design, not because it broke.
+        let mut evidence = staged();
+        evidence.starts.remove(0);
+        evidence.events.remove(0);
+        assert_eq!(caused(&evidence), vec![None]);
+    }
+
+    #[test]
+    fn a_break_of_another_phase_links_nothing() {
+        // The same frame id in a later phase of the log (after `torch._dynamo.reset`), no break.
+        let mut evidence = staged();
+        let runner = frame("train.py", 5, "main");
+        evidence.starts.push(start((0, 0), 60, vec![runner.clone(), frame("m.py", 30, "forward")]));
+        evidence.starts.push(start(
+            (1, 1),
+            80,
+            vec![runner, frame("m.py", 31, "forward"), frame("m.py", 20, "forward")],
+        ));
+        evidence.events[1].origin.line = 79;
+        assert_eq!(caused(&evidence), vec![None, None]);
     }
 
     #[test]
     fn code_resumed_after_a_break_that_guards_a_handed_over_value_names_it() {
-        // Net.forward broke at 31 (inside, at the LSTM's 11), and resumed after it.
-        let mut evidence = staged(31);
+        let mut evidence = staged();
         let resumed = frame("m.py", 31, "torch_dynamo_resume_in_forward_at_31");
-        evidence.starts[1].stack = vec![frame("train.py", 5, "main"), resumed.clone()];
+        evidence.starts[2].stack = vec![frame("train.py", 5, "main"), resumed.clone()];
         evidence.events[1].frames = vec![resumed];
         evidence.events[1].reason = "___stack0[0] == 504".into();
-        link(&mut evidence);
-        assert_eq!(evidence.events[1].caused_by_break, Some(frame("m.py", 11, "forward")));
-    }
-
-    #[test]
-    fn the_callers_above_the_frame_that_broke_do_not_count() {
-        // The runner's line is on every frame's stack and in every traceback.
-        let mut evidence = staged(31);
-        evidence.starts[1].stack.remove(1);
-        link(&mut evidence);
-        assert_eq!(evidence.events[1].caused_by_break, None);
+        assert_eq!(caused(&evidence), vec![None, Some(frame("m.py", 11, "forward"))]);
+        evidence.events[1].reason = "self._modules['conv'].stride == (1, 1)".into();
+        assert_eq!(caused(&evidence), vec![None, None], "its guard checks no handed-over value");
     }
 }

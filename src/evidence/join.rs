@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use ruff_source_file::LineIndex;
 use ruff_text_size::{TextRange, TextSize};
 
-use super::entered::guards_a_handed_over_value;
+use super::entered::{self, guards_a_handed_over_value};
 use super::frames::{FrameRef, FunctionSpan, function_at, functions, resumed_after, user_function};
 use super::observed::{BreakLine, Observed, Runtime};
 use super::paths::PathMap;
@@ -107,6 +107,16 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
         Some(FrameRef { file, first_line: span.first_line, qualname: span.qualname.clone() })
     };
 
+    // Recompiles that exist only because of a break: whose function a caller on their stack ran
+    // is read from the files' own functions.
+    let causes = entered::causes(evidence, |file, (a, line_a), (b, line_b)| {
+        let Some(spans) = resolve(file).and_then(|index| spans.get(&index)) else { return false };
+        match (function_at(spans, user_function(a), line_a), function_at(spans, user_function(b), line_b)) {
+            (Some(a), Some(b)) => a.first_line == b.first_line && a.qualname == b.qualname,
+            _ => false,
+        }
+    });
+
     // A finding's compile time counts each compile once, however many of its events it holds.
     let mut timed: HashSet<(Target, usize)> = HashSet::default();
     let compiles = evidence
@@ -120,7 +130,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
     type Key<'a> =
         (usize, Option<u32>, Option<&'a str>, Option<u64>, Option<u64>, EventKind, Vec<(usize, usize)>, String);
     let mut counted: HashSet<Key> = HashSet::default();
-    for (event, frames) in evidence.events.iter().zip(&placements) {
+    for ((event, frames), cause) in evidence.events.iter().zip(&placements).zip(&causes) {
         let key = (
             event.log,
             event.rank,
@@ -169,7 +179,7 @@ pub fn join<'e>(evidence: &'e Evidence, files: &mut [CheckedFile], keep: Keep) -
                 (!matches.is_empty()).then_some((file, line, matches))
             })
         });
-        let entered = event.caused_by_break.as_ref().and_then(|frame| {
+        let entered = cause.and_then(|frame| {
             Some(BreakLine { filename: files[resolve(&frame.file)?].path.display().to_string(), line: frame.line })
         });
         match found {
@@ -479,7 +489,6 @@ mod tests {
             reason: reason.into(),
             gb_code: None,
             guarded: None,
-            caused_by_break: None,
             origin: Origin { log: "t.log".into(), line: 1 },
         }
     }

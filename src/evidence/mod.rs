@@ -66,9 +66,6 @@ pub struct Event {
     pub gb_code: Option<String>,
     /// For a recompile: the name the failed guard checks (`self.flag`, `x`).
     pub guarded: Option<String>,
-    /// For a recompile of a frame Dynamo compiled on its own because its caller broke the graph
-    /// at the call and ran it eagerly: that break's innermost line (`entered`).
-    pub caused_by_break: Option<LoggedFrame>,
     /// Where in which log it was read, for messages.
     pub origin: Origin,
 }
@@ -78,6 +75,9 @@ pub struct Event {
 #[derive(Clone, Debug)]
 pub struct FrameStart {
     pub log: usize,
+    /// Its line in the log: frame ids start again in each phase a log holds (`torch._dynamo.reset`),
+    /// so a compile's events go with the start nearest them.
+    pub line: usize,
     pub rank: Option<u32>,
     pub frame_id: u64,
     pub frame_compile_id: u64,
@@ -158,7 +158,6 @@ impl Evidence {
                 }
             }
         }
-        entered::link(self);
     }
 
     /// Read `--torch-logs`: the text `TORCH_LOGS="graph_breaks,recompiles"` writes to stderr

@@ -30,9 +30,9 @@ pub struct Observed {
     /// For recompiles of code Dynamo resumed after a graph break: that break's line. Its guards
     /// check the values the break handed over, which exist only because of the break.
     pub resumed_after: Vec<usize>,
-    /// For recompiles of a frame compiled apart because its caller broke the graph at the call
-    /// (`evidence::entered`): that break's innermost line. Its guards tell the blocks or stages
-    /// apart, which one graph would hold.
+    /// For recompiles that exist only because of a graph break (`evidence::entered`): of a frame
+    /// compiled apart because its caller broke (its guards tell apart the blocks or stages one
+    /// graph would hold), or of code resumed after the break. That break's innermost line.
     pub caused_by_break: Vec<BreakLine>,
 }
 

@@ -128,7 +128,6 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 reason: read.reason,
                 gb_code: read.gb_code,
                 guarded: None,
-                caused_by_break: None,
                 origin,
             }
         }
@@ -145,7 +144,6 @@ fn event(log: &Path, log_index: usize, message: Message) -> Event {
                 reason: read.guard,
                 gb_code: None,
                 guarded: read.guarded,
-                caused_by_break: None,
                 origin,
             }
         }

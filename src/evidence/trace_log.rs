@@ -181,7 +181,7 @@ impl Reading<'_> {
         if let Some((file, number)) = envelope.interned.take() {
             self.files.insert(number, file);
         } else if let Some(start) = &envelope.dynamo_start {
-            self.start(start, &envelope, evidence);
+            self.start(start, &envelope, number, evidence);
         } else if let Some(metrics) = &envelope.compilation_metrics {
             let rank = envelope.rank.or(self.rank_in_name);
             let mut compile = compile(metrics, rank, envelope.frame_id, envelope.frame_compile_id);
@@ -193,7 +193,7 @@ impl Reading<'_> {
     }
 
     /// Where a compile started: its stack, with the interned file names spelled out.
-    fn start(&self, start: &Start, envelope: &Envelope, evidence: &mut Evidence) {
+    fn start(&self, start: &Start, envelope: &Envelope, line: usize, evidence: &mut Evidence) {
         let (Some(frame_id), Some(frame_compile_id)) = (envelope.frame_id, envelope.frame_compile_id) else { return };
         let stack = start
             .stack
@@ -205,7 +205,7 @@ impl Reading<'_> {
             })
             .collect();
         let rank = envelope.rank.or(self.rank_in_name);
-        evidence.starts.push(FrameStart { log: self.log_index, rank, frame_id, frame_compile_id, stack });
+        evidence.starts.push(FrameStart { log: self.log_index, line, rank, frame_id, frame_compile_id, stack });
     }
 
     /// The artifact waiting for its payload, now that it has all of it.
@@ -223,7 +223,6 @@ impl Reading<'_> {
             reason,
             gb_code,
             guarded,
-            caused_by_break: None,
             origin,
         };
         match name.as_str() {

@@ -19,7 +19,7 @@ use crate::model::compiled::compiled_code::Site;
 use crate::model::file::configured::Capture;
 use crate::model::compiled::dynamo_config::sets;
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::flow::reaching_binding::{Uses, last_binding};
+use crate::model::flow::reaching_binding::last_binding;
 use crate::model::tensors::tensor::Tensors;
 use crate::model::tensors::torch_calls::FULL_REDUCTIONS;
 use crate::model::tensors::capture_crashes::crash_with;
@@ -199,8 +199,7 @@ impl ScalarFinder<'_, '_> {
         }
         let Expr::Name(name) = expr else { return false };
         let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else { return false };
-        matches!(last_binding(def, name.id.as_str(), at), Some((value, Uses::Untouched | Uses::Read))
-            if self.tensors.is_tensor(value))
+        matches!(last_binding(def, name.id.as_str(), at), Some((value, _)) if self.tensors.is_tensor(value))
     }
 }
 

@@ -4,7 +4,8 @@ Runtime sites come from `tcfix --trace` on the package sources: a finding the ru
 site tcfix found; a TCF100/TCF200 finding (runtime-only) is a site it missed. A recompile whose only
 failed guard is an input's size (`tensor 'x' size mismatch`) is automatic dynamic's one recompile
 for a new size, which Dynamo does by design: it is `expected`, and counts neither way; so is a frame's
-first recompile in a generate() run, at the first decode step (`decode_step_recompiles`). A recompile of
+compiled forward's first recompile in a generate() run, at the first decode step
+(`decode_step_recompiles`). A recompile of
 the code Dynamo resumed after a graph break (`torch_dynamo_resume_in_forward_at_1445`) guards on the
 values the break handed over, and a frame Dynamo compiled on its own because its caller broke at
 the call (a block called from a loop that runs eagerly) guards on what tells its callers apart
@@ -16,7 +17,8 @@ seen, but its message states the condition it needs: "only when ..."), `shadowed
 an earlier line of the same function made Dynamo give the rest of the frame up to eager: the line
 never ran compiled, so the run says nothing of it; not counted in precision), or `not-seen`.
 
-A fix (variants b and c) is judged in the function that holds it, on the models rerun on the fixed
+A fix (variants b and c; in variant s the Dynamo option a finding says removes it, turned on where the
+model is compiled) is judged in the function that holds it, on the models rerun on the fixed
 copy: `removed` (no event of its kind left in that function), `left` (an event on a line with the
 same code as before), `moved` (events left on other lines), `no-event` (the run saw nothing there
 before), `not-run` (the fixed function did not compile again).
@@ -36,6 +38,8 @@ import torch
 
 RUNTIME_ONLY = {"TCF100", "TCF200"}
 LEVELS = {"b": {"safe"}, "c": {"safe", "unsafe"}}
+# "removed by one process-wide setting: put `torch._dynamo.config.capture_scalar_outputs = True` where ..."
+SETTING = re.compile(r"process-wide setting: put `torch\._dynamo\.config\.(\w+) = True`")
 MEASURES = ("graphs", "graph_breaks", "eager_frames", "recompiles")
 
 
@@ -86,7 +90,7 @@ def read_findings(raw: list[dict], root: Path) -> list[Finding]:
     out = []
     for f in raw:
         rt = f.get("runtime") or {}
-        for line in rt.get("entered_after", []):
+        for line in rt.get("caused_by_break", []):
             line["filename"] = package_path(line["filename"], root)
         out.append(Finding(package_path(f["filename"], root), f["location"]["row"], f["code"], f["severity"],
                            rt.get("state"), f["message"], f.get("fix"),
@@ -107,10 +111,12 @@ def decode_step_recompiles(models, results, dirs) -> Counter:
     """(path, line) -> how many first recompiles of a frame the generate runs logged there.
 
     generate() calls the compiled forward on the prompt, then on one token at a time: the first
-    decode step cannot use the prefill graph (the length drops to 1, a cache is now filled), so each
-    frame recompiles once there, whichever of its guards Dynamo names first (`len(kwargs) == 7`,
-    `mems is None`). A frame's first recompile is the one whose only failed cache entry is its
-    first (`3/0: ...`); a later one (`3/1: ...`) is judged like any other."""
+    decode step cannot use the prefill graph (the length drops to 1, a cache is now filled), so the
+    compiled forward recompiles there, whichever of its guards Dynamo names first (`len(kwargs) ==
+    7`, `mems is None`). Only the compiled forward's own frame counts (frame 0, compiled by the
+    prefill call), and only its first recompile (`0/0: ...` alone failed; a later `0/1: ...` is
+    judged like any other): a frame first compiled at a decode step, or a second recompile, may be
+    a hazard of its own."""
     found = Counter()
     for m in models:
         if results[m].get("status") != "ran" or "generate" not in results[m].get("phases", {}):
@@ -121,7 +127,8 @@ def decode_step_recompiles(models, results, dirs) -> Counter:
                     failures = json.loads(payload)
                 except ValueError:
                     failures = [payload]
-                if all(re.match(r"\d+/0:", f) for f in failures) and (where := GUARD_SOURCE.search(failures[0])):
+                first_decode = bool(failures) and all(f.startswith("0/0:") for f in failures)
+                if first_decode and (where := GUARD_SOURCE.search(failures[0])):
                     found[(where.group(1), int(where.group(2)))] += 1
     return found
 
@@ -161,7 +168,7 @@ def events_of(findings: list[Finding], decode_steps: Counter | None = None) -> l
     for f in findings:
         rt = f.raw.get("runtime") or {}
         after[(f.path, f.line)] |= {(f.path, line) for line in rt.get("resumed_after") or []}
-        after[(f.path, f.line)] |= {(b["filename"], b["line"]) for b in rt.get("entered_after") or []}
+        after[(f.path, f.line)] |= {(b["filename"], b["line"]) for b in rt.get("caused_by_break") or []}
     for e in events:
         # Code Dynamo resumed after a break guards on the values the break handed it, and a frame
         # compiled apart because its caller broke at the call guards on what tells its callers
@@ -213,7 +220,9 @@ class Functions:
 
 
 def fix_kind(finding: Finding) -> str:
-    """A fix's kind: its rule and title with the user's names taken out."""
+    """A fix's kind: its rule and title with the user's names taken out (or the Dynamo option)."""
+    if not finding.fix:
+        return f"{finding.code} setting `{setting_of(finding)}`"
     title = finding.fix["title"].split(" (unsafe")[0].split(": ")[0]
     parts = title.split("`")
     kind = "".join(p if i % 2 == 0 else "`…`" for i, p in enumerate(parts))
@@ -246,6 +255,24 @@ class Verdict:
     fixes: dict = field(default_factory=dict)  # variant -> [(kind, path, line, verdict)]
     worse: dict = field(default_factory=dict)  # variant -> [(model, text)]
     outputs: dict = field(default_factory=dict)  # variant -> [(model, phase, verdict)]
+    findings: list = field(default_factory=list)  # every finding on the packages, as published
+
+    def proven_kinds(self) -> set[str]:
+        """The fix kinds that removed their event in at least 90% of their applications that had
+        one (and in one at least), over every variant."""
+        per_kind = defaultdict(Counter)
+        for variant in self.fixes:
+            for kind, _, _, verdict in self.fixes[variant]:
+                per_kind[kind][verdict] += 1
+        return {kind for kind, c in per_kind.items()
+                if c["removed"] and c["removed"] >= 0.9 * (c["removed"] + c["moved"] + c["left"])}
+
+    def coverage(self) -> tuple[int, int]:
+        """Findings whose fix (or Dynamo option) is of a proven kind, of all findings."""
+        proven = self.proven_kinds()
+        findings = [f for f in self.findings if f.code not in RUNTIME_ONLY]
+        covered = sum(1 for f in findings if (f.fix or setting_of(f)) and fix_kind(f) in proven)
+        return covered, len(findings)
 
     def lines(self) -> list[str]:
         out = [f"# truth tier: {len(self.models)} models, torch {torch.__version__.split('+')[0]}; "
@@ -298,6 +325,10 @@ class Verdict:
             f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']};"
             f" {sum(1 for _, x in self.executed if x == 'shadowed')} shadowed by a frame given up earlier)",
         ]
+        if self.fixes:
+            covered, total = self.coverage()
+            lines.append(f"truth: fix coverage: {pct(covered, total)} of the findings on the packages have a fix of a kind"
+                         " that removed its event in >= 90% of its applications here")
         for variant in sorted(self.fixes):
             c = Counter(verdict for *_, verdict in self.fixes[variant])
             lines.append(f"truth[{variant}]: fixes in executed code: " + ", ".join(f"{n} {s}" for s, n in sorted(c.items()))
@@ -311,7 +342,7 @@ class Verdict:
                "snapshots/truth.txt). Recall counts distinct package lines where a run logged a graph break or a",
                "recompile; precision counts findings in functions a run compiled. A recompile whose only failed",
                "guard is an input's size is automatic dynamic's one recompile for a new size: expected, not counted;",
-               "so is each frame's first recompile in a generate() run (the first decode step: the length drops to",
+               "so is the compiled forward's first recompile in a generate() run (the first decode step: the length drops to",
                "1 and the cache is filled, whichever guard Dynamo names first). A recompile of the code Dynamo",
                "resumed after a graph break that tcfix finds guards on the values that break hands over, and one",
                "of a frame compiled on its own because its caller broke at the call (a block called from eager",
@@ -332,7 +363,8 @@ class Verdict:
         missed = Counter(kind for (_, _, kind), (status, *_r) in self.sites.items() if status == "missed")
         out += ["", f"Missed sites (TCF100/TCF200, no rule): {missed['break']} graph-break, {missed['recompile']} recompile.", ""]
         for variant in sorted(self.fixes):
-            out += [f"## Fix kinds, variant {variant} ({'--apply' if variant == 'b' else '--apply --unsafe-fixes'})", "",
+            how = {"b": "--apply", "c": "--apply --unsafe-fixes", "s": "the Dynamo options tcfix advises, turned on"}
+            out += [f"## Fix kinds, variant {variant} ({how[variant]})", "",
                     "| fix kind | removed | moved | left | no event | not run |", "|---|---|---|---|---|---|"]
             per_kind = defaultdict(Counter)
             for kind, _, _, verdict in self.fixes[variant]:
@@ -355,6 +387,21 @@ def findings_of(tcfix: Path, models, packages, results, dirs, roots) -> list[Fin
     return findings
 
 
+def setting_of(finding: Finding) -> str | None:
+    """The Dynamo option that removes the finding, by its no-fix reason (variant s)."""
+    match = SETTING.search(finding.raw.get("no_fix_reason") or "")
+    return match.group(1) if match else None
+
+
+def executed_settings(findings: list[Finding]) -> dict[str, dict[str, set[str]]]:
+    """package -> file -> the Dynamo options that remove findings the runs saw there."""
+    settings = defaultdict(lambda: defaultdict(set))
+    for f in findings:
+        if f.state == "confirmed" and (name := setting_of(f)):
+            settings[f.path.split("/")[0]][f.path].add(name)
+    return settings
+
+
 def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
     """The files holding a fix of this level (safe; safe and unsafe) in a function the runs compiled."""
     return {f.path for f in findings
@@ -362,7 +409,7 @@ def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
 
 
 def judge(models, packages, results, dirs, roots, per_variant) -> Verdict:
-    verdict = Verdict(models, results)
+    verdict = Verdict(models, results, findings=per_variant["a"])
     decode_steps = decode_step_recompiles(models, results["a"], dirs["a"])
     judge_sites(verdict, per_variant["a"], Functions(next(iter(roots["a"].values())).parent), decode_steps)
     for variant in (v for v in results if v != "a"):
@@ -419,10 +466,13 @@ def judge_fixes(verdict: Verdict, variant: str, models, packages, dirs, roots, f
     compiled_by_rerun = "".join(compiled_text(dirs["a"][m]) for m in rerun_ok)
     fixes = []
     for f, _v in verdict.executed:
-        if not f.fix or f.fix["applicability"] not in LEVELS[variant]:
-            continue
         package = f.path.split("/")[0]
-        if (base[package] / f.path).read_bytes() == (roots[variant][package].parent / f.path).read_bytes():
+        if variant == "s":
+            if not setting_of(f):
+                continue
+        elif not f.fix or f.fix["applicability"] not in LEVELS[variant]:
+            continue
+        elif (base[package] / f.path).read_bytes() == (roots[variant][package].parent / f.path).read_bytes():
             continue  # the fix did not land (overlap, or dropped)
         kind = "break" if f.raw.get("runtime", {}).get("graph_breaks") else "recompile"
         if f.state != "confirmed":

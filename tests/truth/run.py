@@ -2,7 +2,7 @@
 """The truth tier: real models from pinned PyPI packages, run under torch.compile, judge tcfix.
 
 usage: run.py --tcfix BIN [--models FILE] [--packages a,b] [--jobs N] [--timeout S] [--out DIR]
-              [--variants a,b,c] [--snapshot FILE [--update]] [--table FILE]
+              [--variants a,b,c,s] [--snapshot FILE [--update]] [--table FILE]
 
 1. Runs every model of the catalogue (tests/truth/packages/, or the `package/name` lines of --models)
    in its own process (run_model.py) with TORCH_TRACE, N at a time, each with a timeout. Results and
@@ -90,10 +90,22 @@ def cached(outdir: Path, key: str) -> dict | None:
     return None
 
 
-def run_chunk(package: str, chunk: list[tuple[str, Path]], timeout: int, pythonpath: str | None) -> None:
+# The Dynamo options tcfix advises, and the environment variables torch._dynamo.config reads them
+# from at import (torch 2.15): a user may set them either way; the driver itself stays unchanged.
+DYNAMO_OPTION_VARIABLES = {
+    "capture_scalar_outputs": "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS",
+    "capture_dynamic_output_shape_ops": "TORCHDYNAMO_CAPTURE_DYNAMIC_OUTPUT_SHAPE_OPS",
+}
+
+
+def run_chunk(package: str, chunk: list[tuple[str, Path]], timeout: int, pythonpath: str | None,
+              settings: str = "") -> None:
     """A worker (run_model.py) for a few models of one package: it imports the package once and
-    forks a child per model. A worker that dies leaves its unfinished models recorded as crashed."""
+    forks a child per model. A worker that dies leaves its unfinished models recorded as crashed.
+    `settings`: the Dynamo options to turn on (variant s), by the variables torch reads them from."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    for name in filter(None, settings.split(",")):
+        env[DYNAMO_OPTION_VARIABLES[name]] = "1"
     # The worker points the log at each model's folder; the variable only has to turn tracing on.
     env["TORCH_TRACE"] = str(chunk[0][1] / "trace")
     if pythonpath:
@@ -115,7 +127,8 @@ def run_chunk(package: str, chunk: list[tuple[str, Path]], timeout: int, pythonp
                 {"package": package, "name": name, "status": "crashed", "error": error, "phases": {}}) + "\n")
 
 
-def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: str | None, label: str) -> dict:
+def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: str | None, label: str,
+               settings_of=lambda package: "") -> dict:
     """Every model's result: cached where its key matches, else run in chunks of one package."""
     results: dict[tuple[str, str], dict] = {}
     todo = []
@@ -140,7 +153,7 @@ def run_models(models, out: Path, key_of, jobs: int, timeout: int, pythonpath: s
 
     def task(chunk):
         package, items = chunk
-        run_chunk(package, items, timeout, pythonpath)
+        run_chunk(package, items, timeout, pythonpath, settings_of(package))
         return package, items
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -188,7 +201,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per model and variant")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("TCFIX_TRUTH_OUT", Path.home() / ".cache/tcfix-truth/runs")))
-    parser.add_argument("--variants", default="a,b,c", help="a: as published, b: --apply, c: --apply --unsafe-fixes")
+    parser.add_argument("--variants", default="a,b,c,s", help="a: as published, b: --apply, c: --apply --unsafe-fixes, "
+                        "s: the Dynamo options tcfix advises, turned on")
     parser.add_argument("--snapshot", type=Path, help="the verdict lines kept in the repository")
     parser.add_argument("--update", action="store_true", help="rewrite --snapshot instead of comparing")
     parser.add_argument("--table", type=Path, help="write the tables (markdown) here")
@@ -233,6 +247,23 @@ def main() -> int:
         dirs[variant] = {m: (out_v / slug(*m) if m in rerun_results else dirs["a"][m]) for m in models}
         # Only the rerun models' traces: the others' lines are the published files', not the fixed ones.
         findings[variant] = join.findings_of(args.tcfix, rerun, packages, results[variant], dirs[variant], roots[variant])
+
+    # (s): the process-wide Dynamo options tcfix advises, turned on where the model is compiled:
+    # rerun the models that compile a file holding a finding one of them removes.
+    if "s" in variants:
+        settings = join.executed_settings(findings["a"])
+        rerun = [m for m in models if results["a"][m].get("status") == "ran" and settings.get(m[0])
+                 and any(f in join.compiled_text(dirs["a"][m]) for f in settings[m[0]])]
+        settings_of = {p: ",".join(sorted({s for names in settings.get(p, {}).values() for s in names}))
+                       for p in packages}
+        print(f"truth[s]: {len(rerun)} models compile a finding a Dynamo option removes", file=sys.stderr)
+        key_s = {p: key_a[p] + settings_of[p] for p in packages}
+        out_s = args.out / "s" / "runs"
+        rerun_results = run_models(rerun, out_s, key_s.get, args.jobs, args.timeout, None, "s", settings_of.get)
+        results["s"] = {m: rerun_results.get(m, results["a"][m]) for m in models}
+        dirs["s"] = {m: (out_s / slug(*m) if m in rerun_results else dirs["a"][m]) for m in models}
+        roots["s"] = roots["a"]
+        findings["s"] = join.findings_of(args.tcfix, rerun, packages, results["s"], dirs["s"], roots["s"])
 
     verdict = join.judge(models, packages, results, dirs, roots, findings)
     lines = verdict.lines()

@@ -20,6 +20,9 @@ pub enum Uses {
 /// `None` if some statement in between may rebind it, or no such binding is in the block.
 pub fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, at: TextRange) -> Option<(&'a Expr, Uses)> {
     let (block, index) = statement_holding(&def.body, at)?;
+    if binds_within(&block[index], name, at) {
+        return None;
+    }
     let mut between = Uses::Untouched;
     for stmt in block[..index].iter().rev() {
         if let Some(value) = binds(stmt, name) {
@@ -34,6 +37,49 @@ pub fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, at: TextRange
         }
     }
     None
+}
+
+/// Whether, in the statement holding `at`, something binds `name` that the statement before
+/// cannot see: a comprehension or lambda around `at` with `name` as its own variable
+/// (`[int(n) for n in sizes]`), or `name := ...` anywhere in the statement.
+fn binds_within(stmt: &Stmt, name: &str, at: TextRange) -> bool {
+    let mut finder = InnerBinding { name, at, found: false };
+    finder.visit_stmt(stmt);
+    finder.found
+}
+
+struct InnerBinding<'n> {
+    name: &'n str,
+    at: TextRange,
+    found: bool,
+}
+
+impl<'a> Visitor<'a> for InnerBinding<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        let binds = |target: &Expr| {
+            let mut uses = NameUses { name: self.name, uses: Uses::Untouched };
+            uses.visit_expr(target);
+            matches!(uses.uses, Uses::Bound)
+        };
+        let around = expr.range().contains_range(self.at);
+        self.found |= match expr {
+            Expr::ListComp(ast::ExprListComp { generators, .. })
+            | Expr::SetComp(ast::ExprSetComp { generators, .. })
+            | Expr::DictComp(ast::ExprDictComp { generators, .. })
+            | Expr::Generator(ast::ExprGenerator { generators, .. }) => {
+                around && generators.iter().any(|generator| binds(&generator.target))
+            }
+            Expr::Lambda(lambda) => {
+                around
+                    && lambda.parameters.as_ref().is_some_and(|parameters| {
+                        parameters.iter().any(|parameter| parameter.name().as_str() == self.name)
+                    })
+            }
+            Expr::Named(named) => binds(&named.target),
+            _ => false,
+        };
+        walk_expr(self, expr);
+    }
 }
 
 /// `name = value` as a whole statement: the value.
@@ -154,6 +200,16 @@ mod tests {
         assert_eq!(reaching(source, "s", "s.tolist()"), None);
         let source = "def f(g):\n    if g:\n        s = g.sum(0)\n        n = s.tolist()\n";
         assert_eq!(reaching(source, "s", "s.tolist()").as_deref(), Some("g.sum(0)"));
+    }
+
+    #[test]
+    fn a_comprehension_or_walrus_of_the_same_name_reaches_nothing() {
+        let source = "def f(g, w):\n    s = g.sum(0)\n    c = [int(s) for s in w]\n";
+        assert_eq!(reaching(source, "s", "int(s)"), None);
+        let source = "def f(g, w):\n    s = g.sum(0)\n    c = (s := w) and s.tolist()\n";
+        assert_eq!(reaching(source, "s", "s.tolist()"), None);
+        let source = "def f(g, w):\n    s = g.sum(0)\n    c = [int(s) for n in w]\n";
+        assert_eq!(reaching(source, "s", "int(s)").as_deref(), Some("g.sum(0)"));
     }
 
     #[test]
