@@ -331,7 +331,8 @@ class Verdict:
                          " that removed its event in >= 90% of its applications here")
         for variant in sorted(self.fixes):
             c = Counter(verdict for *_, verdict in self.fixes[variant])
-            lines.append(f"truth[{variant}]: fixes in executed code: " + ", ".join(f"{n} {s}" for s, n in sorted(c.items()))
+            lines.append(f"truth[{variant}]: fixes in executed code: "
+                         + (", ".join(f"{n} {s}" for s, n in sorted(c.items())) or "none")
                          + f"; models worse: {len(self.worse.get(variant, []))}; outputs not equal: "
                          + str(sum(1 for *_, x in self.outputs.get(variant, []) if x != 'equal')))
         return "\n".join(lines)
