@@ -20,6 +20,7 @@ use crate::model::file::configured::Capture;
 use crate::model::compiled::dynamo_config::sets;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::flow::reaching_binding::last_binding;
+use crate::model::tensors::comprehensions;
 use crate::model::tensors::tensor::Tensors;
 use crate::model::tensors::torch_calls::FULL_REDUCTIONS;
 use crate::model::tensors::capture_crashes::crash_with;
@@ -194,11 +195,20 @@ impl ScalarFinder<'_, '_> {
     /// bound to other values, by the binding that reaches `at` (`sizes = sizes.tolist()` after
     /// `sizes = gates.sum(0)`: the name ends a list, but it is a tensor where it is converted).
     fn is_tensor_at(&self, expr: &Expr, at: TextRange) -> bool {
+        let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else {
+            return self.tensors.is_tensor(expr);
+        };
         if self.tensors.is_tensor(expr) {
-            return true;
+            // A comprehension's own name hides the function's (`[int(n) for n in widths]`).
+            return match expr {
+                Expr::Name(name) => {
+                    let scope = comprehensions::around(&def.body, at, self.tensors);
+                    !scope.binds(name.id.as_str()) || scope.is_tensor(expr, self.tensors)
+                }
+                _ => true,
+            };
         }
         let Expr::Name(name) = expr else { return false };
-        let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else { return false };
         matches!(last_binding(def, name.id.as_str(), at), Some((value, _)) if self.tensors.is_tensor(value))
     }
 }

@@ -76,6 +76,11 @@ impl<'a> ComprehensionNames<'a> {
         }
     }
 
+    /// Whether the comprehension binds `name` (hiding the function's).
+    pub fn binds(&self, name: &str) -> bool {
+        self.bound.contains(name)
+    }
+
     /// Whether `expr` is a tensor, with the comprehension's names in scope. An expression that
     /// reads one of them in a way not modelled here is not known to be one.
     pub fn is_tensor(&self, expr: &Expr, tensors: &Tensors) -> bool {
@@ -127,6 +132,45 @@ impl<'a> ComprehensionNames<'a> {
         reads.visit_expr(expr);
         reads.found
     }
+}
+
+/// The names of the comprehensions around `at` in a function's body (innermost last), as
+/// `ComprehensionNames` sees them: `int(sizes)` in `[int(sizes) for sizes in widths]` reads the
+/// comprehension's `sizes`, not the function's.
+pub fn around<'a>(
+    body: &'a [ruff_python_ast::Stmt],
+    at: ruff_text_size::TextRange,
+    tensors: &Tensors,
+) -> ComprehensionNames<'a> {
+    struct Enclosing<'a> {
+        at: ruff_text_size::TextRange,
+        generators: Vec<&'a [ast::Comprehension]>,
+    }
+    impl<'a> Visitor<'a> for Enclosing<'a> {
+        fn visit_stmt(&mut self, stmt: &'a ruff_python_ast::Stmt) {
+            if ruff_text_size::Ranged::range(stmt).contains_range(self.at) {
+                ruff_python_ast::visitor::walk_stmt(self, stmt);
+            }
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if !ruff_text_size::Ranged::range(expr).contains_range(self.at) {
+                return;
+            }
+            match expr {
+                Expr::ListComp(ast::ExprListComp { generators, .. })
+                | Expr::SetComp(ast::ExprSetComp { generators, .. })
+                | Expr::DictComp(ast::ExprDictComp { generators, .. })
+                | Expr::Generator(ast::ExprGenerator { generators, .. }) => self.generators.push(generators),
+                _ => {}
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut enclosing = Enclosing { at, generators: Vec::new() };
+    body.iter().for_each(|stmt| enclosing.visit_stmt(stmt));
+    enclosing.generators.into_iter().fold(ComprehensionNames::default(), |outer, generators| {
+        ComprehensionNames::within(&outer, generators, tensors)
+    })
 }
 
 fn bound_names(target: &Expr) -> Vec<&str> {
