@@ -191,9 +191,10 @@ impl ScalarFinder<'_, '_> {
         }
     }
 
-    /// Whether `expr` holds a tensor at `at`: by the function's tensor names, or, for a name also
-    /// bound to other values, by the binding that reaches `at` (`sizes = sizes.tolist()` after
-    /// `sizes = gates.sum(0)`: the name ends a list, but it is a tensor where it is converted).
+    /// Whether `expr` holds a tensor at `at`: by the function's tensor names (unless a
+    /// comprehension around `at` binds the name anew), or, for a name also bound to other values,
+    /// by the binding that reaches `at` (`sizes = sizes.tolist()` after `sizes = gates.sum(0)`: the
+    /// name ends a list, but it is a tensor where it is converted).
     fn is_tensor_at(&self, expr: &Expr, at: TextRange) -> bool {
         let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else {
             return self.tensors.is_tensor(expr);

@@ -8,8 +8,9 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, UnaryOp};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, CmpOp, Expr, ExprContext, Operator, Stmt, UnaryOp};
+use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::tensors::tensor::Tensors;
 /// What the comprehension's own names are.
@@ -137,23 +138,19 @@ impl<'a> ComprehensionNames<'a> {
 /// The names of the comprehensions around `at` in a function's body (innermost last), as
 /// `ComprehensionNames` sees them: `int(sizes)` in `[int(sizes) for sizes in widths]` reads the
 /// comprehension's `sizes`, not the function's.
-pub fn around<'a>(
-    body: &'a [ruff_python_ast::Stmt],
-    at: ruff_text_size::TextRange,
-    tensors: &Tensors,
-) -> ComprehensionNames<'a> {
+pub fn around<'a>(body: &'a [Stmt], at: TextRange, tensors: &Tensors) -> ComprehensionNames<'a> {
     struct Enclosing<'a> {
-        at: ruff_text_size::TextRange,
+        at: TextRange,
         generators: Vec<&'a [ast::Comprehension]>,
     }
     impl<'a> Visitor<'a> for Enclosing<'a> {
-        fn visit_stmt(&mut self, stmt: &'a ruff_python_ast::Stmt) {
-            if ruff_text_size::Ranged::range(stmt).contains_range(self.at) {
-                ruff_python_ast::visitor::walk_stmt(self, stmt);
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if stmt.range().contains_range(self.at) {
+                walk_stmt(self, stmt);
             }
         }
         fn visit_expr(&mut self, expr: &'a Expr) {
-            if !ruff_text_size::Ranged::range(expr).contains_range(self.at) {
+            if !expr.range().contains_range(self.at) {
                 return;
             }
             match expr {
