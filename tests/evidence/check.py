@@ -44,10 +44,12 @@ ORACLE_MODELS = HERE.parent / "oracle" / "models"
 
 
 def run_model(script, env_extra, work, *args, stderr_to=None):
-    """Run a model under the venv's python with extra environment; stderr to a file if asked."""
+    """Run a model under the venv's python with extra environment; its stderr goes to `stderr_to`
+    (or a file beside it in `work`) and its tail is shown if it fails."""
     env = dict(os.environ, **env_extra)
+    stderr_to = stderr_to or work / (Path(script).stem + ".stderr")
     started = time.time()
-    with open(stderr_to, "w") if stderr_to else open(os.devnull, "w") as err:
+    with open(stderr_to, "w") as err:
         done = subprocess.run(
             [sys.executable, str(HERE / script), *args],
             env=env,
@@ -57,8 +59,27 @@ def run_model(script, env_extra, work, *args, stderr_to=None):
             timeout=300,
         )
     if done.returncode != 0:
-        raise SystemExit(f"{script} failed under torch ({done.returncode}); rerun it by hand to see why")
+        tail = "\n".join(Path(stderr_to).read_text(errors="replace").splitlines()[-25:])
+        raise ModelFailed(f"{script} failed under torch ({done.returncode}); its stderr ends:\n{tail}")
     print(f"     ran {script} with {' '.join(f'{k}={v}' for k, v in env_extra.items())} ({time.time() - started:.1f} s)")
+
+
+class ModelFailed(SystemExit):
+    pass
+
+
+def run_ranks(env_extra, work, stderr_to=None, tries=3):
+    """The two-rank model on a fresh port each try: gloo's rendezvous on a shared machine can lose
+    its port to another process between our probe and its bind, which says nothing about tcfix."""
+    for attempt in range(1, tries + 1):
+        try:
+            return run_model("models/two_ranks.py", env_extra, work, free_port(), stderr_to=stderr_to)
+        except ModelFailed as failed:
+            if attempt == tries:
+                raise
+            print(f"     two_ranks.py failed (try {attempt} of {tries}), retrying on a fresh port:\n{failed}")
+            for leftover in Path(env_extra.get("TORCH_TRACE", "/nonexistent")).glob("*"):
+                leftover.unlink()
 
 
 def tcfix(binary, evidence_args, files, output_format="json", cwd=MODELS):
@@ -209,10 +230,8 @@ def main():
     run_model("models/flaky_net.py", {"TORCH_TRACE": str(work / "flaky")}, work)
     run_model("models/flaky_net.py", {"TORCH_LOGS": "graph_breaks,recompiles"}, work, stderr_to=work / "flaky.txt")
     run_model("models/calls_library.py", {"TORCH_TRACE": str(work / "library")}, work)
-    run_model("models/two_ranks.py", {"TORCH_TRACE": str(work / "ranks")}, work, free_port())
-    run_model(
-        "models/two_ranks.py", {"TORCH_LOGS": "graph_breaks,recompiles"}, work, free_port(), stderr_to=work / "ranks.txt"
-    )
+    run_ranks({"TORCH_TRACE": str(work / "ranks")}, work)
+    run_ranks({"TORCH_LOGS": "graph_breaks,recompiles"}, work, stderr_to=work / "ranks.txt")
     check(len(list((work / "ranks").glob("*.log"))) == 2, "the gloo run wrote one trace per rank")
 
     # One model, two logs of it: the trace and the text.
