@@ -7,7 +7,15 @@
 //! fixes, together with the fingerprint of the project facts they were made with. A file whose
 //! text is unchanged is not parsed in pass one; its findings are reused only when the index tells
 //! it the same facts again (`facts_fingerprint`), so editing a base class in one file re-checks
-//! the subclasses in others. Every cache file is keyed by tcfix's version and build and by the
+//! the subclasses in others.
+//!
+//! The run users repeat most is over a tree that did not change at all. A file whose size and
+//! modification time are those stored (a `Stamp`, as ruff and git judge a file unchanged) is
+//! not read to be hashed; and when the run's files are those of the last run that learnt every
+//! file's findings (the `tree` fingerprint: each path with its text's hash), the index is not
+//! built either: each file's findings are those stored, and only the texts with findings are
+//! read, to show them. File summaries are kept as raw JSON and read only when the index needs
+//! them. Every cache file is keyed by tcfix's version and build and by the
 //! settings that change findings; a cache that is unreadable or not this key's is ignored with a
 //! warning and rebuilt, never trusted.
 //!
@@ -25,6 +33,7 @@ use std::sync::Mutex;
 use ruff_text_size::{TextRange, TextSize};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::dynamo_config::ProjectSetting;
@@ -39,15 +48,22 @@ use crate::rules::{RULES, Settings};
 pub const DIRECTORY: &str = ".tcfix_cache";
 
 /// Bumped when what a cache file holds changes shape.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 pub struct Cache {
     /// `.tcfix_cache/<hash of the settings>.json`.
     file: PathBuf,
     key: Key,
     entries: HashMap<PathBuf, Entry>,
+    /// The last run's files and texts, when it learnt every file's findings (see [`tree_of`]).
+    tree: Option<u64>,
+    /// When the stored cache was written: a stamp no older than that may hide a change made in
+    /// the same tick of the clock (git's "racily clean" files), and is not trusted.
+    written: Option<std::time::SystemTime>,
     /// What this run learnt, saved at its end.
     learnt: Mutex<Vec<(PathBuf, Entry)>>,
+    /// This run's tree, when it learnt every file's findings (`Cache::certify`).
+    certified: Mutex<Option<u64>>,
 }
 
 /// Whose cache a file is: written by this tcfix, for these settings.
@@ -67,6 +83,7 @@ struct Key {
 #[derive(Serialize, Deserialize)]
 struct Stored {
     key: Key,
+    tree: Option<u64>,
     files: Vec<(PathBuf, Entry)>,
 }
 
@@ -79,7 +96,10 @@ struct StoredKey {
 #[derive(Serialize, Deserialize, Clone)]
 pub struct Entry {
     content: u64,
-    pub summary: FileSummary,
+    /// The file's size and modification time when its text was read, if known.
+    stamp: Option<Stamp>,
+    /// Its summary as JSON, read only when the index needs it (see [`Entry::summary`]).
+    summary: Box<RawValue>,
     /// The file's findings and the fingerprint of the facts they were made with; `None` when the
     /// run did not learn them (a file a fix rewrote).
     findings: Option<(u64, Vec<StoredDiagnostic>)>,
@@ -91,7 +111,15 @@ impl Cache {
     pub fn open(root: &Path, settings: &Settings) -> (Cache, Option<String>) {
         let key = Key::of(settings);
         let file = root.join(DIRECTORY).join(format!("{:016x}.json", hash_of(&key.settings)));
-        let mut cache = Cache { file, key, entries: HashMap::default(), learnt: Mutex::default() };
+        let mut cache = Cache {
+            file,
+            key,
+            entries: HashMap::default(),
+            tree: None,
+            written: None,
+            learnt: Mutex::default(),
+            certified: Mutex::default(),
+        };
         let warning = cache.load().err();
         (cache, warning)
     }
@@ -112,6 +140,8 @@ impl Cache {
             return Err(self.ignored("it was written for other settings or another hashing"));
         }
         self.entries = stored.files.into_iter().collect();
+        self.tree = stored.tree;
+        self.written = std::fs::metadata(&self.file).and_then(|metadata| metadata.modified()).ok();
         Ok(())
     }
 
@@ -124,24 +154,64 @@ impl Cache {
         self.entries.get(path).filter(|entry| entry.content == content)
     }
 
+    /// The hash of `path`'s text as the cache knows it, when its stamp says it has not changed
+    /// since (then the text need not be read).
+    pub fn unchanged(&self, path: &Path, stamp: Option<Stamp>) -> Option<u64> {
+        let entry = self.entries.get(path)?;
+        (self.trusted(entry) && entry.stamp == stamp).then_some(entry.content)
+    }
+
+    /// Whether an entry's stamp was taken clearly before the cache was written.
+    fn trusted(&self, entry: &Entry) -> bool {
+        entry.stamp.zip(self.written).is_some_and(|(stamp, written)| stamp.before(written))
+    }
+
+    /// Each file's stored findings, when `files` are the last run's and none changed since by
+    /// its stamp (the run then needs no index: see the module's note); `None` otherwise.
+    pub fn unchanged_tree(&self, files: &[PathBuf]) -> Option<Vec<Vec<Diagnostic>>> {
+        let tree = self.tree?;
+        let contents: Option<Vec<u64>> = files.iter().map(|path| self.unchanged(path, Stamp::of(path))).collect();
+        let contents = contents?;
+        if tree_of(files.iter().map(PathBuf::as_path).zip(contents)) != tree {
+            return None;
+        }
+        let stored = |path: &PathBuf| -> Option<Vec<Diagnostic>> {
+            let (_, found) = self.entries.get(path)?.findings.as_ref()?;
+            found.iter().map(StoredDiagnostic::diagnostic).collect()
+        };
+        files.iter().map(stored).collect()
+    }
+
+    /// Notes that this run learnt the findings of every one of its files, whose paths and texts
+    /// `tree` fingerprints: the next run over the same tree may reuse them without an index.
+    pub fn certify(&self, tree: u64) {
+        *self.certified.lock().expect("no panic holds the lock") = Some(tree);
+    }
+
     /// Keeps what a run learnt of a file, for [`Cache::save`]: nothing when the cache knew it
     /// already (so a warm run over an unchanged tree writes nothing).
     pub fn learn(
         &self,
         path: &Path,
-        content: u64,
+        (content, stamp): (u64, Option<Stamp>),
         findings: Option<(u64, &[Diagnostic])>,
-        summary: impl FnOnce() -> FileSummary,
+        summary: impl FnOnce() -> StoredSummary,
     ) {
         let facts = findings.map(|(facts, _)| facts);
-        let known = self
-            .entry(path, content)
-            .is_some_and(|old| facts.is_none() || old.findings.as_ref().map(|(made_with, _)| *made_with) == facts);
+        // A new stamp is stored, and so is one the stored cache could not trust that a cache
+        // written now would: the next run then need not read the file.
+        let now_trusted = || stamp.is_some_and(|stamp| stamp.before(std::time::SystemTime::now()));
+        let known = self.entry(path, content).is_some_and(|old| {
+            old.stamp == stamp
+                && (self.trusted(old) || !now_trusted())
+                && (facts.is_none() || old.findings.as_ref().map(|(made_with, _)| *made_with) == facts)
+        });
         if known {
             return;
         }
+        let Ok(summary) = summary() else { return };
         let findings = findings.map(|(facts, found)| (facts, found.iter().map(StoredDiagnostic::of).collect()));
-        let entry = Entry { content, summary: summary(), findings };
+        let entry = Entry { content, stamp, summary, findings };
         self.learnt.lock().expect("no panic holds the lock").push((path.to_path_buf(), entry));
     }
 
@@ -149,11 +219,13 @@ impl Cache {
     /// what the cache knows of the others), less those of files that are gone. Written to a temporary file and renamed, so that a
     /// run stopped halfway leaves the old cache or the new one, never half of one.
     pub fn save(self) -> std::io::Result<()> {
-        let Cache { file, key, mut entries, learnt } = self;
+        let Cache { file, key, mut entries, tree, learnt, certified, .. } = self;
         let learnt = learnt.into_inner().expect("no panic holds the lock");
-        if learnt.is_empty() {
+        let certified = certified.into_inner().expect("no panic holds the lock");
+        if learnt.is_empty() && certified.is_none_or(|certified| Some(certified) == tree) {
             return Ok(());
         }
+        let tree = certified.or(tree);
         let learnt_paths: rustc_hash::FxHashSet<PathBuf> = learnt.iter().map(|(path, _)| path.clone()).collect();
         entries.retain(|path, _| learnt_paths.contains(path) || path.exists());
         entries.extend(learnt);
@@ -167,7 +239,7 @@ impl Cache {
             "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is tcfix's cache.\n",
         )?;
         let mut temporary = tempfile::NamedTempFile::new_in(directory)?;
-        serde_json::to_writer(std::io::BufWriter::new(&mut temporary), &Stored { key, files })?;
+        serde_json::to_writer(std::io::BufWriter::new(&mut temporary), &Stored { key, tree, files })?;
         temporary.flush()?;
         temporary.persist(&file).map_err(|error| error.error)?;
         Ok(())
@@ -175,6 +247,16 @@ impl Cache {
 }
 
 impl Entry {
+    /// The file's summary for the project index.
+    pub fn summary(&self) -> Result<FileSummary, String> {
+        serde_json::from_str(self.summary.get()).map_err(|error| error.to_string())
+    }
+
+    /// The summary as stored.
+    pub fn stored_summary(&self) -> Box<RawValue> {
+        self.summary.clone()
+    }
+
     /// The stored findings, when they were made with facts of this fingerprint.
     pub fn findings(&self, facts: u64) -> Option<Vec<Diagnostic>> {
         let (_, found) = self.findings.as_ref().filter(|(made_with, _)| *made_with == facts)?;
@@ -220,11 +302,48 @@ pub fn content_hash(text: &str) -> u64 {
     hash_of(text)
 }
 
+/// A file summary as the cache stores it: JSON, read only when the index needs it.
+pub type StoredSummary = Result<Box<RawValue>, String>;
+
+/// A summary as the cache stores it.
+pub fn stored_summary(summary: &FileSummary) -> StoredSummary {
+    serde_json::value::to_raw_value(summary).map_err(|error| error.to_string())
+}
+
+/// The fingerprint of a run's files: each path with the hash of its text, in path order.
+pub fn tree_of<'p>(files: impl Iterator<Item = (&'p Path, u64)>) -> u64 {
+    let mut files: Vec<(&Path, u64)> = files.collect();
+    files.sort_unstable();
+    hash_of(&files)
+}
+
+/// A file's size and modification time (in nanoseconds since the epoch).
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Stamp {
+    len: u64,
+    modified: u64,
+}
+
+impl Stamp {
+    pub fn of(path: &Path) -> Option<Stamp> {
+        let metadata = std::fs::metadata(path).ok()?;
+        let since_epoch = metadata.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+        Some(Stamp { len: metadata.len(), modified: u64::try_from(since_epoch.as_nanos()).ok()? })
+    }
+
+    /// Whether the file was last modified clearly before `time` (a second before: coarse file
+    /// systems keep whole seconds).
+    fn before(self, time: std::time::SystemTime) -> bool {
+        let Ok(time) = time.duration_since(std::time::UNIX_EPOCH) else { return false };
+        u128::from(self.modified) + 1_000_000_000 < time.as_nanos()
+    }
+}
+
 /// The fingerprint of what the index told a file: its findings depend on nothing else from other
-/// files. `state` is [`state_fingerprint`] of `facts.state_attributes` (the project's, shared
-/// by every file: hashed once per run). Every field is named, so that a new one cannot be
-/// forgotten here.
-pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
+/// files. `shared` is [`shared_fingerprint`] of the facts every file shares (hashed once per run:
+/// hashing them for each file made a warm run over a large project quadratic). Every field is
+/// named, so that a new one cannot be forgotten here.
+pub fn facts_fingerprint(facts: &Facts, shared: u64) -> u64 {
     let Facts {
         module_classes,
         forward_replaced,
@@ -240,8 +359,8 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
         setup_code,
         config_defaults,
         imported_submodules,
-        project_lengths,
-        captures,
+        project_lengths: _,
+        captures: _,
     } = facts;
     let mut hasher = fingerprint_hasher();
     for set in [
@@ -260,18 +379,20 @@ pub fn facts_fingerprint(facts: &Facts, state: u64) -> u64 {
     sorted(reached.iter().map(|(name, reason)| format!("{name} {reason:?}"))).hash(&mut hasher);
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
     sorted(imported_submodules.iter()).hash(&mut hasher);
-    sorted(project_lengths.iter()).hash(&mut hasher);
-    (state, setup_code, captures).hash(&mut hasher);
+    (shared, setup_code).hash(&mut hasher);
     hasher.finish()
 }
 
-/// The fingerprint of the project's state attributes (see [`facts_fingerprint`]).
-pub fn state_fingerprint(state: &StateAttributes) -> u64 {
-    let StateAttributes { flags, changing, counters } = state;
+/// The fingerprint of the facts every file of the project shares: its state attributes, the
+/// lengths its config classes give, and its capture options (see [`facts_fingerprint`]).
+pub fn shared_fingerprint(facts: &Facts) -> u64 {
+    let StateAttributes { flags, changing, counters } = &*facts.state_attributes;
     let mut hasher = fingerprint_hasher();
     for set in [flags, changing, counters] {
         sorted(set.iter()).hash(&mut hasher);
     }
+    sorted(facts.project_lengths.iter()).hash(&mut hasher);
+    facts.captures.hash(&mut hasher);
     hasher.finish()
 }
 

@@ -7,13 +7,12 @@ mod guess;
 pub mod setting;
 
 use rustc_hash::FxHashSet as HashSet;
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::cache::{self, Cache, Entry};
+use crate::cache::{self, Cache, Entry, Stamp, StoredSummary};
 use crate::diagnostic::Diagnostic;
 use crate::fix::apply::{AppliedFix, DroppedFix, FixOutcome};
 use crate::model::index::FileSummary;
@@ -132,8 +131,31 @@ fn run_with(
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    let mut reports = on_deep_stacks(|| both_passes(files, read, settings, scope, mode, step, cache));
+    let unchanged = cache.filter(|_| mode == FixMode::Report).and_then(|cache| cache.unchanged_tree(files));
+    let mut reports = match unchanged {
+        Some(found) => reports_of_unchanged_tree(files, read, found),
+        None => on_deep_stacks(|| both_passes(files, read, settings, scope, mode, step, cache)),
+    };
     setting::write_settings(&mut reports, read, mode);
+    reports
+}
+
+/// The reports of a run over the tree the cache last saw whole (`Cache::unchanged_tree`): the
+/// stored findings, with the texts that have some.
+fn reports_of_unchanged_tree(files: &[PathBuf], read: &Reader, found: Vec<Vec<Diagnostic>>) -> Vec<FileReport> {
+    let mut reports: Vec<FileReport> = files
+        .par_iter()
+        .zip(found)
+        .map(|(path, found)| {
+            let outcome = if found.is_empty() {
+                Ok(Checked::nothing())
+            } else {
+                read(path).map(|text| Checked::reported(text, found))
+            };
+            FileReport { path: path.clone(), outcome }
+        })
+        .collect();
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
     reports
 }
 
@@ -160,8 +182,8 @@ enum First<'c> {
 }
 
 /// Pass one for a file: its summary, from the cache when its text is unchanged (no parse), else
-/// parsed and guessed at (`guess`); with a cache, also the hash of its text.
-type FirstPass<'c> = (Cow<'c, FileSummary>, First<'c>, Option<u64>);
+/// parsed and guessed at (`guess`); with a cache, also the hash of its text and its stamp.
+type FirstPass<'c> = (FileSummary, First<'c>, Option<(u64, Option<Stamp>)>);
 
 fn first_pass<'c>(
     path: &Path,
@@ -171,13 +193,16 @@ fn first_pass<'c>(
     modules: &HashSet<String>,
     cache: Option<&'c Cache>,
 ) -> Result<FirstPass<'c>, SourceError> {
+    // Stamped before reading: a change made in between shows as a new stamp next time.
+    let stamp = cache.and_then(|_| Stamp::of(path));
     let text = read(path)?;
-    let content = cache.map(|_| cache::content_hash(&text));
-    if let Some(entry) = cache.zip(content).and_then(|(cache, content)| cache.entry(path, content)) {
-        return Ok((Cow::Borrowed(&entry.summary), First::Cached { entry, text }, content));
+    let content = cache.map(|_| (cache::content_hash(&text), stamp));
+    let known = cache.zip(content).and_then(|(cache, (content, _))| cache.entry(path, content));
+    if let Some((entry, summary)) = known.and_then(|entry| Some((entry, entry.summary().ok()?))) {
+        return Ok((summary, First::Cached { entry, text }, content));
     }
     let Look { summary, guess } = guess::look(path, text, settings, scope, modules)?;
-    Ok((Cow::Owned(summary), First::Looked(guess.map(Box::new)), content))
+    Ok((summary, First::Looked(guess.map(Box::new)), content))
 }
 
 fn both_passes(
@@ -203,27 +228,35 @@ fn both_passes(
         indexed.into_iter().map(|(i, first)| (i, first.expect("partitioned"))).unzip();
     let (summaries, firsts): (Vec<_>, Vec<_>) =
         firsts.into_iter().map(|(summary, first, content)| (summary, (first, content))).unzip();
-    // With a cache, the summary of each file it did not know is kept to store it; the others
-    // are in the cache already. Without one, they all move into the index.
-    let kept: Vec<Option<FileSummary>> = summaries
-        .iter()
-        .map(|summary| match summary {
-            Cow::Owned(summary) if cache.is_some() => Some(summary.clone()),
+    // With a cache, the summary of each file it did not know is kept (as the cache stores it)
+    // to store it; the others are in the cache already.
+    let kept: Vec<Option<StoredSummary>> = summaries
+        .par_iter()
+        .zip(&firsts)
+        .map(|(summary, (first, _))| match first {
+            First::Looked(_) if cache.is_some() => Some(cache::stored_summary(summary)),
             _ => None,
         })
         .collect();
+    let tree = cache.map(|_| {
+        let contents = positions
+            .iter()
+            .zip(&firsts)
+            .filter_map(|(&i, (_, content))| Some((files[i].as_path(), content.as_ref()?.0)));
+        cache::tree_of(contents)
+    });
     // The index is dropped once it has told each file its facts: pass two needs only those.
-    let facts = ProjectIndex::new(summaries.into_iter().map(Cow::into_owned).collect()).facts();
-    let state = cache.and(facts.first()).map(|facts| cache::state_fingerprint(&facts.state_attributes));
+    let facts = ProjectIndex::new(summaries).facts();
+    let shared = cache.and(facts.first()).map(cache::shared_fingerprint);
 
-    let mut reports: Vec<FileReport> = positions
+    let reports: Vec<(FileReport, bool)> = positions
         .into_par_iter()
         .zip(facts.into_par_iter())
         .zip(firsts.into_par_iter().zip(kept.into_par_iter()))
         .map(|((i, facts), ((first, content), summary))| {
             let path = &files[i];
             let settings = settings.for_file(path);
-            let fingerprint = state.map(|state| cache::facts_fingerprint(&facts, state));
+            let fingerprint = shared.map(|shared| cache::facts_fingerprint(&facts, shared));
             let known = match &first {
                 First::Cached { entry, .. } => Some(*entry),
                 First::Looked(_) => None,
@@ -243,14 +276,27 @@ fn both_passes(
                 }
                 First::Looked(_) => isolated(|| check_file(path, read, &facts, &settings, scope, mode)),
             };
+            let mut learnt_findings = false;
             if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
-                let summary = || summary.or_else(|| known.map(|entry| entry.summary.clone())).expect("kept or known");
-                cache.learn(path, content, fingerprint.zip(checked.findings_of_the_text()), summary);
+                let summary =
+                    || summary.or_else(|| known.map(|entry| Ok(entry.stored_summary()))).expect("kept or known");
+                let findings = fingerprint.zip(checked.findings_of_the_text());
+                learnt_findings = findings.is_some();
+                cache.learn(path, content, findings, summary);
             }
             step();
-            FileReport { path: path.clone(), outcome }
+            (FileReport { path: path.clone(), outcome }, learnt_findings)
         })
         .collect();
+    let (mut reports, learnt): (Vec<FileReport>, Vec<bool>) = reports.into_iter().unzip();
+    // Every file of the run read, checked and its findings learnt: the next run over this same
+    // tree needs no index (`Cache::unchanged_tree`).
+    if let (Some(cache), Some(tree)) = (cache, tree)
+        && failures.is_empty()
+        && learnt.iter().all(|&learnt| learnt)
+    {
+        cache.certify(tree);
+    }
     reports.extend(failures.into_iter().filter_map(|(i, failure)| {
         failure.err().map(|error| FileReport { path: files[i].clone(), outcome: Err(error) })
     }));

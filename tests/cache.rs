@@ -1,7 +1,8 @@
 //! The warm run's cache (`.tcfix_cache/`): a second run gives the same findings, byte for byte,
 //! without analysing anything again; a change in one file re-checks the files whose project
 //! facts it changes; a corrupt cache is ignored with a warning; `--no-cache` and `cache = false`
-//! turn it off.
+//! turn it off. Over a tree whose files are all as the last run saw them (by size and time of
+//! change), the stored findings are used without reading the files that have none.
 
 use std::fs;
 use std::path::Path;
@@ -144,6 +145,61 @@ fn a_warm_run_over_an_unchanged_tree_analyses_nothing() {
     assert!(after_edit.contains("FROM THE CACHE"), "the unchanged files' findings still come from the cache");
     assert_eq!(after_edit.replace("FROM THE CACHE ", ""), uncached, "other.py was checked again");
     assert!(!uncached.contains("FROM THE CACHE"));
+}
+
+/// Sets every file of the project a minute into the past: a cache written now then trusts their
+/// stamps (a file changed in the second before the cache was written is read again).
+fn age(root: &Path) {
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for entry in fs::read_dir(root.join("pkg")).expect("pkg") {
+        let file = fs::File::options().write(true).open(entry.expect("entry").path()).expect("open");
+        file.set_modified(an_hour_ago).expect("set the time");
+    }
+}
+
+/// Over an unchanged old tree, the second run takes every file's findings from the cache (a
+/// marked message shows); adding, editing and removing a file each make it look again.
+#[test]
+fn a_warm_run_over_an_old_unchanged_tree_takes_the_stored_findings() {
+    let dir = three_files();
+    age(dir.path());
+    let (uncached, _) = tcfix(dir.path(), &["--no-cache"]);
+    assert_eq!(tcfix(dir.path(), &[]).0, uncached);
+    let file = cache_file(dir.path());
+    let written = fs::metadata(&file).unwrap().modified().unwrap();
+    let stored = fs::read_to_string(&file).unwrap();
+    fs::write(&file, stored.replacen("\"message\":\"", "\"message\":\"FROM THE CACHE ", 1)).unwrap();
+    let (warm, _) = tcfix(dir.path(), &[]);
+    assert_eq!(warm.replace("FROM THE CACHE ", ""), uncached);
+    assert!(warm.contains("FROM THE CACHE"), "{warm}");
+    assert!(fs::metadata(&file).unwrap().modified().unwrap() > written, "the marked cache was written by the test");
+
+    // The stamp decides, as for ruff and git: a text changed under the same size and time of
+    // change is not read (and a run that did read it would find `Child` no module).
+    let base = dir.path().join("pkg/base.py");
+    let stamp = fs::metadata(&base).unwrap().modified().unwrap();
+    let plain = format!("{PLAIN_BASE}{}\n", "#".repeat(BASE.len() - PLAIN_BASE.len() - 1));
+    fs::write(&base, &plain).unwrap();
+    fs::File::options().write(true).open(&base).unwrap().set_modified(stamp).unwrap();
+    assert_eq!(tcfix(dir.path(), &[]).0, warm, "the unchanged stamp kept the stored findings");
+    assert!(!tcfix(dir.path(), &["--no-cache"]).0.contains("pkg/child.py"));
+    fs::write(&base, BASE).unwrap();
+    age(dir.path());
+
+    write(dir.path(), "pkg/more.py", OTHER.replace("Other", "More").as_str());
+    let (added, _) = tcfix(dir.path(), &[]);
+    assert!(added.contains("pkg/more.py"), "a new file is checked: {added}");
+    assert_eq!(added.replace("FROM THE CACHE ", ""), tcfix(dir.path(), &["--no-cache"]).0);
+
+    write(dir.path(), "pkg/other.py", &OTHER.replace("x.item()", "x.tolist()"));
+    let (edited, _) = tcfix(dir.path(), &[]);
+    assert!(edited.contains("tolist"), "an edited file is checked again: {edited}");
+    assert_eq!(edited.replace("FROM THE CACHE ", ""), tcfix(dir.path(), &["--no-cache"]).0);
+
+    fs::remove_file(dir.path().join("pkg/more.py")).unwrap();
+    let (removed, _) = tcfix(dir.path(), &[]);
+    assert!(!removed.contains("pkg/more.py"), "a removed file's findings are gone: {removed}");
+    assert_eq!(removed.replace("FROM THE CACHE ", ""), tcfix(dir.path(), &["--no-cache"]).0);
 }
 
 #[test]
