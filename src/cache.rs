@@ -14,8 +14,9 @@
 //! not read to be hashed; and when the run's files are those of the last run that learnt every
 //! file's findings (the `tree` fingerprint: each path with its text's hash), the index is not
 //! built either: each file's findings are those stored, and only the texts with findings are
-//! read, to show them. File summaries are kept as raw JSON and read only when the index needs
-//! them. Every cache file is keyed by tcfix's version and build and by the
+//! read, to show them. The files' summaries, nearly all of the cache's bytes, are kept in a file
+//! of their own beside it (`<settings>.summaries.json`, of the same `generation`), read only when
+//! the index is built. Every cache file is keyed by tcfix's version and build and by the
 //! settings that change findings; a cache that is unreadable or not this key's is ignored with a
 //! warning and rebuilt, never trusted.
 //!
@@ -55,13 +56,16 @@ pub struct Cache {
     file: PathBuf,
     key: Key,
     entries: HashMap<PathBuf, Entry>,
+    /// The stored summaries' generation, and the summaries once read (`Cache::summaries`).
+    generation: u64,
+    summaries: std::sync::OnceLock<HashMap<PathBuf, Box<RawValue>>>,
     /// The last run's files and texts, when it learnt every file's findings (see [`tree_of`]).
     tree: Option<u64>,
     /// When the stored cache was written: a stamp no older than that may hide a change made in
     /// the same tick of the clock (git's "racily clean" files), and is not trusted.
     written: Option<std::time::SystemTime>,
-    /// What this run learnt, saved at its end.
-    learnt: Mutex<Vec<(PathBuf, Entry)>>,
+    /// What this run learnt, saved at its end, with the summary when it is not the stored one.
+    learnt: Mutex<Vec<(PathBuf, Entry, Option<Box<RawValue>>)>>,
     /// This run's tree, when it learnt every file's findings (`Cache::certify`).
     certified: Mutex<Option<u64>>,
 }
@@ -84,7 +88,17 @@ struct Key {
 struct Stored {
     key: Key,
     tree: Option<u64>,
+    /// Names the summaries file written with this one: a run stopped between writing the two
+    /// leaves generations that differ, and the summaries are not used.
+    generation: u64,
     files: Vec<(PathBuf, Entry)>,
+}
+
+/// The summaries file.
+#[derive(Serialize, Deserialize)]
+struct StoredSummaries {
+    generation: u64,
+    summaries: Vec<(PathBuf, Box<RawValue>)>,
 }
 
 /// A stored cache's key alone: read first, since another tcfix's entries may not parse.
@@ -98,8 +112,6 @@ pub struct Entry {
     content: u64,
     /// The file's size and modification time when its text was read, if known.
     stamp: Option<Stamp>,
-    /// Its summary as JSON, read only when the index needs it (see [`Entry::summary`]).
-    summary: Box<RawValue>,
     /// The file's findings and the fingerprint of the facts they were made with; `None` when the
     /// run did not learn them (a file a fix rewrote).
     findings: Option<(u64, Vec<StoredDiagnostic>)>,
@@ -115,6 +127,8 @@ impl Cache {
             file,
             key,
             entries: HashMap::default(),
+            generation: 0,
+            summaries: std::sync::OnceLock::new(),
             tree: None,
             written: None,
             learnt: Mutex::default(),
@@ -141,6 +155,7 @@ impl Cache {
         }
         self.entries = stored.files.into_iter().collect();
         self.tree = stored.tree;
+        self.generation = stored.generation;
         self.written = std::fs::metadata(&self.file).and_then(|metadata| metadata.modified()).ok();
         Ok(())
     }
@@ -152,6 +167,27 @@ impl Cache {
     /// What the cache knows of `path`, if its text is still `content` (see [`content_hash`]).
     pub fn entry(&self, path: &Path, content: u64) -> Option<&Entry> {
         self.entries.get(path).filter(|entry| entry.content == content)
+    }
+
+    /// The stored summary of `path` for the project index.
+    pub fn summary(&self, path: &Path) -> Option<FileSummary> {
+        serde_json::from_str(self.summaries().get(path)?.get()).ok()
+    }
+
+    /// The summaries file, read once, the first time a summary is asked for; empty when it is
+    /// missing, unreadable or of another generation (its files are then parsed again).
+    fn summaries(&self) -> &HashMap<PathBuf, Box<RawValue>> {
+        self.summaries.get_or_init(|| {
+            let Ok(text) = std::fs::read(self.summaries_file()) else { return HashMap::default() };
+            match serde_json::from_slice::<StoredSummaries>(&text) {
+                Ok(stored) if stored.generation == self.generation => stored.summaries.into_iter().collect(),
+                _ => HashMap::default(),
+            }
+        })
+    }
+
+    fn summaries_file(&self) -> PathBuf {
+        self.file.with_extension("summaries.json")
     }
 
     /// The hash of `path`'s text as the cache knows it, when its stamp says it has not changed
@@ -195,7 +231,7 @@ impl Cache {
         path: &Path,
         (content, stamp): (u64, Option<Stamp>),
         findings: Option<(u64, &[Diagnostic])>,
-        summary: impl FnOnce() -> StoredSummary,
+        summary: Option<StoredSummary>,
     ) {
         let facts = findings.map(|(facts, _)| facts);
         // A new stamp is stored, and so is one the stored cache could not trust that a cache
@@ -209,54 +245,87 @@ impl Cache {
         if known {
             return;
         }
-        let Ok(summary) = summary() else { return };
+        let summary = match summary {
+            Some(Ok(summary)) => Some(summary),
+            Some(Err(_)) => return,
+            None => None,
+        };
         let findings = findings.map(|(facts, found)| (facts, found.iter().map(StoredDiagnostic::of).collect()));
-        let entry = Entry { content, stamp, summary, findings };
-        self.learnt.lock().expect("no panic holds the lock").push((path.to_path_buf(), entry));
+        let entry = Entry { content, stamp, findings };
+        self.learnt.lock().expect("no panic holds the lock").push((path.to_path_buf(), entry, summary));
     }
 
     /// Writes the entries back, this run's over the stored ones (a run over a few files keeps
-    /// what the cache knows of the others), less those of files that are gone. Written to a temporary file and renamed, so that a
-    /// run stopped halfway leaves the old cache or the new one, never half of one.
-    pub fn save(self) -> std::io::Result<()> {
-        let Cache { file, key, mut entries, tree, learnt, certified, .. } = self;
-        let learnt = learnt.into_inner().expect("no panic holds the lock");
-        let certified = certified.into_inner().expect("no panic holds the lock");
-        if learnt.is_empty() && certified.is_none_or(|certified| Some(certified) == tree) {
+    /// what the cache knows of the others), less those of files that are gone; a run that learnt
+    /// no summary leaves the summaries file as it is. Each file is written to a temporary file
+    /// and renamed, so that a run stopped halfway leaves the old cache or the new one, never half
+    /// of one.
+    pub fn save(mut self) -> std::io::Result<()> {
+        let learnt = std::mem::take(self.learnt.get_mut().expect("no panic holds the lock"));
+        let certified = self.certified.get_mut().expect("no panic holds the lock").take();
+        if learnt.is_empty() && certified.is_none_or(|certified| Some(certified) == self.tree) {
             return Ok(());
         }
-        let tree = certified.or(tree);
-        let learnt_paths: rustc_hash::FxHashSet<PathBuf> = learnt.iter().map(|(path, _)| path.clone()).collect();
-        entries.retain(|path, _| learnt_paths.contains(path) || path.exists());
-        entries.extend(learnt);
-        let mut files: Vec<(PathBuf, Entry)> = entries.into_iter().collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
-        let directory = file.parent().expect("the cache file is in the cache directory");
-        std::fs::create_dir_all(directory)?;
+        let directory = self.file.parent().expect("the cache file is in the cache directory").to_path_buf();
+        std::fs::create_dir_all(&directory)?;
         write_if_missing(&directory.join(".gitignore"), "# Automatically created by tcfix.\n*\n")?;
         write_if_missing(
             &directory.join("CACHEDIR.TAG"),
             "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is tcfix's cache.\n",
         )?;
-        let mut temporary = tempfile::NamedTempFile::new_in(directory)?;
-        serde_json::to_writer(std::io::BufWriter::new(&mut temporary), &Stored { key, tree, files })?;
-        temporary.flush()?;
-        temporary.persist(&file).map_err(|error| error.error)?;
-        Ok(())
+        let tree = certified.or(self.tree);
+        let generation = if learnt.iter().any(|(_, _, summary)| summary.is_some()) {
+            self.save_summaries(&learnt, &directory)?
+        } else {
+            self.generation
+        };
+        let mut entries = std::mem::take(&mut self.entries);
+        let learnt_paths: rustc_hash::FxHashSet<&PathBuf> = learnt.iter().map(|(path, ..)| path).collect();
+        entries.retain(|path, _| learnt_paths.contains(path) || path.exists());
+        entries.extend(learnt.into_iter().map(|(path, entry, _)| (path, entry)));
+        let mut files: Vec<(PathBuf, Entry)> = entries.into_iter().collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let stored = Stored { key: self.key, tree, generation, files };
+        write_atomically(&directory, &self.file, &stored)
+    }
+
+    /// Writes the summaries of the stored files and of `learnt`, under a new generation, which
+    /// it returns. A file whose summary the cache does not hold is left out (it is parsed again).
+    fn save_summaries(
+        &self,
+        learnt: &[(PathBuf, Entry, Option<Box<RawValue>>)],
+        directory: &Path,
+    ) -> std::io::Result<u64> {
+        let mut summaries: HashMap<&PathBuf, &RawValue> = self
+            .summaries()
+            .iter()
+            .filter(|(path, _)| self.entries.contains_key(*path) && path.exists())
+            .map(|(path, summary)| (path, &**summary))
+            .collect();
+        summaries.extend(learnt.iter().filter_map(|(path, _, summary)| Some((path, &**summary.as_ref()?))));
+        let mut summaries: Vec<(&PathBuf, &RawValue)> = summaries.into_iter().collect();
+        summaries.sort_by(|a, b| a.0.cmp(b.0));
+        let generation = hash_of(&(self.generation, std::time::SystemTime::now(), std::process::id()));
+        #[derive(Serialize)]
+        struct Written<'a> {
+            generation: u64,
+            summaries: Vec<(&'a PathBuf, &'a RawValue)>,
+        }
+        write_atomically(directory, &self.summaries_file(), &Written { generation, summaries })?;
+        Ok(generation)
     }
 }
 
+/// Writes `value` as JSON to a temporary file in `directory`, renamed to `file` once complete.
+fn write_atomically(directory: &Path, file: &Path, value: &impl Serialize) -> std::io::Result<()> {
+    let mut temporary = tempfile::NamedTempFile::new_in(directory)?;
+    serde_json::to_writer(std::io::BufWriter::new(&mut temporary), value)?;
+    temporary.flush()?;
+    temporary.persist(file).map_err(|error| error.error)?;
+    Ok(())
+}
+
 impl Entry {
-    /// The file's summary for the project index.
-    pub fn summary(&self) -> Result<FileSummary, String> {
-        serde_json::from_str(self.summary.get()).map_err(|error| error.to_string())
-    }
-
-    /// The summary as stored.
-    pub fn stored_summary(&self) -> Box<RawValue> {
-        self.summary.clone()
-    }
-
     /// The stored findings, when they were made with facts of this fingerprint.
     pub fn findings(&self, facts: u64) -> Option<Vec<Diagnostic>> {
         let (_, found) = self.findings.as_ref().filter(|(made_with, _)| *made_with == facts)?;

@@ -198,7 +198,8 @@ fn first_pass<'c>(
     let text = read(path)?;
     let content = cache.map(|_| (cache::content_hash(&text), stamp));
     let known = cache.zip(content).and_then(|(cache, (content, _))| cache.entry(path, content));
-    if let Some((entry, summary)) = known.and_then(|entry| Some((entry, entry.summary().ok()?))) {
+    let known = known.and_then(|entry| Some((entry, cache?.summary(path)?)));
+    if let Some((entry, summary)) = known {
         return Ok((summary, First::Cached { entry, text }, content));
     }
     let Look { summary, guess } = guess::look(path, text, settings, scope, modules)?;
@@ -257,10 +258,6 @@ fn both_passes(
             let path = &files[i];
             let settings = settings.for_file(path);
             let fingerprint = shared.map(|shared| cache::facts_fingerprint(&facts, shared));
-            let known = match &first {
-                First::Cached { entry, .. } => Some(*entry),
-                First::Looked(_) => None,
-            };
             let outcome = match first {
                 First::Cached { entry, text } => {
                     match fingerprint.and_then(|fingerprint| entry.findings(fingerprint)) {
@@ -278,8 +275,6 @@ fn both_passes(
             };
             let mut learnt_findings = false;
             if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
-                let summary =
-                    || summary.or_else(|| known.map(|entry| Ok(entry.stored_summary()))).expect("kept or known");
                 let findings = fingerprint.zip(checked.findings_of_the_text());
                 learnt_findings = findings.is_some();
                 cache.learn(path, content, findings, summary);

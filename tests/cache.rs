@@ -38,12 +38,13 @@ fn tcfix(root: &Path, args: &[&str]) -> (String, String) {
     (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
-/// The one cache file of a run (named by the settings' hash).
+/// The one cache file of a run (named by the settings' hash), beside its summaries file.
 fn cache_file(root: &Path) -> std::path::PathBuf {
     let files: Vec<_> = fs::read_dir(root.join(".tcfix_cache"))
         .expect("the cache directory")
         .map(|entry| entry.expect("entry").path())
         .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .filter(|path| !path.to_string_lossy().ends_with(".summaries.json"))
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     files[0].clone()
@@ -235,6 +236,27 @@ fn a_corrupt_cache_is_ignored_with_a_warning_and_rebuilt() {
     let (output, warning) = tcfix(dir.path(), &[]);
     assert_eq!(output, expected);
     assert!(warning.contains("warning: ignoring the cache"), "{warning}");
+}
+
+/// The summaries are only read to build the index: lost, truncated or of another run, they are
+/// not used, and each file is parsed again; the findings do not change.
+#[test]
+fn a_lost_or_foreign_summaries_file_is_not_used() {
+    let dir = three_files();
+    let (expected, _) = tcfix(dir.path(), &[]);
+    let summaries = cache_file(dir.path()).with_extension("summaries.json");
+    let stored = fs::read_to_string(&summaries).expect("a summaries file beside the cache");
+    for broken in [stored[..stored.len() / 2].to_string(), stored.replacen("\"generation\":", "\"generation\":1", 1)] {
+        fs::write(&summaries, broken).unwrap();
+        // A changed base class makes the run build the index from every file's summary.
+        write(dir.path(), "pkg/base.py", PLAIN_BASE);
+        assert_eq!(tcfix(dir.path(), &[]).0, tcfix(dir.path(), &["--no-cache"]).0);
+        write(dir.path(), "pkg/base.py", BASE);
+        assert_eq!(tcfix(dir.path(), &[]).0, expected);
+    }
+    fs::remove_file(&summaries).unwrap();
+    write(dir.path(), "pkg/base.py", PLAIN_BASE);
+    assert_eq!(tcfix(dir.path(), &[]).0, tcfix(dir.path(), &["--no-cache"]).0);
 }
 
 #[test]
