@@ -64,11 +64,14 @@ pub struct Cache {
     /// When the stored cache was written: a stamp no older than that may hide a change made in
     /// the same tick of the clock (git's "racily clean" files), and is not trusted.
     written: Option<std::time::SystemTime>,
-    /// What this run learnt, saved at its end, with the summary when it is not the stored one.
-    learnt: Mutex<Vec<(PathBuf, Entry, Option<Box<RawValue>>)>>,
+    /// What this run learnt, saved at its end.
+    learnt: Mutex<Vec<Learnt>>,
     /// This run's tree, when it learnt every file's findings (`Cache::certify`).
     certified: Mutex<Option<u64>>,
 }
+
+/// What a run learnt of a file: its entry, and its summary when it is not the stored one.
+type Learnt = (PathBuf, Entry, Option<Box<RawValue>>);
 
 /// Whose cache a file is: written by this tcfix, for these settings.
 #[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
