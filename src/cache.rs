@@ -169,12 +169,12 @@ impl Cache {
 
     /// What the cache knows of `path`, if its text is still `content` (see [`content_hash`]).
     pub fn entry(&self, path: &Path, content: u64) -> Option<&Entry> {
-        self.entries.get(path).filter(|entry| entry.content == content)
+        self.entries.get(&*keyed(path)).filter(|entry| entry.content == content)
     }
 
     /// The stored summary of `path` for the project index.
     pub fn summary(&self, path: &Path) -> Option<FileSummary> {
-        serde_json::from_str(self.summaries().get(path)?.get()).ok()
+        serde_json::from_str(self.summaries().get(&*keyed(path))?.get()).ok()
     }
 
     /// The summaries file, read once, the first time a summary is asked for; empty when it is
@@ -196,29 +196,36 @@ impl Cache {
     /// The hash of `path`'s text as the cache knows it, when its stamp says it has not changed
     /// since (then the text need not be read).
     pub fn unchanged(&self, path: &Path, stamp: Option<Stamp>) -> Option<u64> {
-        let entry = self.entries.get(path)?;
+        let entry = self.entries.get(&*keyed(path))?;
         (self.trusted(entry) && entry.stamp == stamp).then_some(entry.content)
     }
 
-    /// Whether an entry's stamp was taken clearly before the cache was written.
+    /// Whether the file an entry stamps was last modified clearly before the cache was written.
     fn trusted(&self, entry: &Entry) -> bool {
         entry.stamp.zip(self.written).is_some_and(|(stamp, written)| stamp.before(written))
     }
 
-    /// Each file's stored findings, when `files` are the last run's and none changed since by
-    /// its stamp (the run then needs no index: see the module's note); `None` otherwise.
-    pub fn unchanged_tree(&self, files: &[PathBuf]) -> Option<Vec<Vec<Diagnostic>>> {
+    /// Each file's stored findings, with the hash of the text they were made on, when `files`
+    /// are the last run's, under the same settings (`settings_of`: [`settings_fingerprint`] of
+    /// each file's), and none changed since by its stamp (the run then needs no index: see the
+    /// module's note); `None` otherwise.
+    pub fn unchanged_tree(
+        &self,
+        files: &[PathBuf],
+        settings_of: impl Fn(&Path) -> u64,
+    ) -> Option<Vec<(u64, Vec<Diagnostic>)>> {
         let tree = self.tree?;
         let contents: Option<Vec<u64>> = files.iter().map(|path| self.unchanged(path, Stamp::of(path))).collect();
         let contents = contents?;
-        if tree_of(files.iter().map(PathBuf::as_path).zip(contents)) != tree {
+        let seen = files.iter().zip(&contents).map(|(path, &content)| (path.as_path(), content, settings_of(path)));
+        if tree_of(seen) != tree {
             return None;
         }
-        let stored = |path: &PathBuf| -> Option<Vec<Diagnostic>> {
-            let (_, found) = self.entries.get(path)?.findings.as_ref()?;
-            found.iter().map(StoredDiagnostic::diagnostic).collect()
+        let stored = |(path, content): (&PathBuf, u64)| -> Option<(u64, Vec<Diagnostic>)> {
+            let (_, found) = self.entries.get(&*keyed(path))?.findings.as_ref()?;
+            Some((content, found.iter().map(StoredDiagnostic::diagnostic).collect::<Option<_>>()?))
         };
-        files.iter().map(stored).collect()
+        files.iter().zip(contents).map(stored).collect()
     }
 
     /// Notes that this run learnt the findings of every one of its files, whose paths and texts
@@ -237,14 +244,17 @@ impl Cache {
         summary: Option<StoredSummary>,
     ) {
         let facts = findings.map(|(facts, _)| facts);
-        // A new stamp is stored, and so is one the stored cache could not trust that a cache
-        // written now would: the next run then need not read the file.
+        let path = &*keyed(path);
+        // A new stamp is stored; so is an old one the stored cache was written too soon after to
+        // trust, once a cache written now would trust it (then the next run need not read it).
         let now_trusted = || stamp.is_some_and(|stamp| stamp.before(std::time::SystemTime::now()));
-        let known = self.entry(path, content).is_some_and(|old| {
-            old.stamp == stamp
-                && (self.trusted(old) || !now_trusted())
-                && (facts.is_none() || old.findings.as_ref().map(|(made_with, _)| *made_with) == facts)
-        });
+        // A file parsed because its stored summary was missing is stored again, summary and all.
+        let known = summary.is_none()
+            && self.entry(path, content).is_some_and(|old| {
+                old.stamp == stamp
+                    && (self.trusted(old) || !now_trusted())
+                    && (facts.is_none() || old.findings.as_ref().map(|(made_with, _)| *made_with) == facts)
+            });
         if known {
             return;
         }
@@ -276,7 +286,9 @@ impl Cache {
             &directory.join("CACHEDIR.TAG"),
             "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is tcfix's cache.\n",
         )?;
-        let tree = certified.or(self.tree);
+        // An entry learnt without certifying (a run over other files, one that fixed or failed
+        // to parse a file) may hold findings made with other facts: the old tree no longer holds.
+        let tree = if learnt.is_empty() { certified.or(self.tree) } else { certified };
         let generation = if learnt.iter().any(|(_, _, summary)| summary.is_some()) {
             self.save_summaries(&learnt, &directory)?
         } else {
@@ -351,15 +363,16 @@ impl Key {
             format: FORMAT,
             tcfix: format!("{} {build}", env!("CARGO_PKG_VERSION")),
             hashing: (content_hash("tcfix"), crate::model::file::dead_code::name_hash("tcfix")),
-            settings: format!(
-                "{:?} {:?} {:?} {:?} {:?}",
-                settings.selection,
-                settings.min_severity,
-                settings.target_torch,
-                settings.opaque_helpers,
-                per_file_ignores
-            ),
+            settings: format!("{} {per_file_ignores:?}", Key::settings_of(settings)),
         }
+    }
+
+    /// What in one file's settings changes its findings.
+    fn settings_of(settings: &Settings) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            settings.selection, settings.min_severity, settings.target_torch, settings.opaque_helpers
+        )
     }
 }
 
@@ -382,40 +395,73 @@ pub fn stored_summary(summary: &FileSummary) -> StoredSummary {
     serde_json::value::to_raw_value(summary).map_err(|error| error.to_string())
 }
 
-/// The fingerprint of a run's files: each path with the hash of its text, in path order.
-pub fn tree_of<'p>(files: impl Iterator<Item = (&'p Path, u64)>) -> u64 {
-    let mut files: Vec<(&Path, u64)> = files.collect();
+/// The fingerprint of a run's files: each path with the hash of its text and of its settings,
+/// in path order.
+pub fn tree_of<'p>(files: impl Iterator<Item = (&'p Path, u64, u64)>) -> u64 {
+    let mut files: Vec<(&Path, u64, u64)> = files.collect();
     files.sort_unstable();
     hash_of(&files)
 }
 
-/// A file's size and modification time (in nanoseconds since the epoch).
+/// The fingerprint of one file's settings (`Settings::for_file`): a nearer configuration or a
+/// per-file ignore changes its findings, and is not in the cache's key.
+pub fn settings_fingerprint(settings: &Settings) -> u64 {
+    hash_of(&Key::settings_of(settings))
+}
+
+/// What says a file is unchanged without reading it, as git's index does: its size, its
+/// modification time, and on Unix its inode, mode and status-change time (which no tool that
+/// restores a modification time, `touch -r`, `cp -p`, `tar`, can set back), in nanoseconds.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Stamp {
     len: u64,
     modified: u64,
+    changed: u64,
+    inode: u64,
+    mode: u32,
 }
 
 impl Stamp {
     pub fn of(path: &Path) -> Option<Stamp> {
         let metadata = std::fs::metadata(path).ok()?;
-        let since_epoch = metadata.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
-        Some(Stamp { len: metadata.len(), modified: u64::try_from(since_epoch.as_nanos()).ok()? })
+        let modified = nanoseconds(metadata.modified().ok()?)?;
+        #[cfg(unix)]
+        let (changed, inode, mode) = {
+            use std::os::unix::fs::MetadataExt;
+            let changed = u64::try_from(metadata.ctime()).ok()?.checked_mul(1_000_000_000)?;
+            (changed.checked_add(u64::try_from(metadata.ctime_nsec()).ok()?)?, metadata.ino(), metadata.mode())
+        };
+        #[cfg(not(unix))]
+        let (changed, inode, mode) = (0, 0, 0);
+        Some(Stamp { len: metadata.len(), modified, changed, inode, mode })
     }
 
-    /// Whether the file was last modified clearly before `time` (a second before: coarse file
-    /// systems keep whole seconds).
+    /// Whether the file was last modified clearly before `time`: two seconds before, since
+    /// some file systems keep modification times to the even second.
     fn before(self, time: std::time::SystemTime) -> bool {
-        let Ok(time) = time.duration_since(std::time::UNIX_EPOCH) else { return false };
-        u128::from(self.modified) + 1_000_000_000 < time.as_nanos()
+        nanoseconds(time).is_some_and(|time| self.modified.saturating_add(2_000_000_000) < time)
     }
 }
 
+fn nanoseconds(time: std::time::SystemTime) -> Option<u64> {
+    u64::try_from(time.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos()).ok()
+}
+
+/// The path a file is stored under: absolute, so that runs from other directories of the
+/// project, which name it otherwise, find the same entry (and no other file's).
+fn keyed(path: &Path) -> std::borrow::Cow<'_, Path> {
+    if path.is_absolute() {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    std::path::absolute(path).map_or(std::borrow::Cow::Borrowed(path), std::borrow::Cow::Owned)
+}
+
 /// The fingerprint of what the index told a file: its findings depend on nothing else from other
-/// files. `shared` is [`shared_fingerprint`] of the facts every file shares (hashed once per run:
+/// files, and its own settings (`settings`: [`settings_fingerprint`]). `shared` is
+/// [`shared_fingerprint`] of the facts every file shares (hashed once per run:
 /// hashing them for each file made a warm run over a large project quadratic). Every field is
 /// named, so that a new one cannot be forgotten here.
-pub fn facts_fingerprint(facts: &Facts, shared: u64) -> u64 {
+pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
     let Facts {
         module_classes,
         forward_replaced,
@@ -451,7 +497,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64) -> u64 {
     sorted(reached.iter().map(|(name, reason)| format!("{name} {reason:?}"))).hash(&mut hasher);
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
     sorted(imported_submodules.iter()).hash(&mut hasher);
-    (shared, setup_code).hash(&mut hasher);
+    (shared, settings, setup_code).hash(&mut hasher);
     hasher.finish()
 }
 

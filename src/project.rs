@@ -131,32 +131,40 @@ fn run_with(
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    let unchanged = cache.filter(|_| mode == FixMode::Report).and_then(|cache| cache.unchanged_tree(files));
-    let mut reports = match unchanged {
-        Some(found) => reports_of_unchanged_tree(files, read, found),
-        None => on_deep_stacks(|| both_passes(files, read, settings, scope, mode, step, cache)),
-    };
+    let settings_of = |path: &Path| cache::settings_fingerprint(&settings.for_file(path));
+    let unchanged =
+        cache.filter(|_| mode == FixMode::Report).and_then(|cache| cache.unchanged_tree(files, settings_of));
+    let reports = unchanged.and_then(|found| reports_of_unchanged_tree(files, read, found));
+    let mut reports =
+        reports.unwrap_or_else(|| on_deep_stacks(|| both_passes(files, read, settings, scope, mode, step, cache)));
     setting::write_settings(&mut reports, read, mode);
     reports
 }
 
 /// The reports of a run over the tree the cache last saw whole (`Cache::unchanged_tree`): the
-/// stored findings, with the texts that have some.
-fn reports_of_unchanged_tree(files: &[PathBuf], read: &Reader, found: Vec<Vec<Diagnostic>>) -> Vec<FileReport> {
-    let mut reports: Vec<FileReport> = files
+/// stored findings, with the texts that have some; `None` when one of those texts is not the one
+/// they were made on after all (changed under an unchanged stamp), or cannot be read.
+fn reports_of_unchanged_tree(
+    files: &[PathBuf],
+    read: &Reader,
+    found: Vec<(u64, Vec<Diagnostic>)>,
+) -> Option<Vec<FileReport>> {
+    let reports: Option<Vec<FileReport>> = files
         .par_iter()
         .zip(found)
-        .map(|(path, found)| {
-            let outcome = if found.is_empty() {
-                Ok(Checked::nothing())
+        .map(|(path, (content, found))| {
+            let checked = if found.is_empty() {
+                Checked::nothing()
             } else {
-                read(path).map(|text| Checked::reported(text, found))
+                let text = read(path).ok().filter(|text| cache::content_hash(text) == content)?;
+                Checked::reported(text, found)
             };
-            FileReport { path: path.clone(), outcome }
+            Some(FileReport { path: path.clone(), outcome: Ok(checked) })
         })
         .collect();
+    let mut reports = reports?;
     reports.sort_by(|a, b| a.path.cmp(&b.path));
-    reports
+    Some(reports)
 }
 
 /// The stack of each thread that analyses files. The analysis recurses once per level of a
@@ -240,10 +248,10 @@ fn both_passes(
         })
         .collect();
     let tree = cache.map(|_| {
-        let contents = positions
-            .iter()
-            .zip(&firsts)
-            .filter_map(|(&i, (_, content))| Some((files[i].as_path(), content.as_ref()?.0)));
+        let contents = positions.iter().zip(&firsts).filter_map(|(&i, (_, content))| {
+            let path = files[i].as_path();
+            Some((path, content.as_ref()?.0, cache::settings_fingerprint(&settings.for_file(path))))
+        });
         cache::tree_of(contents)
     });
     // The index is dropped once it has told each file its facts: pass two needs only those.
@@ -257,7 +265,8 @@ fn both_passes(
         .map(|((i, facts), ((first, content), summary))| {
             let path = &files[i];
             let settings = settings.for_file(path);
-            let fingerprint = shared.map(|shared| cache::facts_fingerprint(&facts, shared));
+            let fingerprint =
+                shared.map(|shared| cache::facts_fingerprint(&facts, shared, cache::settings_fingerprint(&settings)));
             let outcome = match first {
                 First::Cached { entry, text } => {
                     match fingerprint.and_then(|fingerprint| entry.findings(fingerprint)) {

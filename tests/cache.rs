@@ -148,13 +148,14 @@ fn a_warm_run_over_an_unchanged_tree_analyses_nothing() {
     assert!(!uncached.contains("FROM THE CACHE"));
 }
 
-/// Sets every file of the project a minute into the past: a cache written now then trusts their
-/// stamps (a file changed in the second before the cache was written is read again).
+/// Sets the modification time of every file in `pkg` a minute into the past: a cache written now
+/// then trusts their stamps (a file changed in the seconds before the cache was written is read
+/// again).
 fn age(root: &Path) {
-    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    let a_minute_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
     for entry in fs::read_dir(root.join("pkg")).expect("pkg") {
         let file = fs::File::options().write(true).open(entry.expect("entry").path()).expect("open");
-        file.set_modified(an_hour_ago).expect("set the time");
+        file.set_modified(a_minute_ago).expect("set the time");
     }
 }
 
@@ -175,15 +176,16 @@ fn a_warm_run_over_an_old_unchanged_tree_takes_the_stored_findings() {
     assert!(warm.contains("FROM THE CACHE"), "{warm}");
     assert!(fs::metadata(&file).unwrap().modified().unwrap() > written, "the marked cache was written by the test");
 
-    // The stamp decides, as for ruff and git: a text changed under the same size and time of
-    // change is not read (and a run that did read it would find `Child` no module).
+    // A text changed under the same size with its modification time set back (`touch -r`,
+    // `cp -p`) is read again: its status-change time moved (`Child` is then no module).
     let base = dir.path().join("pkg/base.py");
     let stamp = fs::metadata(&base).unwrap().modified().unwrap();
     let plain = format!("{PLAIN_BASE}{}\n", "#".repeat(BASE.len() - PLAIN_BASE.len() - 1));
     fs::write(&base, &plain).unwrap();
     fs::File::options().write(true).open(&base).unwrap().set_modified(stamp).unwrap();
-    assert_eq!(tcfix(dir.path(), &[]).0, warm, "the unchanged stamp kept the stored findings");
-    assert!(!tcfix(dir.path(), &["--no-cache"]).0.contains("pkg/child.py"));
+    let (restored, _) = tcfix(dir.path(), &[]);
+    assert!(!restored.contains("pkg/child.py"), "{restored}");
+    assert_eq!(restored.replace("FROM THE CACHE ", ""), tcfix(dir.path(), &["--no-cache"]).0);
     fs::write(&base, BASE).unwrap();
     age(dir.path());
 
@@ -292,4 +294,94 @@ fn fixing_with_a_warm_cache_writes_the_same_files() {
         assert_eq!(fs::read_to_string(a).unwrap(), fs::read_to_string(b).unwrap(), "{name}");
     }
     assert_ne!(fs::read_to_string(cached.path().join("pkg/child.py")).unwrap(), CHILD, "the print was fixed");
+}
+
+/// A run over some of the files learns their findings with the facts of that run; the tree the
+/// cache last saw whole no longer holds for them, whether or not that run certified its own.
+#[test]
+fn a_run_over_some_files_then_over_all_finds_what_an_uncached_run_finds() {
+    let x = "from .base import Base
+
+
+class X(Base):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x.item()
+        return x
+";
+    let dir = three_files();
+    write(dir.path(), "pkg/base.py", PLAIN_BASE);
+    write(dir.path(), "pkg/x.py", x);
+    age(dir.path());
+    let (all, _) = tcfix(dir.path(), &[]);
+    // `--diff` over two files: one gets a fix (the run certifies nothing), the other's findings
+    // are learnt without base.py, where X's base is unknown.
+    let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+        .args(["--isolated", "--diff", "pkg/child.py", "pkg/x.py"])
+        .current_dir(dir.path())
+        .output()
+        .expect("tcfix runs");
+    assert!(output.status.code().is_some_and(|code| code < 2), "{output:?}");
+    assert_eq!(tcfix(dir.path(), &[]).0, all);
+    assert_eq!(all, tcfix(dir.path(), &["--no-cache"]).0);
+}
+
+/// A nearer configuration that ignores a rule, or stops ignoring it, changes that directory's
+/// findings with the cache as without it (the cache's key holds only the root's settings).
+#[test]
+fn a_nested_configuration_changes_the_findings_with_the_cache_as_without() {
+    let dir = three_files();
+    write(dir.path(), "pyproject.toml", "[tool.tcfix]\n");
+    age(dir.path());
+    let run = |dir: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+            .args(["--output-format", "json", "pkg"])
+            .current_dir(dir)
+            .output()
+            .expect("tcfix runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let uncached = |dir: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+            .args(["--no-cache", "--output-format", "json", "pkg"])
+            .current_dir(dir)
+            .output()
+            .expect("tcfix runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let before = run(dir.path());
+    assert!(before.contains("TCF101"), "{before}");
+    for nested in ["[tool.tcfix]\nignore = [\"TCF101\"]\n", "[tool.tcfix]\n"] {
+        write(dir.path(), "pkg/pyproject.toml", nested);
+        let (warm, cold) = (run(dir.path()), uncached(dir.path()));
+        assert_eq!(warm, cold, "with pkg/pyproject.toml = {nested:?}");
+        assert_eq!(run(dir.path()), cold, "again, from the cache");
+    }
+}
+
+/// The same name from two directories is two files: a run from a subdirectory does not take the
+/// findings the cache holds for the file of that name at the root.
+#[test]
+fn runs_from_two_directories_keep_their_files_apart() {
+    let dir = project(&[
+        ("pyproject.toml", "[tool.tcfix]\n[tool.tcfix.per-file-ignores]\n\"sub/*\" = [\"TCF101\"]\n"),
+        ("m.py", CHILD.replace("from .base import Base", "from torch.nn import Module as Base").as_str()),
+        ("sub/m.py", CHILD.replace("from .base import Base", "from torch.nn import Module as Base").as_str()),
+    ]);
+    let run = |cwd: &Path, extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tcfix"))
+            .args(["--output-format", "json"])
+            .args(extra)
+            .arg("m.py")
+            .current_dir(cwd)
+            .output()
+            .expect("tcfix runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let root = run(dir.path(), &[]);
+    assert!(root.contains("TCF101"), "{root}");
+    let sub = dir.path().join("sub");
+    assert_eq!(run(&sub, &[]), run(&sub, &["--no-cache"]));
+    assert!(!run(&sub, &[]).contains("TCF101"));
+    assert_eq!(run(dir.path(), &[]), root);
 }
