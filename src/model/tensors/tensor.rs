@@ -122,6 +122,18 @@ impl<'m, 'a> Tensors<'m, 'a> {
         Self::with_facts(model, function, &bindings(model, function), &facts[function])
     }
 
+    /// Keeps the tensors of `function` for the next question about it while the file is
+    /// checked: another rule's hazards and the frames Dynamo runs eagerly walk the file again.
+    pub fn keep(self, function: usize) {
+        let model = self.model;
+        model.found_tensors.borrow_mut().insert(function, self.into_found());
+    }
+
+    /// Forgets the tensors kept for the next question: the file is checked.
+    pub fn forget_kept(model: &FileModel) {
+        model.found_tensors.borrow_mut().clear();
+    }
+
     /// What `across_calls` found, read again with the model.
     fn from_found(model: &'m FileModel<'a>, found: FoundTensors) -> Self {
         let FoundTensors {
