@@ -2,6 +2,7 @@
 //! functions and what they call), so that a subclass of a project-local `nn.Module` and a helper
 //! imported from `models/utils.py` are known for what they are. It holds no syntax trees.
 
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 use std::path::Path;
@@ -289,7 +290,8 @@ impl ProjectIndex {
         for (file, summary) in files.iter().enumerate() {
             by_last_segment.entry(unqualified(&summary.module_name).to_string()).or_default().push(file);
         }
-        let lookups = files.iter().map(FileLookups::of).collect();
+        // The index is built between the two passes, on one thread: what is per file runs on all.
+        let lookups = files.par_iter().map(FileLookups::of).collect();
         let mut index = Self {
             files,
             lookups,
@@ -493,16 +495,21 @@ impl ProjectIndex {
             }
         }
         let project_lengths = Arc::new(self.project_lengths());
-        for (file, summary) in self.files.iter().enumerate() {
-            facts[file].config_defaults = Arc::new(self.config_defaults_seen_by(file, summary));
+        let config_defaults: Vec<ConfigDefaults> = (self.files.par_iter().enumerate())
+            .map(|(file, summary)| self.config_defaults_seen_by(file, summary))
+            .collect();
+        for (file, defaults) in config_defaults.into_iter().enumerate() {
+            facts[file].config_defaults = Arc::new(defaults);
             facts[file].project_lengths = Arc::clone(&project_lengths);
         }
         for (file, summary) in self.files.iter().enumerate() {
             let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
             facts[file].disabled.extend(disabled);
         }
-        for (file, summary) in self.files.iter().enumerate() {
-            facts[file].named_elsewhere = self.named_elsewhere(file, summary);
+        let named_elsewhere: Vec<HashSet<String>> =
+            self.files.par_iter().enumerate().map(|(file, summary)| self.named_elsewhere(file, summary)).collect();
+        for (file, named) in named_elsewhere.into_iter().enumerate() {
+            facts[file].named_elsewhere = named;
         }
         let (reached, called_from_other_files) = self.reach();
         for (FunctionId { file, function }, reason) in reached {

@@ -170,6 +170,16 @@ impl<'c, 'a> Function<'c, 'a> {
     }
 }
 
+impl Drop for Function<'_, '_> {
+    /// The function's tensors are kept for the file's next walk (another rule's hazards, the
+    /// eager frames: each walks every region function again), and forgotten after the check.
+    fn drop(&mut self) {
+        if let Some(tensors) = self.tensors.take() {
+            tensors.keep(self.id);
+        }
+    }
+}
+
 /// What a rule does while the checker walks one function's compiled code: `stmt` and `expr` are
 /// called at each node in source order (the walk skips what runs only in eager mode), then
 /// `finish` reports.
@@ -239,6 +249,7 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered], hand_
         rules.iter().filter(|registered| settings.selection.enabled(registered.rule)).collect();
     let checker = Checker::new(model, settings, rules);
     let mut diagnostics = run_rules(&checker, &enabled);
+    Tensors::forget_kept(model);
     drop_dead_code_findings(model, &mut diagnostics);
     for hand_on in hand_on {
         hand_on(&model.source.text, &mut diagnostics);

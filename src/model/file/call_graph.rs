@@ -4,6 +4,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::OnceCell;
+use std::sync::Arc;
 
 use ruff_python_ast as ast;
 use ruff_text_size::TextRange;
@@ -85,6 +86,22 @@ pub struct CallFacts {
     /// as `attention_mask.shape[-1]`, a tuple of them), when no other file calls it: not tensors,
     /// whatever their annotation says (`thw: torch.LongTensor` given `(t, h, w)`).
     pub(in crate::model) passed_python: HashSet<String>,
+}
+
+/// Which values of one function are tensors (`tensor::Tensors` without the model it reads), as
+/// `tensor::across_calls` found them with what calls finally tell the function: the rules' first
+/// question about a region function takes them instead of working them out once more.
+#[derive(Default)]
+pub struct FoundTensors {
+    pub(in crate::model) names: HashSet<String>,
+    pub(in crate::model) masks: HashSet<String>,
+    pub(in crate::model) zero_dim: HashSet<String>,
+    pub(in crate::model) flags: HashSet<String>,
+    pub(in crate::model) numpy_names: HashSet<String>,
+    pub(in crate::model) locals: HashSet<String>,
+    pub(in crate::model) class: Arc<ClassTensors>,
+    pub(in crate::model) returning_tensors: HashSet<TextRange>,
+    pub(in crate::model) returning_masks: HashSet<TextRange>,
 }
 
 /// What a class tells the tensors of each of its functions, whatever the calls tell them: the

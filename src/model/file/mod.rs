@@ -22,7 +22,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::call_graph::CallGraph;
-use crate::model::file::call_graph::{CallFacts, ClassTensors, HeldClasses};
+use crate::model::file::call_graph::{CallFacts, ClassTensors, FoundTensors, HeldClasses};
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
 use crate::model::file::dead_code::DeadCode;
@@ -98,6 +98,9 @@ pub struct FileModel<'a> {
     /// What calls tell each function about its tensors (`tensor::CallFacts`), worked out once
     /// for the whole file.
     pub(crate) call_facts: OnceCell<Vec<CallFacts>>,
+    /// The tensors `tensor::across_calls` found for region functions with their final call
+    /// facts, each taken by the first question about its function (`tensor::Tensors::of`).
+    pub(crate) found_tensors: RefCell<HashMap<usize, FoundTensors>>,
     /// Module-level dicts of the file's module classes (`submodules::class_dicts`), read once for
     /// the whole file: each class asks.
     pub(crate) class_dicts: OnceCell<HashMap<String, Vec<usize>>>,
@@ -313,6 +316,7 @@ impl<'a> FileModel<'a> {
             module_class_names: HashSet::default(),
             call_graph: CallGraph::default(),
             call_facts: OnceCell::new(),
+            found_tensors: RefCell::default(),
             class_dicts: OnceCell::new(),
             class_tensors: RefCell::default(),
             held_classes: RefCell::default(),
@@ -429,6 +433,7 @@ impl<'a> FileModel<'a> {
     pub(in crate::model) fn set_calls(&mut self, call_graph: CallGraph<'a>) {
         self.call_graph = call_graph;
         self.call_facts = OnceCell::new();
+        self.found_tensors = RefCell::default();
         self.class_dicts = OnceCell::new();
         self.class_tensors = RefCell::default();
         self.held_classes = RefCell::default();

@@ -36,7 +36,7 @@ use ruff_python_ast::{self as ast, CmpOp, Expr, Operator, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::compiled_code::is_compiling_call;
-use crate::model::file::call_graph::{CallFacts, ClassTensors};
+use crate::model::file::call_graph::{CallFacts, ClassTensors, FoundTensors};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_self;
 use crate::model::file::{FileModel, FunctionNode, Reason};
@@ -116,7 +116,55 @@ impl<'m, 'a> Tensors<'m, 'a> {
     /// The tensors of `function` (a function of `model`), with what the file's calls tell it.
     pub fn of(model: &'m FileModel<'a>, function: usize) -> Self {
         let facts = model.call_facts.get_or_init(|| across_calls(model));
+        if let Some(found) = model.found_tensors.borrow_mut().remove(&function) {
+            return Self::from_found(model, found);
+        }
         Self::with_facts(model, function, &bindings(model, function), &facts[function])
+    }
+
+    /// Keeps the tensors of `function` for the next question about it while the file is
+    /// checked: another rule's hazards and the frames Dynamo runs eagerly walk the file again.
+    pub fn keep(self, function: usize) {
+        let model = self.model;
+        model.found_tensors.borrow_mut().insert(function, self.into_found());
+    }
+
+    /// Forgets the tensors kept for the next question: the file is checked.
+    pub fn forget_kept(model: &FileModel) {
+        model.found_tensors.borrow_mut().clear();
+    }
+
+    /// What `across_calls` found, read again with the model.
+    fn from_found(model: &'m FileModel<'a>, found: FoundTensors) -> Self {
+        let FoundTensors {
+            names,
+            masks,
+            zero_dim,
+            flags,
+            numpy_names,
+            locals,
+            class,
+            returning_tensors,
+            returning_masks,
+        } = found;
+        Tensors { model, names, masks, zero_dim, flags, numpy_names, locals, class, returning_tensors, returning_masks }
+    }
+
+    /// What was found, kept without the model.
+    fn into_found(self) -> FoundTensors {
+        let Tensors {
+            model: _,
+            names,
+            masks,
+            zero_dim,
+            flags,
+            numpy_names,
+            locals,
+            class,
+            returning_tensors,
+            returning_masks,
+        } = self;
+        FoundTensors { names, masks, zero_dim, flags, numpy_names, locals, class, returning_tensors, returning_masks }
     }
 
     /// The tensors of `function`, given its own bindings (`bindings`) and what calls tell it.
@@ -610,10 +658,16 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
     // the levels.
     let own: HashMap<usize, _> = linked.iter().map(|&function| (function, bindings(model, function))).collect();
     let mut summaries: HashMap<usize, Summary> = HashMap::default();
+    // The tensors of the region functions as last summarised: the rules ask for them next.
+    let mut found: HashMap<usize, FoundTensors> = HashMap::default();
     let mut changed = linked.clone();
     for _ in 0..CALL_DEPTH {
         for &function in &changed {
-            summaries.insert(function, summarize(model, function, &own[&function], &facts[function]));
+            let (summary, tensors) = summarize(model, function, &own[&function], &facts[function]);
+            summaries.insert(function, summary);
+            if model.region.contains_key(&function) {
+                found.insert(function, tensors.into_found());
+            }
         }
         changed.clear();
         for &function in &linked {
@@ -627,16 +681,22 @@ fn across_calls(model: &FileModel) -> Vec<CallFacts> {
             break;
         }
     }
+    // Calls told these functions more after their last summary: their tensors are worked out
+    // again when asked.
+    for function in &changed {
+        found.remove(function);
+    }
+    *model.found_tensors.borrow_mut() = found;
     facts
 }
 
-/// What `function` returns and passes, given what calls tell it.
-fn summarize<'a>(
-    model: &FileModel<'a>,
+/// What `function` returns and passes, given what calls tell it, and its tensors.
+fn summarize<'m, 'a>(
+    model: &'m FileModel<'a>,
     function: usize,
     own: &HashMap<String, Vec<Binding<'a>>>,
     facts: &CallFacts,
-) -> Summary {
+) -> (Summary, Tensors<'m, 'a>) {
     let tensors = Tensors::with_facts(model, function, own, facts);
     let values = returned_values(model, function);
     // A bare `return`, running off the end or no `return` at all gives `None`.
@@ -660,7 +720,7 @@ fn summarize<'a>(
             .collect();
         passes.insert(id, passed);
     }
-    Summary { returns_tensor, returns_mask, passes }
+    (Summary { returns_tensor, returns_mask, passes }, tensors)
 }
 
 /// The parameters of a function that learns them from its callers (one reached by calls from the
