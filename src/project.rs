@@ -90,7 +90,7 @@ pub fn run(
     mode: FixMode,
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, scope, mode, &|| {}, cache)
+    run_with(files, &Sources::one(&SourceFile::read), settings, scope, mode, &|| {}, cache)
 }
 
 /// `run`, calling `step` as each file finishes each of the two passes (for a progress bar).
@@ -102,7 +102,7 @@ pub fn run_with_progress(
     step: &(dyn Fn() + Sync),
     cache: Option<&Cache>,
 ) -> Vec<FileReport> {
-    run_with(files, &SourceFile::read, settings, scope, mode, step, cache)
+    run_with(files, &Sources::one(&SourceFile::read), settings, scope, mode, step, cache)
 }
 
 /// A run over texts held in memory (a patch series builds each rule's patch on the last one's).
@@ -117,14 +117,29 @@ pub fn run_texts(
         let found = files.iter().find(|(p, _)| p == path).map(|(_, text)| text.clone());
         found.ok_or_else(|| SourceError::Io("not in this run".to_string()))
     };
-    run_with(&paths, &read, settings, scope, mode, &|| {}, None)
+    run_with(&paths, &Sources::one(&read), settings, scope, mode, &|| {}, None)
 }
 
 type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
 
+/// Where a run reads its files: `read` gives the texts it analyses, `again` the text of a file
+/// whose findings pass one made, to show them (pass one keeps no text: every text with findings
+/// held while the index is built was a run's largest allocation). The same reader but in tests,
+/// which count analyses.
+struct Sources<'r> {
+    read: &'r Reader<'r>,
+    again: &'r Reader<'r>,
+}
+
+impl<'r> Sources<'r> {
+    fn one(read: &'r Reader<'r>) -> Self {
+        Sources { read, again: read }
+    }
+}
+
 fn run_with(
     files: &[PathBuf],
-    read: &Reader,
+    sources: &Sources,
     settings: &Settings,
     scope: Option<&Scope>,
     mode: FixMode,
@@ -134,10 +149,10 @@ fn run_with(
     let settings_of = |path: &Path| cache::settings_fingerprint(&settings.for_file(path));
     let unchanged =
         cache.filter(|_| mode == FixMode::Report).and_then(|cache| cache.unchanged_tree(files, settings_of));
-    let reports = unchanged.and_then(|found| reports_of_unchanged_tree(files, read, found));
+    let reports = unchanged.and_then(|found| reports_of_unchanged_tree(files, sources.again, found));
     let mut reports =
-        reports.unwrap_or_else(|| on_deep_stacks(|| both_passes(files, read, settings, scope, mode, step, cache)));
-    setting::write_settings(&mut reports, read, mode);
+        reports.unwrap_or_else(|| on_deep_stacks(|| both_passes(files, sources, settings, scope, mode, step, cache)));
+    setting::write_settings(&mut reports, sources.read, mode);
     reports
 }
 
@@ -216,7 +231,7 @@ fn first_pass<'c>(
 
 fn both_passes(
     files: &[PathBuf],
-    read: &Reader,
+    sources: &Sources,
     settings: &Settings,
     scope: Option<&Scope>,
     mode: FixMode,
@@ -227,7 +242,7 @@ fn both_passes(
     let firsts: Vec<_> = files
         .par_iter()
         .map(|path| {
-            let first = isolated(|| first_pass(path, read, &settings.for_file(path), scope, &modules, cache));
+            let first = isolated(|| first_pass(path, sources.read, &settings.for_file(path), scope, &modules, cache));
             step();
             first
         })
@@ -273,14 +288,13 @@ fn both_passes(
                         Some(found) => {
                             isolated(|| finish(path, keep_text(text, &found), found, &facts, &settings, scope, mode))
                         }
-                        None => isolated(|| check_file(path, read, &facts, &settings, scope, mode)),
+                        None => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
                     }
                 }
                 First::Looked(Some(guess)) if guess.stands(&facts) => {
-                    let Guess { text, diagnostics, .. } = *guess;
-                    isolated(|| finish(path, text, diagnostics, &facts, &settings, scope, mode))
+                    isolated(|| finish_guess(path, sources, *guess, &facts, &settings, scope, mode))
                 }
-                First::Looked(_) => isolated(|| check_file(path, read, &facts, &settings, scope, mode)),
+                First::Looked(_) => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
             };
             let mut learnt_findings = false;
             if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
@@ -311,6 +325,28 @@ fn both_passes(
 /// A file's text, kept when it has findings to show.
 fn keep_text(text: String, found: &[Diagnostic]) -> Option<String> {
     (!found.is_empty()).then_some(text)
+}
+
+/// Pass two for a file whose guess stands: its text is read again to show the findings, and
+/// checked again in full if it changed since pass one read it.
+fn finish_guess(
+    path: &Path,
+    sources: &Sources,
+    guess: Guess,
+    facts: &Facts,
+    settings: &Settings,
+    scope: Option<&Scope>,
+    mode: FixMode,
+) -> Result<Checked, SourceError> {
+    let Guess { diagnostics, text_hash, .. } = guess;
+    if diagnostics.is_empty() {
+        return Ok(Checked::nothing());
+    }
+    let text = (sources.again)(path)?;
+    if cache::content_hash(&text) != text_hash {
+        return check_file(path, sources.read, facts, settings, scope, mode);
+    }
+    finish(path, Some(text), diagnostics, facts, settings, scope, mode)
 }
 
 /// Pass two for a file whose findings are known (its guess stands, or the cache knew them): it
@@ -447,8 +483,15 @@ class Model(nn.Module):
             assert!(path != Path::new("boom.py"), "a bug while reading boom.py");
             Ok(MODEL.to_string())
         };
-        let reports =
-            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports = run_with(
+            &files,
+            &Sources::one(&read),
+            &Settings::default(),
+            None,
+            FixMode::Fix { unsafe_fixes: false },
+            &|| {},
+            None,
+        );
         assert_eq!(
             outcomes(&reports),
             [
@@ -488,8 +531,15 @@ class Model(nn.Module):
             }
             Ok(HELPER.to_string())
         };
-        let reports =
-            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports = run_with(
+            &files,
+            &Sources::one(&read),
+            &Settings::default(),
+            None,
+            FixMode::Fix { unsafe_fixes: false },
+            &|| {},
+            None,
+        );
         assert_eq!(
             outcomes(&reports),
             [
@@ -500,18 +550,30 @@ class Model(nn.Module):
         assert_eq!(reads.load(Ordering::SeqCst), 2, "late.py was read in both passes");
     }
 
+    /// The reads of `texts` that give a text to analyse, counted: a file whose findings pass one
+    /// made is read again only to show them (`Sources::again`), and is not counted.
+    fn counting<'t>(
+        texts: &'t Reader<'t>,
+        reads: &'t AtomicUsize,
+    ) -> impl Fn(&Path) -> Result<String, SourceError> + Sync + 't {
+        move |path| {
+            reads.fetch_add(1, Ordering::SeqCst);
+            texts(path)
+        }
+    }
+
     /// When the index agrees with what a file says of itself, pass one's findings stand: the
-    /// file is not read (nor parsed) again, also when fixing, unless a fix changes it.
+    /// file is not parsed again, also when fixing, unless a fix changes it.
     /// Fixes `a.py` and the second file (path and text), counting how often files are read.
     fn fix_counting_reads(a: &str, (b_path, b): (&str, &str)) -> (Vec<FileReport>, usize) {
         let files = [PathBuf::from("a.py"), PathBuf::from(b_path)];
         let reads = AtomicUsize::new(0);
-        let read = |path: &Path| -> Result<String, SourceError> {
-            reads.fetch_add(1, Ordering::SeqCst);
+        let texts = |path: &Path| -> Result<String, SourceError> {
             Ok(if path == Path::new("a.py") { a } else { b }.to_string())
         };
+        let sources = Sources { read: &counting(&texts, &reads), again: &texts };
         let reports =
-            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+            run_with(&files, &sources, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         (reports, reads.load(Ordering::SeqCst))
     }
 
@@ -522,6 +584,35 @@ class Model(nn.Module):
         assert_eq!(reads, 2);
         let fixed = reports[0].outcome.as_ref().unwrap();
         assert!(fixed.changed() && fixed.diagnostics.is_empty(), "the print is fixed and nothing is left");
+    }
+
+    /// Pass one keeps a file's findings, not its text: a file edited before pass two reads it
+    /// again is checked again, so that findings are never shown against a text they are not in.
+    #[test]
+    fn a_file_changed_between_the_passes_is_checked_again() {
+        let edited = MODEL.replace("print(x)", "x = x + 1\n        print(x)");
+        let reads = AtomicUsize::new(0);
+        let read = |_: &Path| -> Result<String, SourceError> {
+            Ok(if reads.fetch_add(1, Ordering::SeqCst) == 0 { MODEL } else { edited.as_str() }.to_string())
+        };
+        let reports = run_with(
+            &[PathBuf::from("a.py")],
+            &Sources::one(&read),
+            &Settings::default(),
+            None,
+            FixMode::Report,
+            &|| {},
+            None,
+        );
+        let checked = reports[0].outcome.as_ref().unwrap();
+        assert_eq!(checked.text, edited);
+        let [found] = checked.diagnostics.as_slice() else { panic!("{:?}", checked.diagnostics) };
+        assert_eq!(
+            usize::from(found.range.start()),
+            edited.find("print(x)").unwrap(),
+            "the print's place in the new text"
+        );
+        assert_eq!(reads.load(Ordering::SeqCst), 3, "read, read again to show, then read to check it again");
     }
 
     #[test]
@@ -561,15 +652,14 @@ class Block(nn.Module):
     fn reads_of_child(base: &'static str) -> (Vec<(String, Result<usize, SourceError>)>, usize) {
         let files = [PathBuf::from("pkg/base.py"), PathBuf::from("pkg/child.py")];
         let reads = AtomicUsize::new(0);
-        let read = |path: &Path| -> Result<String, SourceError> {
-            if path == Path::new("pkg/base.py") {
-                return Ok(base.to_string());
-            }
-            reads.fetch_add(1, Ordering::SeqCst);
-            Ok(CHILD.to_string())
-        };
+        let child = |_: &Path| -> Result<String, SourceError> { Ok(CHILD.to_string()) };
+        let count_child = counting(&child, &reads);
+        let read =
+            |path: &Path| if path == Path::new("pkg/base.py") { Ok(base.to_string()) } else { count_child(path) };
+        let again = |path: &Path| if path == Path::new("pkg/base.py") { Ok(base.to_string()) } else { child(path) };
+        let sources = Sources { read: &read, again: &again };
         let reports =
-            run_with(&files, &read, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+            run_with(&files, &sources, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
         (outcomes(&reports), reads.load(Ordering::SeqCst))
     }
 
@@ -623,14 +713,13 @@ class Outer(nn.Module):
     fn messages_and_reads(files: &[&str], fixed: (&str, &str), counted: &str) -> (Vec<String>, usize) {
         let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
         let reads = AtomicUsize::new(0);
-        let read = |path: &Path| -> Result<String, SourceError> {
-            if path == Path::new(fixed.0) {
-                return Ok(fixed.1.to_string());
-            }
-            reads.fetch_add(1, Ordering::SeqCst);
-            Ok(counted.to_string())
+        let texts = |path: &Path| -> Result<String, SourceError> {
+            Ok(if path == Path::new(fixed.0) { fixed.1 } else { counted }.to_string())
         };
-        let reports = run_with(&files, &read, &Settings::default(), None, FixMode::Report, &|| {}, None);
+        let count_counted = counting(&texts, &reads);
+        let read = |path: &Path| if path == Path::new(fixed.0) { texts(path) } else { count_counted(path) };
+        let sources = Sources { read: &read, again: &texts };
+        let reports = run_with(&files, &sources, &Settings::default(), None, FixMode::Report, &|| {}, None);
         let messages =
             reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
         (messages.collect(), reads.load(Ordering::SeqCst))

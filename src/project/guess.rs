@@ -35,8 +35,9 @@ pub(super) struct Guess {
     /// flag its callers leave unset (`unset_flags`); `None`: every class, as for `config_fields`.
     imports_asked: Option<HashSet<String>>,
     pub diagnostics: Vec<Diagnostic>,
-    /// The file's text, kept only when it has findings.
-    pub text: Option<String>,
+    /// The hash of the text the findings are in (`cache::content_hash`): pass two reads the
+    /// text again to show them, and holds them only to the same text.
+    pub text_hash: u64,
 }
 
 /// Pass one for a file. `modules` are the module names of all the files of the run.
@@ -82,8 +83,8 @@ fn guess(
             (fields, classes)
         })
         .unzip();
-    let text = (!diagnostics.is_empty()).then(|| source.text.clone());
-    Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text }
+    let text_hash = crate::cache::content_hash(&source.text);
+    Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text_hash }
 }
 
 impl Guess {
