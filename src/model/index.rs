@@ -148,9 +148,9 @@ impl FileSummary {
                 bases: c.bases.clone(),
                 decorators: c.decorators.clone(),
                 config: ClassDefaults::of(model, class),
-                torch_submodules: torch_submodules(model, class),
-                classes_named: classes_named(model, class),
-                builders_called: builders_called(model, class),
+                torch_submodules: exact(torch_submodules(model, class)),
+                classes_named: exact(classes_named(model, class)),
+                builders_called: exact(builders_called(model, class)),
             })
             .collect();
         let functions = (0..model.functions.len())
@@ -163,7 +163,7 @@ impl FileSummary {
                     disabled: f.disabled,
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
-                    targets: if f.disabled { Vec::new() } else { targets(model, index) },
+                    targets: if f.disabled { Vec::new() } else { exact(targets(model, index)) },
                 }
             })
             .collect();
@@ -174,6 +174,7 @@ impl FileSummary {
             .map(|(local, full)| (local.to_string(), full.to_string()))
             .collect();
         imported_classes.sort();
+        imported_classes.shrink_to_fit();
         Self {
             module_name: model.module_name.clone(),
             imported_classes,
@@ -192,10 +193,17 @@ impl FileSummary {
             names_used: model.names_used.clone(),
             names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
             compile_targets: compile_targets(model),
-            held_in: held_in(model),
+            held_in: exact(held_in(model)),
             captures: Captures::of(model),
         }
     }
+}
+
+/// A list as long as it is: the index holds every file's summary at once, and lists deduplicated
+/// after they were collected kept room for what they dropped.
+fn exact<T>(mut list: Vec<T>) -> Vec<T> {
+    list.shrink_to_fit();
+    list
 }
 
 /// The `self.<attr>` a class sets to one of torch.nn's modules, sorted and once each.
@@ -495,11 +503,16 @@ impl ProjectIndex {
             }
         }
         let project_lengths = Arc::new(self.project_lengths());
-        let config_defaults: Vec<ConfigDefaults> = (self.files.par_iter().enumerate())
-            .map(|(file, summary)| self.config_defaults_seen_by(file, summary))
+        // Files that see the same config classes (a model's configuration, modeling and modular
+        // files) share one map of their defaults.
+        let seen: Vec<Vec<ClassId>> = (self.files.par_iter().enumerate())
+            .map(|(file, summary)| self.config_classes_seen_by(file, summary))
             .collect();
-        for (file, defaults) in config_defaults.into_iter().enumerate() {
-            facts[file].config_defaults = Arc::new(defaults);
+        let sets: HashSet<&Vec<ClassId>> = seen.iter().collect();
+        let config_defaults: HashMap<&Vec<ClassId>, Arc<ConfigDefaults>> =
+            sets.into_par_iter().map(|classes| (classes, Arc::new(self.config_defaults_of(classes)))).collect();
+        for (file, classes) in seen.iter().enumerate() {
+            facts[file].config_defaults = Arc::clone(&config_defaults[classes]);
             facts[file].project_lengths = Arc::clone(&project_lengths);
         }
         for (file, summary) in self.files.iter().enumerate() {
@@ -529,13 +542,23 @@ impl ProjectIndex {
         summary.names_asked.iter().filter(|name| used_by_another(name_hash(name))).cloned().collect()
     }
 
-    /// The defaults of the config classes a file defines or imports, their bases' included. A
-    /// field two of them give different defaults has none.
-    fn config_defaults_seen_by(&self, file: usize, summary: &FileSummary) -> ConfigDefaults {
+    /// The config classes a file defines or imports, sorted and once each (the defaults they
+    /// give do not depend on their order).
+    fn config_classes_seen_by(&self, file: usize, summary: &FileSummary) -> Vec<ClassId> {
         let local = (0..summary.classes.len()).map(|class| ClassId { file, class });
         let imported = summary.imported_classes.iter().filter_map(|(_, full)| self.find_class(file, full));
+        let mut seen: Vec<ClassId> =
+            local.chain(imported).filter(|&class| self.class(class).config.is_some()).collect();
+        seen.sort_unstable_by_key(|class| (class.file, class.class));
+        seen.dedup();
+        seen
+    }
+
+    /// The defaults of config classes, their bases' included. A field two of them give
+    /// different defaults has none.
+    fn config_defaults_of(&self, classes: &[ClassId]) -> ConfigDefaults {
         let mut merged: HashMap<String, Option<ConfigDefault>> = HashMap::default();
-        for class in local.chain(imported) {
+        for &class in classes {
             for (name, default) in self.class_config_defaults(class, 0) {
                 let seen = merged.entry(name).or_insert_with(|| Some(default.clone()));
                 if seen.as_ref() != Some(&default) {
