@@ -339,9 +339,7 @@ fn finish_guess(
     mode: FixMode,
 ) -> Result<Checked, SourceError> {
     let Guess { diagnostics, text_hash, .. } = guess;
-    if diagnostics.is_empty() {
-        return Ok(Checked::nothing());
-    }
+    let Some(text_hash) = text_hash else { return Ok(Checked::nothing()) };
     let text = (sources.again)(path)?;
     if cache::content_hash(&text) != text_hash {
         return check_file(path, sources.read, facts, settings, scope, mode);

@@ -35,9 +35,9 @@ pub(super) struct Guess {
     /// flag its callers leave unset (`unset_flags`); `None`: every class, as for `config_fields`.
     imports_asked: Option<HashSet<String>>,
     pub diagnostics: Vec<Diagnostic>,
-    /// The hash of the text the findings are in (`cache::content_hash`): pass two reads the
-    /// text again to show them, and holds them only to the same text.
-    pub text_hash: u64,
+    /// The hash of the text the findings are in (`cache::content_hash`), `None` without
+    /// findings: pass two reads the text again to show them, and holds them only to the same text.
+    pub text_hash: Option<u64>,
 }
 
 /// Pass one for a file. `modules` are the module names of all the files of the run.
@@ -83,7 +83,7 @@ fn guess(
             (fields, classes)
         })
         .unzip();
-    let text_hash = crate::cache::content_hash(&source.text);
+    let text_hash = (!diagnostics.is_empty()).then(|| crate::cache::content_hash(&source.text));
     Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text_hash }
 }
 
