@@ -2,19 +2,19 @@
 //! nothing. It lives in `.tcfix_cache/` at the project root (the configuration file's directory,
 //! else the current one), with a `.gitignore` holding `*`.
 //!
-//! What it stores, per file (by the path as the run names it): the hash of its text, its summary
+//! What it stores, per file (by its absolute path): the hash of its text, its summary
 //! for the project index (what pass one would get by parsing it), and its findings, with their
 //! fixes, together with the fingerprint of the project facts they were made with. A file whose
 //! text is unchanged is not parsed in pass one; its findings are reused only when the index tells
 //! it the same facts again (`facts_fingerprint`), so editing a base class in one file re-checks
 //! the subclasses in others.
 //!
-//! The run users repeat most is over a tree that did not change at all. A file whose size and
-//! modification time are those stored (a `Stamp`, as ruff and git judge a file unchanged) is
+//! The run users repeat most is over a tree that did not change at all. A file whose `Stamp`
+//! (size, times, inode and mode, as git's index judges a file unchanged) is the stored one is
 //! not read to be hashed; and when the run's files are those of the last run that learnt every
-//! file's findings (the `tree` fingerprint: each path with its text's hash), the index is not
-//! built either: each file's findings are those stored, and only the texts with findings are
-//! read, to show them. The files' summaries, nearly all of the cache's bytes, are kept in a file
+//! file's findings (the `tree` fingerprint: each path with its text's hash and its settings'),
+//! the index is not built either: each file's findings are those stored, and only the texts with
+//! findings are read, to show them (each checked against its stored hash). The files' summaries, nearly all of the cache's bytes, are kept in a file
 //! of their own beside it (`<settings>.summaries.json`, of the same `generation`), read only when
 //! the index is built. Every cache file is keyed by tcfix's version and build and by the
 //! settings that change findings; a cache that is unreadable or not this key's is ignored with a
