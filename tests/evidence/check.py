@@ -69,8 +69,10 @@ class ModelFailed(SystemExit):
 
 
 def run_ranks(env_extra, work, stderr_to=None, tries=3):
-    """The two-rank model on a fresh port each try: gloo's rendezvous on a shared machine can lose
-    its port to another process between our probe and its bind, which says nothing about tcfix."""
+    """The two-rank model, on a fresh port each try: torch's gloo processes now and then abort in
+    their C++ teardown ("terminate called without an active exception", SIGABRT in rank 0: seen
+    once in a fresh-clone CI run, 2026-11-27, passing on the next try), which says nothing about
+    tcfix; a port taken between our probe and gloo's bind would look the same."""
     for attempt in range(1, tries + 1):
         try:
             return run_model("models/two_ranks.py", env_extra, work, free_port(), stderr_to=stderr_to)
