@@ -451,6 +451,11 @@ mod tests {
 
     use super::*;
 
+    /// A run over `files` read from `sources`, with the default settings and no cache.
+    fn run_plain(files: &[PathBuf], sources: &Sources, mode: FixMode) -> Vec<FileReport> {
+        run_with(files, sources, &Settings::default(), None, mode, &|| {}, None)
+    }
+
     const MODEL: &str = "import torch
 from torch import nn
 
@@ -481,15 +486,7 @@ class Model(nn.Module):
             assert!(path != Path::new("boom.py"), "a bug while reading boom.py");
             Ok(MODEL.to_string())
         };
-        let reports = run_with(
-            &files,
-            &Sources::one(&read),
-            &Settings::default(),
-            None,
-            FixMode::Fix { unsafe_fixes: false },
-            &|| {},
-            None,
-        );
+        let reports = run_plain(&files, &Sources::one(&read), FixMode::Fix { unsafe_fixes: false });
         assert_eq!(
             outcomes(&reports),
             [
@@ -529,15 +526,7 @@ class Model(nn.Module):
             }
             Ok(HELPER.to_string())
         };
-        let reports = run_with(
-            &files,
-            &Sources::one(&read),
-            &Settings::default(),
-            None,
-            FixMode::Fix { unsafe_fixes: false },
-            &|| {},
-            None,
-        );
+        let reports = run_plain(&files, &Sources::one(&read), FixMode::Fix { unsafe_fixes: false });
         assert_eq!(
             outcomes(&reports),
             [
@@ -570,8 +559,7 @@ class Model(nn.Module):
             Ok(if path == Path::new("a.py") { a } else { b }.to_string())
         };
         let sources = Sources { read: &counting(&texts, &reads), again: &texts };
-        let reports =
-            run_with(&files, &sources, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports = run_plain(&files, &sources, FixMode::Fix { unsafe_fixes: false });
         (reports, reads.load(Ordering::SeqCst))
     }
 
@@ -593,15 +581,7 @@ class Model(nn.Module):
         let read = |_: &Path| -> Result<String, SourceError> {
             Ok(if reads.fetch_add(1, Ordering::SeqCst) == 0 { MODEL } else { edited.as_str() }.to_string())
         };
-        let reports = run_with(
-            &[PathBuf::from("a.py")],
-            &Sources::one(&read),
-            &Settings::default(),
-            None,
-            FixMode::Report,
-            &|| {},
-            None,
-        );
+        let reports = run_plain(&[PathBuf::from("a.py")], &Sources::one(&read), FixMode::Report);
         let checked = reports[0].outcome.as_ref().unwrap();
         assert_eq!(checked.text, edited);
         let [found] = checked.diagnostics.as_slice() else { panic!("{:?}", checked.diagnostics) };
@@ -656,8 +636,7 @@ class Block(nn.Module):
             |path: &Path| if path == Path::new("pkg/base.py") { Ok(base.to_string()) } else { count_child(path) };
         let again = |path: &Path| if path == Path::new("pkg/base.py") { Ok(base.to_string()) } else { child(path) };
         let sources = Sources { read: &read, again: &again };
-        let reports =
-            run_with(&files, &sources, &Settings::default(), None, FixMode::Fix { unsafe_fixes: false }, &|| {}, None);
+        let reports = run_plain(&files, &sources, FixMode::Fix { unsafe_fixes: false });
         (outcomes(&reports), reads.load(Ordering::SeqCst))
     }
 
@@ -717,7 +696,7 @@ class Outer(nn.Module):
         let count_counted = counting(&texts, &reads);
         let read = |path: &Path| if path == Path::new(fixed.0) { texts(path) } else { count_counted(path) };
         let sources = Sources { read: &read, again: &texts };
-        let reports = run_with(&files, &sources, &Settings::default(), None, FixMode::Report, &|| {}, None);
+        let reports = run_plain(&files, &sources, FixMode::Report);
         let messages =
             reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter()).map(|d| d.message.clone());
         (messages.collect(), reads.load(Ordering::SeqCst))
