@@ -49,7 +49,7 @@ use crate::rules::{RULES, Settings};
 pub const DIRECTORY: &str = ".tcfix_cache";
 
 /// Bumped when what a cache file holds changes shape.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 pub struct Cache {
     /// `.tcfix_cache/<hash of the settings>.json`.
@@ -479,6 +479,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
         imported_submodules,
         project_lengths: _,
         captures: _,
+        message_checks: _,
     } = facts;
     let mut hasher = fingerprint_hasher();
     for set in [
@@ -511,6 +512,7 @@ pub fn shared_fingerprint(facts: &Facts) -> u64 {
     }
     sorted(facts.project_lengths.iter()).hash(&mut hasher);
     facts.captures.hash(&mut hasher);
+    sorted(facts.message_checks.iter()).hash(&mut hasher);
     hasher.finish()
 }
 

@@ -235,3 +235,50 @@ fn a_submodule_of_a_class_of_another_file_returns_tensors() {
     let alone = findings(&[("pkg/__init__.py", ""), ("pkg/merger.py", MERGING_MODEL)]);
     assert!(!alone.contains("TCF105"), "{alone}");
 }
+
+/// timm's layout: `trace_utils` binds `_assert` to `torch._assert`, the package re-exports it,
+/// and a model imports it from the package.
+const TRACE_UTILS: &str = "try:
+    from torch import _assert
+except ImportError:
+    def _assert(condition: bool, message: str):
+        assert condition, message
+";
+
+const LAYERS_INIT: &str = "from .trace_utils import _assert
+";
+
+const PATCH_EMBED: &str = "import torch
+from torch import nn
+
+from pkg.layers import _assert
+
+
+class PatchEmbed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Conv2d(3, 8, 4, 4)
+
+    def forward(self, x):
+        B, C, H, W = x.shape
+        _assert(H % 4 == 0, f\"Input height ({H}) should be divisible by 4\")
+        return self.proj(x)
+";
+
+/// A message is built (and pins the size it formats) when the check it is passed to builds it:
+/// that the check is `torch._assert` is known from the file that binds it, through the package
+/// that re-exports it. Without that file the check is unknown, and nothing is reported.
+#[test]
+fn a_check_re_exported_from_another_file_builds_its_message() {
+    let project = [
+        ("pkg/__init__.py", ""),
+        ("pkg/layers/__init__.py", LAYERS_INIT),
+        ("pkg/layers/trace_utils.py", TRACE_UTILS),
+        ("pkg/models/__init__.py", ""),
+        ("pkg/models/patch_embed.py", PATCH_EMBED),
+    ];
+    let with_check = findings(&project);
+    assert!(with_check.contains("pkg/models/patch_embed.py:14:29: TCF209 medium"), "{with_check}");
+    let without = findings(&[project[0], project[3], project[4]]);
+    assert!(!without.contains("TCF209"), "{without}");
+}

@@ -28,6 +28,7 @@ use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
+use crate::model::flow::message_checks::own_message_checks;
 /// What one file contributes to the index.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
@@ -60,6 +61,8 @@ pub struct FileSummary {
     pub held_in: Vec<Held>,
     /// The capture options the file turns on, and whether it compiles (`dynamo_config`).
     pub captures: Captures,
+    /// Its module-level checks that build their message (`message_checks`).
+    pub message_checks: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -195,6 +198,7 @@ impl FileSummary {
             compile_targets: compile_targets(model),
             held_in: exact(held_in(model)),
             captures: Captures::of(model),
+            message_checks: own_message_checks(model),
         }
     }
 }
@@ -503,6 +507,7 @@ impl ProjectIndex {
             }
         }
         let project_lengths = Arc::new(self.project_lengths());
+        let message_checks = Arc::new(self.message_checks());
         // Files that see the same config classes (a model's configuration, modeling and modular
         // files) share one map of their defaults.
         let seen: Vec<Vec<ClassId>> = (self.files.par_iter().enumerate())
@@ -514,6 +519,7 @@ impl ProjectIndex {
         for (file, classes) in seen.iter().enumerate() {
             facts[file].config_defaults = Arc::clone(&config_defaults[classes]);
             facts[file].project_lengths = Arc::clone(&project_lengths);
+            facts[file].message_checks = Arc::clone(&message_checks);
         }
         for (file, summary) in self.files.iter().enumerate() {
             let disabled = summary.functions.iter().filter(|f| f.disabled).map(|f| f.qualname.clone());
@@ -567,6 +573,34 @@ impl ProjectIndex {
             }
         }
         merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
+    }
+
+    /// The qualified names of the project's checks that build their message: each file's own
+    /// (`timm.layers.trace_utils._assert`), and the names packages re-export them under
+    /// (`timm.layers._assert`).
+    fn message_checks(&self) -> HashSet<String> {
+        let mut checks: HashSet<String> = (self.files.iter())
+            .flat_map(|summary| summary.message_checks.iter().map(|name| format!("{}.{name}", summary.module_name)))
+            .collect();
+        // A package may re-export what another package re-exports: a few rounds reach them all.
+        for _ in 0..8 {
+            let more: Vec<String> = (self.files.iter())
+                .flat_map(|summary| {
+                    let checks = &checks;
+                    summary
+                        .reexported
+                        .iter()
+                        .filter(move |(_, full)| checks.contains(full))
+                        .map(|(local, _)| format!("{}.{local}", summary.module_name))
+                })
+                .filter(|name| !checks.contains(name))
+                .collect();
+            if more.is_empty() {
+                break;
+            }
+            checks.extend(more);
+        }
+        checks
     }
 
     /// The largest whole-number default each field has in any config class of the project (its

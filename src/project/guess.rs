@@ -69,11 +69,12 @@ fn guess(
     modules: &HashSet<String>,
 ) -> Guess {
     let mut facts = ProjectIndex::new(vec![summary.clone()]).facts().remove(0);
-    let dependence = Dependence::of(model);
+    let mut dependence = Dependence::of(model);
     let assumed = Assumed::of(model, &facts, &dependence, modules);
     assumed.add_to(&mut facts);
     mark_region(model, &facts);
     let diagnostics = crate::check_model(model, settings, scope);
+    dependence.asked_message_checks(model.message_checks_asked.take());
     let (config_fields, imports_asked) = (settings.min_severity == Severity::Low)
         .then(|| {
             let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();

@@ -50,6 +50,7 @@ registry! {
     module_created_in_forward,
     attribute_reassigned_with_new_shape,
     shape_specialization,
+    size_formatted_into_string,
     hook_registered_after_compile,
     compile_and_ddp,
     dynamic_shapes,

@@ -179,6 +179,12 @@ fn is_output_statement(stmt: &Stmt, imports: &Imports) -> bool {
     matches!(stmt, Stmt::Expr(ast::StmtExpr { value, .. }) if matches!(value.as_ref(), Expr::Call(call) if output_call(call, imports).is_some()))
 }
 
+/// Whether a call writes output (`print()`, `logger.info()`): this rule's business, and what its
+/// guard keeps from running under compile, arguments included.
+pub fn writes_output(call: &ast::ExprCall, imports: &Imports) -> bool {
+    output_call(call, imports).is_some()
+}
+
 /// How to name a call that writes output (`print()`, `logger.info()`), if it is one.
 fn output_call(call: &ast::ExprCall, imports: &Imports) -> Option<String> {
     let qualified = imports.qualified_name(&call.func);

@@ -121,6 +121,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     model.config_defaults = Arc::clone(&facts.config_defaults);
     model.captures = facts.captures.clone();
     model.project_lengths = Arc::clone(&facts.project_lengths);
+    model.message_checks = Arc::clone(&facts.message_checks);
     // A decorator imported from another file (`@no_compile` re-exported by a package) disables
     // a function as `@torch.compiler.disable` would: it is no root either.
     for function in &mut model.functions {

@@ -50,6 +50,8 @@ pub struct Facts {
     pub project_lengths: Arc<ProjectLengths>,
     /// The capture options the project turns on, and where it compiles (the same for all files).
     pub captures: Captures,
+    /// The project's checks that build their message (`message_checks`; shared by all files).
+    pub message_checks: Arc<HashSet<String>>,
 }
 
 /// Which of the project's facts the analysis of a file can depend on, beyond its region.
@@ -63,6 +65,9 @@ pub struct Dependence {
     /// The file registers buffers: a table grown lazily may be pre-grown to a length the
     /// project's config classes give (`project_lengths`).
     registers_buffers: bool,
+    /// The callees TCF209 asked whether they build their message (`message_checks`), as
+    /// qualified names: known once the file's rules have run.
+    checks_asked: Vec<String>,
 }
 
 impl Dependence {
@@ -71,7 +76,13 @@ impl Dependence {
             has_hooks: !model.hooks.is_empty(),
             constructed: constructed_on_self(model),
             registers_buffers: model.source.text.contains("register_buffer"),
+            checks_asked: Vec::new(),
         }
+    }
+
+    /// Records the callees the file's rules asked about (`FileModel::message_checks_asked`).
+    pub fn asked_message_checks(&mut self, names: Vec<String>) {
+        self.checks_asked = names;
     }
 
     /// Whether the file builds an attribute of `self` by calling `name`.
@@ -127,6 +138,8 @@ impl Facts {
                 .all(|name| self.imported_submodules.get(name) == other.imported_submodules.get(name))
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
             && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
+            && (dependence.checks_asked.iter())
+                .all(|name| self.message_checks.contains(name) == other.message_checks.contains(name))
     }
 }
 

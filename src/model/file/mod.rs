@@ -70,6 +70,11 @@ pub struct FileModel<'a> {
     pub captures: Captures,
     /// The longest lengths the project's config classes give (`ProjectLengths`). Filled by `reach`.
     pub project_lengths: Arc<ProjectLengths>,
+    /// The project's checks that build their message (`message_checks`). Filled by `reach`.
+    pub message_checks: Arc<HashSet<String>>,
+    /// The callees whose answer the file's findings depend on (`message_checks`): pass two checks
+    /// the file again when the project answers otherwise than its guess did.
+    pub message_checks_asked: RefCell<Vec<String>>,
     /// What the file's own code says about attributes that hold state (the index merges every
     /// file's into `state_attributes`).
     pub local_state: StateAttributes,
@@ -303,6 +308,8 @@ impl<'a> FileModel<'a> {
             config_defaults: Arc::default(),
             captures: Captures::default(),
             project_lengths: Arc::default(),
+            message_checks: Arc::default(),
+            message_checks_asked: RefCell::default(),
             local_state: StateAttributes::default(),
             in_scope: HashMap::default(),
             self_assignments: Vec::new(),

@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod loops;
+pub mod message_checks;
 pub mod reaching_binding;
 pub mod shapes;
 pub mod submodules;
