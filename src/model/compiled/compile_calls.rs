@@ -4,7 +4,7 @@
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_text_size::{Ranged, TextSize};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::file::imports::{Imports, dotted_name, is_dotted_name};
 use crate::model::file::{FileModel, FunctionNode};
@@ -27,6 +27,27 @@ pub fn scopes<'a>(model: &FileModel<'a>) -> Vec<&'a [Stmt]> {
         }
     }
     bodies
+}
+
+/// The scope whose own code (as [`scopes`] lists it) holds `range`: `Some(None)` for module
+/// level, `Some(Some(f))` for the body of function `f`; `None` inside a class body or in the
+/// header of a def or class (decorators, parameters, bases), which no scope's code holds.
+pub fn scope_holding(model: &FileModel, range: TextRange) -> Option<Option<usize>> {
+    let defs = model.functions.iter().enumerate().filter_map(|(index, function)| match function.node {
+        FunctionNode::Def(def) => Some((def.range(), Some((index, def)))),
+        FunctionNode::Lambda(_) => None,
+    });
+    let classes = model.classes.iter().map(|class| (class.node.range(), None));
+    let innermost =
+        defs.chain(classes).filter(|(node, _)| node.contains_range(range)).min_by_key(|(node, _)| node.len());
+    match innermost {
+        None => Some(None),
+        Some((_, None)) => None,
+        Some((_, Some((index, def)))) => {
+            let (first, last) = (def.body.first()?, def.body.last()?);
+            TextRange::new(first.start(), last.end()).contains_range(range).then_some(Some(index))
+        }
+    }
 }
 
 /// Every `x = torch.compile(y, ...)` in the scope, nested blocks included.
