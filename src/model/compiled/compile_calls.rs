@@ -278,3 +278,68 @@ pub fn is_test(name: &str) -> bool {
         || name.starts_with("test_")
         || matches!(name, "setUp" | "setUpClass" | "setup_method" | "setup_class" | "setup_module" | "setup_function")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ruff_text_size::Ranged;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    const CODE: &str = "\
+a()
+@deco(b())
+class C(base(c())):
+    d()
+    def method(self, x=e()) -> f():
+        g(h())
+        lam = lambda: i()
+        def inner():
+            j()
+k()
+";
+
+    /// Each call of `CODE` by its callee's name, with the scope holding it (`scope_holding`).
+    fn scopes_of_calls() -> Vec<(String, Option<Option<String>>)> {
+        let source = SourceFile::parse(Path::new("m.py"), CODE.to_string()).unwrap();
+        let model = FileModel::build(&source, "m");
+        let name = |function: usize| model.function(function).name.clone();
+        model
+            .calls
+            .iter()
+            .map(|call| {
+                let scope = scope_holding(&model, call.range()).map(|scope| scope.map(name));
+                (CODE[call.func.range()].to_string(), scope)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_call_is_recorded_in_source_order_with_the_scope_whose_code_holds_it() {
+        let module = Some(None);
+        let method = Some(Some("method".to_string()));
+        let inner = Some(Some("inner".to_string()));
+        let expected = vec![
+            ("a", module.clone()),
+            // A class's decorators, bases and body, a def's signature: no scope's own code.
+            ("deco", None),
+            ("b", None),
+            ("base", None),
+            ("c", None),
+            ("d", None),
+            ("e", None),
+            ("f", None),
+            ("g", method.clone()),
+            ("h", method.clone()),
+            // A lambda's body is the code of the def around it.
+            ("i", method),
+            ("j", inner),
+            ("k", module),
+        ];
+        let expected: Vec<(String, Option<Option<String>>)> =
+            expected.into_iter().map(|(name, scope)| (name.to_string(), scope)).collect();
+        assert_eq!(scopes_of_calls(), expected);
+    }
+}
