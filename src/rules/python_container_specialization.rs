@@ -129,10 +129,30 @@ struct UseFinder<'c, 'a> {
     imports: &'c Imports,
     /// Where a parameter's length would shape the code, and how: the parameters it may be, first
     /// first (`zip(a, b)` is about the first of them that is a list), with where each sits.
-    uses: Vec<(Vec<(String, TextRange)>, &'static str)>,
+    uses: Vec<(Vec<(&'a str, TextRange)>, Use<'a>)>,
 }
 
-impl UseFinder<'_, '_> {
+/// How a parameter's length would shape the code.
+enum Use<'a> {
+    /// Its first argument, if the call is `torch.cat`, `torch.stack` or `len` (asked only of
+    /// the list parameters' calls: most calls are not of these, and naming the callee costs).
+    Call(&'a ast::ExprCall),
+    Looped,
+}
+
+impl Use<'_> {
+    fn how(&self, imports: &Imports) -> Option<&'static str> {
+        let Use::Call(call) = self else { return Some("looped over") };
+        match imports.qualified_name(&call.func).as_deref() {
+            Some("torch.cat" | "torch.concat" | "torch.concatenate") => Some("concatenated"),
+            Some("torch.stack") => Some("stacked"),
+            Some("len") => Some("measured with `len`"),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> UseFinder<'_, 'a> {
     fn parameter_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
         match expr {
             Expr::Name(name) if self.parameters.contains(name.id.as_str()) && !self.is_rebound(name) => {
@@ -152,7 +172,9 @@ impl UseFinder<'_, '_> {
             return;
         }
         for target in &assign.targets {
-            if let Expr::Name(name) = target {
+            if let Expr::Name(name) = target
+                && self.parameters.contains(name.id.as_str())
+            {
                 self.rebound.entry(name.id.to_string()).or_insert(assign.end());
             }
         }
@@ -169,32 +191,26 @@ impl UseFinder<'_, '_> {
         }
     }
 
-    fn call(&mut self, call: &ast::ExprCall) {
+    fn call(&mut self, call: &'a ast::ExprCall) {
         let Some(first) = call.arguments.args.first() else { return };
         let Some(name) = self.parameter_name(first) else { return };
-        let how = match self.imports.qualified_name(&call.func).as_deref() {
-            Some("torch.cat" | "torch.concat" | "torch.concatenate") => "concatenated",
-            Some("torch.stack") => "stacked",
-            Some("len") => "measured with `len`",
-            _ => return,
-        };
-        self.uses.push((vec![(name.to_string(), call.range())], how));
+        self.uses.push((vec![(name, call.range())], Use::Call(call)));
     }
 
-    fn iterated(&mut self, iter: &Expr) {
-        let iterated: Vec<(String, TextRange)> = match iter {
+    fn iterated(&mut self, iter: &'a Expr) {
+        let iterated: Vec<(&'a str, TextRange)> = match iter {
             // enumerate(images), zip(images, ...)
             Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "enumerate" | "zip")) => {
-                call.arguments.args.iter().filter_map(|arg| self.parameter_name(arg).map(|name| (name.to_string(), arg.range()))).collect()
+                call.arguments.args.iter().filter_map(|arg| self.parameter_name(arg).map(|name| (name, arg.range()))).collect()
             }
-            other => self.parameter_name(other).map(|name| (name.to_string(), other.range())).into_iter().collect(),
+            other => self.parameter_name(other).map(|name| (name, other.range())).into_iter().collect(),
         };
         if !iterated.is_empty() {
-            self.uses.push((iterated, "looped over"));
+            self.uses.push((iterated, Use::Looped));
         }
     }
 
-    fn comprehensions(&mut self, generators: &[Comprehension]) {
+    fn comprehensions(&mut self, generators: &'a [Comprehension]) {
         generators.iter().for_each(|generator| self.iterated(&generator.iter));
     }
 
@@ -245,8 +261,8 @@ impl<'a> FunctionHooks<'a> for UseFinder<'_, 'a> {
         }
         let lists = self.lists();
         let found = self.uses.iter().filter_map(|(candidates, how)| {
-            let (parameter, range) = candidates.iter().find(|(name, _)| lists.contains(name.as_str()))?;
-            Some((parameter.clone(), *range, *how))
+            let (parameter, range) = candidates.iter().find(|(name, _)| lists.contains(name))?;
+            Some((parameter.to_string(), *range, how.how(self.imports)?))
         });
         let mut reported = HashSet::default();
         for (parameter, range, how) in found {
