@@ -125,6 +125,7 @@ impl<'a> Visitor<'a> for ScopeCollector<'_, 'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Call(call) => {
+                self.model.calls.push(call);
                 let in_init = self.in_init();
                 self.model.local_state.record_call(call, in_init);
                 let in_loop = self.loop_depth > 0;
@@ -197,6 +198,16 @@ impl<'a> ScopeCollector<'_, 'a> {
         for decorator in &def.decorator_list {
             self.visit_expr(&decorator.expression);
         }
+        // The signature runs where the def is, but holds no code of the function's scope: only
+        // its calls are recorded.
+        let mut signature = CallsIn(&mut self.model.calls);
+        if let Some(type_params) = &def.type_params {
+            signature.visit_type_params(type_params);
+        }
+        signature.visit_parameters(&def.parameters);
+        if let Some(returns) = &def.returns {
+            signature.visit_expr(returns);
+        }
         let outer_loops = std::mem::take(&mut self.loop_depth);
         let outer = std::mem::replace(
             &mut self.scope,
@@ -223,11 +234,36 @@ impl<'a> ScopeCollector<'_, 'a> {
             outside_compile_scope: false,
             imported_elsewhere: false,
         });
+        // Decorators, type parameters and bases are no code of the class's scope: only their calls
+        // are recorded.
+        let mut header = CallsIn(&mut self.model.calls);
+        for decorator in &class.decorator_list {
+            header.visit_decorator(decorator);
+        }
+        if let Some(type_params) = &class.type_params {
+            header.visit_type_params(type_params);
+        }
+        if let Some(arguments) = &class.arguments {
+            header.visit_arguments(arguments);
+        }
         let function = self.scope.function;
         let outer =
             std::mem::replace(&mut self.scope, Scope { class: Some(index), function, prefix: format!("{qualname}.") });
         self.visit_body(&class.body);
         self.scope = outer;
+    }
+}
+
+/// Records the calls of code the scope collector does not walk (signatures, class headers), in
+/// source order.
+struct CallsIn<'c, 'a>(&'c mut Vec<&'a ast::ExprCall>);
+
+impl<'a> Visitor<'a> for CallsIn<'_, 'a> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr {
+            self.0.push(call);
+        }
+        walk_expr(self, expr);
     }
 }
 

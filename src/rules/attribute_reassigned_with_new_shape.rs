@@ -6,7 +6,7 @@
 //! then automatic dynamic shapes cover it (once per size with `dynamic=False`).
 //! Empty buffers grown this way are TCF201's; Python scalars are TCF203's.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, ExprContext, Stmt};
@@ -14,15 +14,14 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::file::Body;
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all};
 use crate::model::file::FileModel;
 use crate::model::file::init_method;
 use crate::model::file::module::is_self;
 use crate::model::compiled::reach::describe;
 use crate::model::tensors::scalars::scalar_attributes;
-use crate::model::flow::shapes::InputSizes;
 use crate::rules::lazily_grown_buffer::{empty_buffers, register_buffer_arguments};
-use crate::rules::check::{Checker, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -39,7 +38,7 @@ pub static RULE: Rule = Rule {
     backend_ops: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::File(check);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
 struct Rebuild {
     attribute: String,
@@ -50,30 +49,71 @@ struct Rebuild {
     check: TextRange,
 }
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
-        let functions = model.region_functions_of(class);
-        if functions.is_empty() {
-            continue;
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(Rebuilds { model: checker.model, classes: HashMap::default(), class: None, found: Vec::new() })
+}
+
+/// The rebuilds in the compiled code of each module class's region functions, found in the
+/// checker's walk, and reported when the walk of their function ends.
+struct Rebuilds<'m, 'a> {
+    model: &'m FileModel<'a>,
+    /// By class, found on its first rebuild: the attributes other rules report, and the
+    /// registered buffers.
+    classes: HashMap<usize, (HashSet<String>, HashSet<String>)>,
+    /// The module class of the function being walked.
+    class: Option<usize>,
+    /// The rebuilds in the function being walked.
+    found: Vec<Rebuild>,
+}
+
+impl<'a> RegionHooks<'a> for Rebuilds<'_, 'a> {
+    fn start(&mut self, function: &Function<'_, 'a>) -> bool {
+        let model = self.model;
+        self.class = model.self_class(function.id).filter(|&class| model.classes[class].is_module);
+        self.class.is_some()
+    }
+
+    /// `if <test reading self.X>: ... self.X = <value reading an input size>` (or
+    /// `self.register_buffer("X", <value>)`).
+    fn stmt(&mut self, function: &Function<'_, 'a>, stmt: &'a Stmt, _site: Site) {
+        let Stmt::If(if_stmt) = stmt else { return };
+        let tested = self_attributes_read(&if_stmt.test);
+        if tested.is_empty() {
+            return;
         }
-        let others = attributes_of_other_rules(model, class);
-        let buffers = registered_buffers(model, class);
-        for &function in functions {
-            for rebuild in rebuilds(model, function) {
-                if others.contains(&rebuild.attribute) {
-                    continue;
-                }
-                let buffer = buffers.contains(&rebuild.attribute);
-                if !buffer && stored_on_every_call(model, function, &rebuild) {
-                    continue;
-                }
-                diagnostics.push(report(model, function, &rebuild, buffer));
+        let mut assignments = Assignments::default();
+        assignments.visit_body(&if_stmt.body);
+        for clause in &if_stmt.elif_else_clauses {
+            assignments.visit_body(&clause.body);
+        }
+        for (attribute, value, range) in assignments.found {
+            if !tested.contains(&attribute) || self.found.iter().any(|r| r.range == range) {
+                continue;
+            }
+            if let Some(size) = function.sizes().read_by(value) {
+                let size = self.model.source.text[size.range()].to_string();
+                self.found.push(Rebuild { attribute, range, size, check: if_stmt.range() });
             }
         }
     }
-    diagnostics
+
+    fn end(&mut self, function: &Function<'_, 'a>, diagnostics: &mut Vec<Diagnostic>) {
+        let (model, Some(class)) = (self.model, self.class) else { return };
+        for rebuild in std::mem::take(&mut self.found) {
+            let (others, buffers) = self
+                .classes
+                .entry(class)
+                .or_insert_with(|| (attributes_of_other_rules(model, class), registered_buffers(model, class)));
+            if others.contains(&rebuild.attribute) {
+                continue;
+            }
+            let buffer = buffers.contains(&rebuild.attribute);
+            if !buffer && stored_on_every_call(model, function.id, &rebuild) {
+                continue;
+            }
+            diagnostics.push(report(model, function.id, &rebuild, buffer));
+        }
+    }
 }
 
 fn report(model: &FileModel, function: usize, rebuild: &Rebuild, buffer: bool) -> Diagnostic {
@@ -131,43 +171,6 @@ fn registered_buffers(model: &FileModel, class: usize) -> HashSet<String> {
         visit_all(model.function(method).node.body(), &mut finder);
     }
     finder.0
-}
-
-/// `if <test reading self.X>: ... self.X = <value reading an input size>` (or
-/// `self.register_buffer("X", <value>)`) in the compiled code of `function`.
-fn rebuilds(model: &FileModel, function: usize) -> Vec<Rebuild> {
-    struct Finder<'m, 's> {
-        model: &'m FileModel<'m>,
-        sizes: &'s InputSizes,
-        found: Vec<Rebuild>,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'_, '_> {
-        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-            let Stmt::If(if_stmt) = stmt else { return };
-            let tested = self_attributes_read(&if_stmt.test);
-            if tested.is_empty() {
-                return;
-            }
-            let mut assignments = Assignments::default();
-            assignments.visit_body(&if_stmt.body);
-            for clause in &if_stmt.elif_else_clauses {
-                assignments.visit_body(&clause.body);
-            }
-            for (attribute, value, range) in assignments.found {
-                if !tested.contains(&attribute) || self.found.iter().any(|r| r.range == range) {
-                    continue;
-                }
-                if let Some(size) = self.sizes.read_by(value) {
-                    let size = self.model.source.text[size.range()].to_string();
-                    self.found.push(Rebuild { attribute, range, size, check: if_stmt.range() });
-                }
-            }
-        }
-    }
-    let sizes = InputSizes::of(model, function);
-    let mut finder = Finder { model, sizes: &sizes, found: Vec::new() };
-    visit_function(model, function, &mut finder);
-    finder.found
 }
 
 /// Per-call state (recurrent_gemma's `conv1d_state`): besides the rebuild, the function stores a

@@ -7,9 +7,12 @@
 //! [`FunctionHooks`]; the walk then calls them node by node and `finish` turns what they saw into
 //! findings. A rule whose findings in one function depend on the others (a fix's names shared by
 //! the methods of a class, one finding per submodule) declares `Hooks::Region`: the same walk,
-//! with [`RegionHooks`] kept over all the functions. Rules about a class or the file as a whole
-//! (`__init__` against `forward`, setup code) declare `Hooks::File` and still walk what they need
-//! themselves: TCF108, TCF110, TCF201-TCF203, TCF207 and TCF301-TCF401.
+//! with [`RegionHooks`] kept over all the functions. Rules about the file as a whole (setup code,
+//! registrations, custom ops) declare `Hooks::File`: TCF110, TCF202 and TCF301-TCF401. Those that
+//! look at calls wherever they are read the file's calls (`FileModel::calls`, recorded by the
+//! model's one collecting walk); TCF202, TCF303 and TCF401 still walk what they need themselves.
+//! What a region rule reads outside compiled code (`__init__`, the methods it runs) it still
+//! walks itself: the checker walks compiled code only.
 //!
 //! The checker is handed the rules to run ([`Registered`]), and the fixes they hand on to others'
 //! findings ([`HandOnFix`]), rather than reading the registry: the registry lists the rule files,

@@ -10,9 +10,8 @@
 use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::token::TokenKind;
-use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::is_test_file;
@@ -20,10 +19,9 @@ use crate::fix::text::{NEW_MODULE_IMPORT, torch_name_at};
 use crate::fix::torch_api::TorchVersion;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled::compile_calls::compiles_anything;
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FileModel;
-use crate::model::compiled::reach::describe;
-use crate::rules::check::{Checker, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -40,7 +38,7 @@ pub static RULE: Rule = Rule {
     backend_ops: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::File(check);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
 const SDP_KERNEL: &str = "torch.backends.cuda.sdp_kernel";
 
@@ -55,45 +53,65 @@ const FLAGS: [(&str, &str); 4] = [
 /// The order in which `sdp_kernel` appends the backends to its list.
 const BACKEND_ORDER: [&str; 4] = ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH", "CUDNN_ATTENTION"];
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
     let model = checker.model;
-    let mut diagnostics = Vec::new();
-    let mut seen = HashSet::default();
-    if is_test_file(&model.source.path) && !compiles_anything(model) {
-        return diagnostics;
+    let skipped = is_test_file(&model.source.path) && !compiles_anything(model);
+    Box::new(SdpKernelCalls { checker, skipped, seen: HashSet::default(), found: Vec::new() })
+}
+
+/// The `sdp_kernel` calls of the file: those in compiled code met in the checker's walk, the
+/// others found among the file's calls once the region is walked.
+struct SdpKernelCalls<'c, 'a> {
+    checker: &'c Checker<'a>,
+    /// A test file that compiles nothing: nothing is reported.
+    skipped: bool,
+    /// The calls already reported (a function the region reaches twice shows them again).
+    seen: HashSet<TextRange>,
+    found: Vec<Diagnostic>,
+}
+
+impl<'a> RegionHooks<'a> for SdpKernelCalls<'_, 'a> {
+    fn start(&mut self, _function: &Function<'_, 'a>) -> bool {
+        !self.skipped
     }
-    for &function in model.region_functions() {
-        let mut finder = CompiledFinder { model, found: Vec::new() };
-        visit_function(model, function, &mut finder);
-        for (call, site) in finder.found {
-            if !seen.insert(call.range()) {
-                continue;
-            }
+
+    fn expr(&mut self, function: &Function<'_, 'a>, expr: &'a Expr, site: Site) -> bool {
+        let model = self.checker.model;
+        if let Expr::Call(call) = expr
+            && is_sdp_kernel(model, call)
+            && self.seen.insert(call.range())
+        {
             let message = format!(
                 "`{}` is deprecated, and in {} it breaks the graph (GB0208)",
                 shown(model, call),
-                describe(model, function)
+                function.describe()
             );
-            let diagnostic = checker.graph_break(Diagnostic::new(&RULE, call.range(), message), function, site);
-            diagnostics.push(with_fix(checker, diagnostic, call));
+            let diagnostic = function.graph_break(Diagnostic::new(&RULE, call.range(), message), site);
+            self.found.push(with_fix(self.checker, diagnostic, call));
         }
+        true
     }
-    // Outside compiled code the old context manager only warns: reported, at low severity, so one
-    // run moves a project off it.
-    let mut everywhere = EverywhereFinder { model, found: Vec::new() };
-    everywhere.visit_body(model.source.parsed.suite());
-    for call in everywhere.found {
-        if !seen.insert(call.range()) {
-            continue;
+
+    fn finish(mut self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        if self.skipped {
+            return;
         }
-        let message = format!(
-            "`{}` is deprecated (a FutureWarning on every use); this code is not compiled, so it breaks no graph here",
-            shown(model, call)
-        );
-        let diagnostic = Diagnostic::new(&RULE, call.range(), message).with_severity(Severity::Low);
-        diagnostics.push(with_fix(checker, diagnostic, call));
+        let model = self.checker.model;
+        // Outside compiled code the old context manager only warns: reported, at low severity, so
+        // one run moves a project off it.
+        for &call in &model.calls {
+            if !is_sdp_kernel(model, call) || !self.seen.insert(call.range()) {
+                continue;
+            }
+            let message = format!(
+                "`{}` is deprecated (a FutureWarning on every use); this code is not compiled, so it breaks no graph here",
+                shown(model, call)
+            );
+            let diagnostic = Diagnostic::new(&RULE, call.range(), message).with_severity(Severity::Low);
+            self.found.push(with_fix(self.checker, diagnostic, call));
+        }
+        diagnostics.append(&mut self.found);
     }
-    diagnostics
 }
 
 fn shown(model: &FileModel, call: &ast::ExprCall) -> String {
@@ -103,36 +121,6 @@ fn shown(model: &FileModel, call: &ast::ExprCall) -> String {
 
 fn is_sdp_kernel(model: &FileModel, call: &ast::ExprCall) -> bool {
     model.imports.qualified_name(&call.func).as_deref() == Some(SDP_KERNEL)
-}
-
-struct CompiledFinder<'m, 'a> {
-    model: &'m FileModel<'a>,
-    found: Vec<(&'a ast::ExprCall, Site)>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for CompiledFinder<'_, 'a> {
-    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-        if let Expr::Call(call) = expr
-            && is_sdp_kernel(self.model, call) {
-                self.found.push((call, site));
-            }
-        true
-    }
-}
-
-struct EverywhereFinder<'m, 'a> {
-    model: &'m FileModel<'a>,
-    found: Vec<&'a ast::ExprCall>,
-}
-
-impl<'a> Visitor<'a> for EverywhereFinder<'_, 'a> {
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr
-            && is_sdp_kernel(self.model, call) {
-                self.found.push(call);
-            }
-        walk_expr(self, expr);
-    }
 }
 
 fn with_fix(checker: &Checker, diagnostic: Diagnostic, call: &ast::ExprCall) -> Diagnostic {

@@ -6,7 +6,7 @@
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_text_size::{Ranged, TextSize};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::compile_calls::{is_torch_compile, scopes};
@@ -33,7 +33,18 @@ pub const HOOKS: Hooks = Hooks::File(check);
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
     let mut diagnostics = Vec::new();
+    // Most files that say "compile" pass no `dynamic=False`: only the scopes holding one are read.
+    let static_compiles: Vec<TextRange> =
+        model.calls.iter().filter(|call| dynamic_false(call).is_some()).map(|call| call.range()).collect();
+    if static_compiles.is_empty() {
+        return diagnostics;
+    }
     for body in scopes(model) {
+        let (Some(first), Some(last)) = (body.first(), body.last()) else { continue };
+        let span = TextRange::new(first.start(), last.end());
+        if !static_compiles.iter().any(|call| span.contains_range(*call)) {
+            continue;
+        }
         let mut finder =
             StaticCompiles { imports: &model.imports, loop_depth: 0, compiles: Vec::new(), looped: Vec::new() };
         finder.visit_body(body);

@@ -9,12 +9,13 @@
 //! submodules (`self.register_full_backward_hook`, `self.proj.register_...`), since the module
 //! then carries the hook into every compile of it.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{self as ast, Expr, Stmt};
+use rustc_hash::FxHashSet as HashSet;
+
+use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 use crate::diagnostic::Diagnostic;
-use crate::model::compiled::compile_calls::scopes;
+use crate::model::compiled::compile_calls::scope_holding;
 use crate::model::file::FileModel;
 use crate::model::file::imports::last_segment;
 use crate::rules::check::{Checker, Hooks};
@@ -41,20 +42,33 @@ const BACKWARD_HOOKS: [&str; 3] =
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for body in scopes(model) {
-        let mut finder = Finder { model, registrations: Vec::new(), compiles: false };
-        finder.visit_body(body);
-        for call in finder.registrations {
-            if let Some(diagnostic) = finding(model, call, finder.compiles) {
-                diagnostics.push(diagnostic);
-            }
-        }
+    let registrations: Vec<&ast::ExprCall> = model.calls.iter().copied().filter(|call| is_registration(call)).collect();
+    if registrations.is_empty() {
+        return Vec::new();
     }
-    diagnostics
+    let compiling: HashSet<Option<usize>> = model
+        .calls
+        .iter()
+        .filter(|call| is_compile_call(model, call))
+        .filter_map(|call| scope_holding(model, call.range()))
+        .collect();
+    registrations
+        .into_iter()
+        .filter_map(|call| {
+            let scope = scope_holding(model, call.range())?;
+            finding(model, call, compiling.contains(&scope))
+        })
+        .collect()
 }
 
-/// A registration is reported when the same scope compiles something (a training script that hooks
+/// `<receiver>.register_full_backward_hook(...)` and the like.
+fn is_registration(call: &ast::ExprCall) -> bool {
+    let method = last_segment(&call.func);
+    method.is_some_and(|name| BACKWARD_HOOKS.contains(&name)) && matches!(call.func.as_ref(), Expr::Attribute(_))
+}
+
+/// A registration is reported when the same scope compiles something (its own code, as
+/// `compile_calls::scopes` lists it: no nested def or class), (a training script that hooks
 /// then compiles), or when a module hooks itself or its submodules in its own methods.
 fn finding(model: &FileModel, call: &ast::ExprCall, scope_compiles: bool) -> Option<Diagnostic> {
     let Expr::Attribute(method) = call.func.as_ref() else { return None };
@@ -90,37 +104,6 @@ fn in_module_class(model: &FileModel, call: &ast::ExprCall) -> bool {
         function.node.range().contains_range(call.range())
             && model.self_class(index).is_some_and(|class| model.classes[class].is_module)
     })
-}
-
-struct Finder<'m, 'a> {
-    model: &'m FileModel<'a>,
-    registrations: Vec<&'a ast::ExprCall>,
-    compiles: bool,
-}
-
-impl<'a> Visitor<'a> for Finder<'_, 'a> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            // A nested def is a scope of its own.
-            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-            _ => walk_stmt(self, stmt),
-        }
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr {
-            let method = last_segment(&call.func);
-            if method.is_some_and(|name| BACKWARD_HOOKS.contains(&name))
-                && matches!(call.func.as_ref(), Expr::Attribute(_))
-            {
-                self.registrations.push(call);
-            }
-            if is_compile_call(self.model, call) {
-                self.compiles = true;
-            }
-        }
-        walk_expr(self, expr);
-    }
 }
 
 /// `torch.compile(...)` or `<module>.compile(...)`.

@@ -4,7 +4,7 @@
 //! and recompiles. The fix calls the existing growth routine once at the end of `__init__` with
 //! the maximum length known there, so in-range inputs never grow it.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -18,7 +18,7 @@ use crate::model::file::imports::Imports;
 use crate::model::file::{init_method, method_body, self_assignments};
 use crate::model::file::module::is_self;
 use crate::model::compiled::reach::describe;
-use crate::rules::check::{Checker, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -35,7 +35,7 @@ pub static RULE: Rule = Rule {
     backend_ops: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::File(check);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
 /// Names under which models keep their maximum sequence length.
 const MAX_LENGTH_NAMES: [&str; 9] = [
@@ -71,43 +71,111 @@ pub(crate) struct EmptyBuffer {
     persistent: bool,
 }
 
-/// Where the compiled code replaces a buffer: `self.pe = ...` or `self.register_buffer("pe", ...)`.
-struct Growth<'b> {
-    buffer: &'b EmptyBuffer,
+/// Where the compiled code replaces a buffer (`self.pe = ...` or `self.register_buffer("pe", ...)`):
+/// which of the class's empty buffers.
+struct Growth {
+    buffer: usize,
     range: TextRange,
     site: Site,
 }
 
-fn check(checker: &Checker) -> Vec<Diagnostic> {
-    let model = checker.model;
-    let mut diagnostics = Vec::new();
-    for class in (0..model.classes.len()).filter(|&c| model.classes[c].is_module) {
-        let Some(init) = init_method(model, class) else { continue };
-        let buffers = empty_buffers(model, init);
-        if buffers.is_empty() {
-            continue;
-        }
-        let run_by_init = methods_run_by(model, class, init);
-        for &function in model.region_functions_of(class) {
-            for growth in growths(model, function, &buffers) {
-                let guarded = growth_is_guarded(model, class, function, growth.site);
-                if guarded && run_by_init.contains(&model.function(function).name) {
-                    continue; // pre-grown in `__init__` already
-                }
-                let message = format!(
-                    "buffer `{}` is registered empty and grown in {}: each growth fails Dynamo's size guard and recompiles",
-                    growth.buffer.name,
-                    describe(model, function)
-                );
-                let diagnostic = Diagnostic::new(&RULE, growth.range, message);
-                diagnostics.push(match pre_grow_fix(model, init, function, growth.buffer, guarded) {
-                    Ok(fix) => diagnostic.with_fix(fix),
-                    Err(reason) => diagnostic.without_fix(reason),
-                });
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(Growths { model: checker.model, classes: HashMap::default(), class: None, found: Vec::new() })
+}
+
+/// A module class's empty buffers, registered in its `__init__`.
+struct EmptyBuffers {
+    init: usize,
+    buffers: Vec<EmptyBuffer>,
+    /// The methods `__init__` runs, found on the first growth.
+    run_by_init: Option<HashSet<String>>,
+}
+
+/// The growths of empty buffers in the compiled code of each module class's region functions,
+/// found in the checker's walk and reported when the walk of their function ends.
+struct Growths<'m, 'a> {
+    model: &'m FileModel<'a>,
+    /// By module class: its empty buffers, if it has any.
+    classes: HashMap<usize, Option<EmptyBuffers>>,
+    /// The class of the function being walked, when it has empty buffers.
+    class: Option<usize>,
+    /// The growths in the function being walked.
+    found: Vec<Growth>,
+}
+
+impl Growths<'_, '_> {
+    fn buffer(&self, name: &str) -> Option<usize> {
+        let buffers = &self.classes.get(&self.class?)?.as_ref()?.buffers;
+        buffers.iter().position(|b| b.name == name)
+    }
+}
+
+impl<'a> RegionHooks<'a> for Growths<'_, 'a> {
+    fn start(&mut self, function: &Function<'_, 'a>) -> bool {
+        let model = self.model;
+        self.class = model.self_class(function.id).filter(|&class| {
+            model.classes[class].is_module
+                && self
+                    .classes
+                    .entry(class)
+                    .or_insert_with(|| {
+                        let init = init_method(model, class)?;
+                        let buffers = empty_buffers(model, init);
+                        (!buffers.is_empty()).then_some(EmptyBuffers { init, buffers, run_by_init: None })
+                    })
+                    .is_some()
+        });
+        self.class.is_some()
+    }
+
+    fn stmt(&mut self, _function: &Function<'_, 'a>, stmt: &'a Stmt, site: Site) {
+        let targets: Vec<&Expr> = match stmt {
+            Stmt::Assign(assign) => assign.targets.iter().collect(),
+            Stmt::AugAssign(assign) => vec![assign.target.as_ref()],
+            Stmt::AnnAssign(assign) => vec![assign.target.as_ref()],
+            _ => return,
+        };
+        for target in targets {
+            let Expr::Attribute(attr) = target else { continue };
+            if let Some(buffer) = self.buffer(attr.attr.id.as_str()).filter(|_| is_self(&attr.value)) {
+                self.found.push(Growth { buffer, range: stmt.range(), site });
             }
         }
     }
-    diagnostics
+
+    fn expr(&mut self, _function: &Function<'_, 'a>, expr: &'a Expr, site: Site) -> bool {
+        if let Expr::Call(call) = expr
+            && let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call)
+            && let Some(buffer) = self.buffer(name.value.to_str())
+        {
+            self.found.push(Growth { buffer, range: call.range(), site });
+        }
+        true
+    }
+
+    fn end(&mut self, function: &Function<'_, 'a>, diagnostics: &mut Vec<Diagnostic>) {
+        let (model, Some(class)) = (self.model, self.class) else { return };
+        let Some(Some(empty)) = self.classes.get_mut(&class) else { return };
+        let function = function.id;
+        for growth in std::mem::take(&mut self.found) {
+            let buffer = &empty.buffers[growth.buffer];
+            let guarded = growth_is_guarded(model, class, function, growth.site);
+            let run_by_init = empty.run_by_init.get_or_insert_with(|| methods_run_by(model, class, empty.init));
+            if guarded && run_by_init.contains(&model.function(function).name) {
+                continue; // pre-grown in `__init__` already
+            }
+            let message = format!(
+                "buffer `{}` is registered empty and grown in {}: each growth fails Dynamo's size guard and recompiles",
+                buffer.name,
+                describe(model, function)
+            );
+            let diagnostic = Diagnostic::new(&RULE, growth.range, message);
+            diagnostics.push(match pre_grow_fix(model, empty.init, function, buffer, guarded) {
+                Ok(fix) => diagnostic.with_fix(fix),
+                Err(reason) => diagnostic.without_fix(reason),
+            });
+        }
+    }
 }
 
 /// The `self.register_buffer(name, tensor, persistent)` arguments, positional or by keyword.
@@ -164,47 +232,6 @@ fn is_empty_tensor(expr: &Expr, imports: &Imports) -> bool {
         },
         _ => false,
     }
-}
-
-/// Where the compiled code of `function` replaces one of the empty buffers.
-fn growths<'b>(model: &FileModel, function: usize, buffers: &'b [EmptyBuffer]) -> Vec<Growth<'b>> {
-    struct Finder<'b> {
-        buffers: &'b [EmptyBuffer],
-        found: Vec<Growth<'b>>,
-    }
-    impl<'b> Finder<'b> {
-        fn buffer(&self, name: &str) -> Option<&'b EmptyBuffer> {
-            self.buffers.iter().find(|b| b.name == name)
-        }
-    }
-    impl<'a, 'b> CompiledCodeVisitor<'a> for Finder<'b> {
-        fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
-            let targets: Vec<&Expr> = match stmt {
-                Stmt::Assign(assign) => assign.targets.iter().collect(),
-                Stmt::AugAssign(assign) => vec![assign.target.as_ref()],
-                Stmt::AnnAssign(assign) => vec![assign.target.as_ref()],
-                _ => return,
-            };
-            for target in targets {
-                let Expr::Attribute(attr) = target else { continue };
-                if let Some(buffer) = self.buffer(attr.attr.id.as_str()).filter(|_| is_self(&attr.value)) {
-                    self.found.push(Growth { buffer, range: stmt.range(), site });
-                }
-            }
-        }
-
-        fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
-            if let Expr::Call(call) = expr
-                && let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call)
-                    && let Some(buffer) = self.buffer(name.value.to_str()) {
-                        self.found.push(Growth { buffer, range: call.range(), site });
-                    }
-            true
-        }
-    }
-    let mut finder = Finder { buffers, found: Vec::new() };
-    visit_function(model, function, &mut finder);
-    finder.found
 }
 
 /// Whether the growth happens only when the buffer is too short (`if n > self.pe.shape[0]:`),

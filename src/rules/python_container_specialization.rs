@@ -6,12 +6,11 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Comprehension, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_compiled};
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FileModel;
 use crate::model::file::imports::Imports;
 use crate::model::file::module::is_self;
@@ -34,22 +33,29 @@ pub static RULE: Rule = Rule {
 
 pub const HOOKS: Hooks = Hooks::Function(start);
 
-/// The function's list parameters whose length shapes its compiled code: each new length
-/// recompiles.
+/// The function's parameters, watched in the checker's walk for the list ones (tested with
+/// `isinstance(p, list)`) and for what shapes the code by their length.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
     let model = function.model();
-    let mut lists = list_parameters(model, function.id);
-    lists.retain(|parameter| !always_given_a_list_display(model, function.id, parameter));
-    if lists.is_empty() {
+    let parameters: HashSet<String> = model
+        .function(function.id)
+        .node
+        .parameters()?
+        .iter_non_variadic_params()
+        .map(|p| p.parameter.name.id.to_string())
+        .collect();
+    if parameters.is_empty() {
         return None;
     }
     Some(Box::new(UseFinder {
         function,
-        lists,
+        parameters,
+        tested: HashSet::default(),
+        validating: None,
         in_assert: None,
         rebound: HashMap::default(),
         imports: &model.imports,
-        found: Vec::new(),
+        uses: Vec::new(),
     }))
 }
 
@@ -57,34 +63,6 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
 /// (`normalize([query, key])`, and elsewhere `normalize(context)`, a tensor): the list path then
 /// serves lists whose length the code fixes, not the data.
 fn always_given_a_list_display(model: &FileModel, function: usize, parameter: &str) -> bool {
-    struct Calls<'p> {
-        name: &'p str,
-        position: usize,
-        parameter: &'p str,
-        displays: usize,
-    }
-    impl<'a> Visitor<'a> for Calls<'_> {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr {
-                let callee = match call.func.as_ref() {
-                    Expr::Name(name) => Some(name.id.as_str()),
-                    Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.as_str()),
-                    _ => None,
-                };
-                if callee == Some(self.name) {
-                    let argument = call
-                        .arguments
-                        .find_keyword(self.parameter)
-                        .map(|keyword| &keyword.value)
-                        .or_else(|| call.arguments.args.get(self.position));
-                    if matches!(argument, Some(Expr::List(_) | Expr::Tuple(_))) {
-                        self.displays += 1;
-                    }
-                }
-            }
-            walk_expr(self, expr);
-        }
-    }
     let f = model.function(function);
     if f.name == "forward" {
         return false;
@@ -95,51 +73,21 @@ fn always_given_a_list_display(model: &FileModel, function: usize, parameter: &s
         return false;
     };
     let position = if f.class.is_some() { index.saturating_sub(1) } else { index };
-    let mut calls = Calls { name: &f.name, position, parameter, displays: 0 };
-    calls.visit_body(model.source.parsed.suite());
-    calls.displays > 0
+    model.calls.iter().any(|call| {
+        let callee = match call.func.as_ref() {
+            Expr::Name(name) => Some(name.id.as_str()),
+            Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.as_str()),
+            _ => None,
+        };
+        let argument =
+            call.arguments.find_keyword(parameter).map(|keyword| &keyword.value).or_else(|| call.arguments.args.get(position));
+        callee == Some(f.name.as_str()) && matches!(argument, Some(Expr::List(_) | Expr::Tuple(_)))
+    })
 }
 
 /// Lists with one entry per layer or feature level: their length is fixed by the model
 /// (transformers' depth necks take `hidden_states: list[Tensor]`, timm's feature nets `x`).
 const PER_LAYER_WORDS: [&str; 6] = ["hidden_states", "feat", "logits", "layer", "level", "outputs"];
-
-/// Parameters that the function's compiled code tests with `isinstance(p, list)` (or `tuple`):
-/// arguments that may arrive as a Python list.
-fn list_parameters(model: &FileModel, function: usize) -> HashSet<String> {
-    struct Finder<'p> {
-        parameters: &'p HashSet<String>,
-        validating: Option<TextRange>,
-        found: HashSet<String>,
-    }
-    impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
-        fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-            // `if not isinstance(x, list): raise ...`: a check of the argument's type, and
-            // `isinstance(x, list)` tests inside it say nothing about how it is used.
-            if let Stmt::If(if_stmt) = stmt
-                && matches!(if_stmt.body.last(), Some(Stmt::Raise(_))) {
-                    self.validating = Some(if_stmt.test.range());
-                }
-        }
-        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-            if self.validating.is_some_and(|test| test.contains_range(expr.range())) {
-                return true;
-            }
-            if let Some(name) = isinstance_list(expr).filter(|name| self.parameters.contains(*name))
-                && !PER_LAYER_WORDS.iter().any(|word| name.contains(word)) {
-                    self.found.insert(name.to_string());
-                }
-            true
-        }
-    }
-    let node = model.function(function).node;
-    let Some(parameters) = node.parameters() else { return HashSet::default() };
-    let parameters: HashSet<String> =
-        parameters.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect();
-    let mut finder = Finder { parameters: &parameters, validating: None, found: HashSet::default() };
-    visit_compiled(node.body(), &mut finder);
-    finder.found
-}
 
 /// Whether the function's parameter `name` defaults to `None`.
 fn defaults_to_none(function: &Function, name: &str) -> bool {
@@ -166,21 +114,48 @@ fn isinstance_list(expr: &Expr) -> Option<&str> {
 
 struct UseFinder<'c, 'a> {
     function: &'c Function<'c, 'a>,
-    lists: HashSet<String>,
+    parameters: HashSet<String>,
+    /// The parameters the compiled code tests with `isinstance(p, list)` (or `tuple`): arguments
+    /// that may arrive as a Python list.
+    tested: HashSet<String>,
+    /// `if not isinstance(x, list): raise ...`: a check of the argument's type, and the
+    /// `isinstance(x, list)` tests inside it say nothing about how it is used.
+    validating: Option<TextRange>,
     in_assert: Option<TextRange>,
     /// Arguments rebound to something that is not a list (`x = module(x)`): later uses are of
     /// another object.
     /// (where the rebinding statement ends: uses in its own value are still of the argument).
     rebound: HashMap<String, TextSize>,
     imports: &'c Imports,
-    /// The argument, where its length shapes the code, and how it is used.
-    found: Vec<(String, TextRange, &'static str)>,
+    /// Where a parameter's length would shape the code, and how: the parameters it may be, first
+    /// first (`zip(a, b)` is about the first of them that is a list), with where each sits.
+    uses: Vec<(Vec<(&'a str, TextRange)>, Use<'a>)>,
 }
 
-impl UseFinder<'_, '_> {
-    fn list_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
+/// How a parameter's length would shape the code.
+enum Use<'a> {
+    /// Its first argument, if the call is `torch.cat`, `torch.stack` or `len` (asked only of
+    /// the list parameters' calls: most calls are not of these, and naming the callee costs).
+    Call(&'a ast::ExprCall),
+    Looped,
+}
+
+impl Use<'_> {
+    fn how(&self, imports: &Imports) -> Option<&'static str> {
+        let Use::Call(call) = self else { return Some("looped over") };
+        match imports.qualified_name(&call.func).as_deref() {
+            Some("torch.cat" | "torch.concat" | "torch.concatenate") => Some("concatenated"),
+            Some("torch.stack") => Some("stacked"),
+            Some("len") => Some("measured with `len`"),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> UseFinder<'_, 'a> {
+    fn parameter_name<'e>(&self, expr: &'e Expr) -> Option<&'e str> {
         match expr {
-            Expr::Name(name) if self.lists.contains(name.id.as_str()) && !self.is_rebound(name) => {
+            Expr::Name(name) if self.parameters.contains(name.id.as_str()) && !self.is_rebound(name) => {
                 Some(name.id.as_str())
             }
             _ => None,
@@ -197,39 +172,56 @@ impl UseFinder<'_, '_> {
             return;
         }
         for target in &assign.targets {
-            if let Expr::Name(name) = target {
+            if let Expr::Name(name) = target
+                && self.parameters.contains(name.id.as_str())
+            {
                 self.rebound.entry(name.id.to_string()).or_insert(assign.end());
             }
         }
     }
 
-    fn call(&mut self, call: &ast::ExprCall) {
-        let Some(first) = call.arguments.args.first() else { return };
-        let Some(name) = self.list_name(first) else { return };
-        let how = match self.imports.qualified_name(&call.func).as_deref() {
-            Some("torch.cat" | "torch.concat" | "torch.concatenate") => "concatenated",
-            Some("torch.stack") => "stacked",
-            Some("len") => "measured with `len`",
-            _ => return,
-        };
-        self.found.push((name.to_string(), call.range(), how));
-    }
-
-    fn iterated(&mut self, iter: &Expr) {
-        let iterated = match iter {
-            // enumerate(images), zip(images, ...)
-            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "enumerate" | "zip")) => {
-                call.arguments.args.iter().find_map(|arg| self.list_name(arg).map(|name| (name, arg)))
-            }
-            other => self.list_name(other).map(|name| (name, other)),
-        };
-        if let Some((name, at)) = iterated {
-            self.found.push((name.to_string(), at.range(), "looped over"));
+    fn tested(&mut self, expr: &Expr) {
+        if self.validating.is_some_and(|test| test.contains_range(expr.range())) {
+            return;
+        }
+        if let Some(name) = isinstance_list(expr).filter(|name| self.parameters.contains(*name))
+            && !PER_LAYER_WORDS.iter().any(|word| name.contains(word))
+        {
+            self.tested.insert(name.to_string());
         }
     }
 
-    fn comprehensions(&mut self, generators: &[Comprehension]) {
+    fn call(&mut self, call: &'a ast::ExprCall) {
+        let Some(first) = call.arguments.args.first() else { return };
+        let Some(name) = self.parameter_name(first) else { return };
+        self.uses.push((vec![(name, call.range())], Use::Call(call)));
+    }
+
+    fn iterated(&mut self, iter: &'a Expr) {
+        let iterated: Vec<(&'a str, TextRange)> = match iter {
+            // enumerate(images), zip(images, ...)
+            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if matches!(f.id.as_str(), "enumerate" | "zip")) => {
+                call.arguments.args.iter().filter_map(|arg| self.parameter_name(arg).map(|name| (name, arg.range()))).collect()
+            }
+            other => self.parameter_name(other).map(|name| (name, other.range())).into_iter().collect(),
+        };
+        if !iterated.is_empty() {
+            self.uses.push((iterated, Use::Looped));
+        }
+    }
+
+    fn comprehensions(&mut self, generators: &'a [Comprehension]) {
         generators.iter().for_each(|generator| self.iterated(&generator.iter));
+    }
+
+    /// The list parameters: tested as lists, and not always given a list written out in the call.
+    fn lists(&self) -> HashSet<&str> {
+        let model = self.function.model();
+        self.tested
+            .iter()
+            .filter(|parameter| !always_given_a_list_display(model, self.function.id, parameter))
+            .map(String::as_str)
+            .collect()
     }
 }
 
@@ -239,14 +231,18 @@ impl<'a> FunctionHooks<'a> for UseFinder<'_, 'a> {
             Stmt::For(for_stmt) => self.iterated(&for_stmt.iter),
             Stmt::Assign(assign) => self.assigned(assign),
             Stmt::Assert(assert) => self.in_assert = Some(assert.range()),
+            Stmt::If(if_stmt) if matches!(if_stmt.body.last(), Some(Stmt::Raise(_))) => {
+                self.validating = Some(if_stmt.test.range());
+            }
             _ => {}
         }
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+        self.tested(expr);
         // `assert len(x) in [1, 2]` checks the argument: Dynamo turns it into a guard-free check.
         if self.in_assert.is_some_and(|assert| assert.contains_range(expr.range())) {
-            return false;
+            return true;
         }
         match expr {
             Expr::Call(call) => self.call(call),
@@ -260,8 +256,16 @@ impl<'a> FunctionHooks<'a> for UseFinder<'_, 'a> {
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        if self.tested.is_empty() {
+            return;
+        }
+        let lists = self.lists();
+        let found = self.uses.iter().filter_map(|(candidates, how)| {
+            let (parameter, range) = candidates.iter().find(|(name, _)| lists.contains(name))?;
+            Some((parameter.to_string(), *range, how.how(self.imports)?))
+        });
         let mut reported = HashSet::default();
-        for (parameter, range, how) in self.found {
+        for (parameter, range, how) in found {
             if !reported.insert(parameter.clone()) {
                 continue; // one finding per argument: the first place its length matters
             }

@@ -13,12 +13,11 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::model::file::Body;
 use crate::model::compiled::compiled_code::Site;
 use crate::model::file::Reason;
 use crate::model::file::imports::last_segment;
@@ -49,16 +48,12 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
     let is_entry = matches!(function.model().region.get(&function.id), Some(Reason::Forward | Reason::Compiled));
     let offsets = if is_entry { parameters.map(position_parameters).unwrap_or_default() } else { Vec::new() };
     let caches = parameters.map(cache_parameters).unwrap_or_default();
-    let node = function.model().function(function.id).node;
-    let fallbacks = match (node.body(), parameters) {
-        (Body::Stmts(body), Some(parameters)) => fallback_bodies(body, parameters),
-        _ => Vec::new(),
-    };
     Some(Box::new(Finder {
         function,
         offsets,
         caches,
-        fallbacks,
+        parameters,
+        fallbacks: Vec::new(),
         cache_lengths: Vec::new(),
         reported: HashSet::default(),
         found: Vec::new(),
@@ -85,8 +80,9 @@ struct Finder<'c, 'a> {
     offsets: Vec<String>,
     /// Arguments named as a cache of past keys and values (`past_key_values`, `layer_past`).
     caches: Vec<String>,
-    /// Bodies of `if position_ids is None:`-style tests on an argument: what runs when the
-    /// caller does not pass it. Models pass positions they computed, so a position argument used
+    parameters: Option<&'a ast::Parameters>,
+    /// Bodies of `if position_ids is None:`-style tests on an argument, met so far in the walk
+    /// (those around a node are met before it): what runs when the caller does not pass it. Models pass positions they computed, so a position argument used
     /// only there does not reach the graph from a model's forward (transformers' positional
     /// embeddings slice with `past_key_values_length` only when `position_ids` is missing).
     fallbacks: Vec<TextRange>,
@@ -261,42 +257,12 @@ impl<'c, 'a> Finder<'c, 'a> {
     }
 }
 
-/// The bodies of `if <argument> is None:` in a function's code (nested ones included).
-fn fallback_bodies(body: &[Stmt], parameters: &ast::Parameters) -> Vec<TextRange> {
-    let mut finder = Fallbacks { parameters, found: Vec::new() };
-    finder.visit_body(body);
-    finder.found
-}
-
-struct Fallbacks<'p> {
-    parameters: &'p ast::Parameters,
-    found: Vec<TextRange>,
-}
-
-impl<'a> Visitor<'a> for Fallbacks<'_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
-            Stmt::If(if_stmt) if self.is_missing_argument(&if_stmt.test) => {
-                if let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last()) {
-                    self.found.push(TextRange::new(first.start(), last.end()));
-                }
-            }
-            _ => {}
-        }
-        walk_stmt(self, stmt);
-    }
-}
-
-impl Fallbacks<'_> {
-    /// `position_ids is None`, for an argument of the function.
-    fn is_missing_argument(&self, test: &Expr) -> bool {
-        let Expr::Compare(compare) = test else { return false };
-        let is_none =
-            matches!((compare.ops.as_ref(), compare.comparators.as_ref()), ([CmpOp::Is], [Expr::NoneLiteral(_)]));
-        let argument = matches!(compare.left.as_ref(), Expr::Name(name) if self.parameters.includes(&name.id));
-        is_none && argument
-    }
+/// `position_ids is None`, for an argument of the function.
+fn is_missing_argument(test: &Expr, parameters: &ast::Parameters) -> bool {
+    let Expr::Compare(compare) = test else { return false };
+    let is_none = matches!((compare.ops.as_ref(), compare.comparators.as_ref()), ([CmpOp::Is], [Expr::NoneLiteral(_)]));
+    let argument = matches!(compare.left.as_ref(), Expr::Name(name) if parameters.includes(&name.id));
+    is_none && argument
 }
 
 fn slice_bounds(slice: &ast::ExprSlice) -> Vec<&Expr> {
@@ -306,6 +272,12 @@ fn slice_bounds(slice: &ast::ExprSlice) -> Vec<&Expr> {
 impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
         self.assignment(stmt);
+        if let (Stmt::If(if_stmt), Some(parameters)) = (stmt, self.parameters)
+            && is_missing_argument(&if_stmt.test, parameters)
+            && let (Some(first), Some(last)) = (if_stmt.body.first(), if_stmt.body.last())
+        {
+            self.fallbacks.push(TextRange::new(first.start(), last.end()));
+        }
     }
 
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {

@@ -4,7 +4,7 @@
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
-use ruff_text_size::{Ranged, TextSize};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::file::imports::{Imports, dotted_name, is_dotted_name};
 use crate::model::file::{FileModel, FunctionNode};
@@ -27,6 +27,27 @@ pub fn scopes<'a>(model: &FileModel<'a>) -> Vec<&'a [Stmt]> {
         }
     }
     bodies
+}
+
+/// The scope whose own code (as [`scopes`] lists it) holds `range`: `Some(None)` for module
+/// level, `Some(Some(f))` for the body of function `f`; `None` inside a class body or in the
+/// header of a def or class (decorators, parameters, bases), which no scope's code holds.
+pub fn scope_holding(model: &FileModel, range: TextRange) -> Option<Option<usize>> {
+    let defs = model.functions.iter().enumerate().filter_map(|(index, function)| match function.node {
+        FunctionNode::Def(def) => Some((def.range(), Some((index, def)))),
+        FunctionNode::Lambda(_) => None,
+    });
+    let classes = model.classes.iter().map(|class| (class.node.range(), None));
+    let innermost =
+        defs.chain(classes).filter(|(node, _)| node.contains_range(range)).min_by_key(|(node, _)| node.len());
+    match innermost {
+        None => Some(None),
+        Some((_, None)) => None,
+        Some((_, Some((index, def)))) => {
+            let (first, last) = (def.body.first()?, def.body.last()?);
+            TextRange::new(first.start(), last.end()).contains_range(range).then_some(Some(index))
+        }
+    }
 }
 
 /// Every `x = torch.compile(y, ...)` in the scope, nested blocks included.
@@ -256,4 +277,69 @@ pub fn is_test(name: &str) -> bool {
     name == "test"
         || name.starts_with("test_")
         || matches!(name, "setUp" | "setUpClass" | "setup_method" | "setup_class" | "setup_module" | "setup_function")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use ruff_text_size::Ranged;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    const CODE: &str = "\
+a()
+@deco(b())
+class C(base(c())):
+    d()
+    def method(self, x=e()) -> f():
+        g(h())
+        lam = lambda: i()
+        def inner():
+            j()
+k()
+";
+
+    /// Each call of `CODE` by its callee's name, with the scope holding it (`scope_holding`).
+    fn scopes_of_calls() -> Vec<(String, Option<Option<String>>)> {
+        let source = SourceFile::parse(Path::new("m.py"), CODE.to_string()).unwrap();
+        let model = FileModel::build(&source, "m");
+        let name = |function: usize| model.function(function).name.clone();
+        model
+            .calls
+            .iter()
+            .map(|call| {
+                let scope = scope_holding(&model, call.range()).map(|scope| scope.map(name));
+                (CODE[call.func.range()].to_string(), scope)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_call_is_recorded_in_source_order_with_the_scope_whose_code_holds_it() {
+        let module = Some(None);
+        let method = Some(Some("method".to_string()));
+        let inner = Some(Some("inner".to_string()));
+        let expected = vec![
+            ("a", module.clone()),
+            // A class's decorators, bases and body, a def's signature: no scope's own code.
+            ("deco", None),
+            ("b", None),
+            ("base", None),
+            ("c", None),
+            ("d", None),
+            ("e", None),
+            ("f", None),
+            ("g", method.clone()),
+            ("h", method.clone()),
+            // A lambda's body is the code of the def around it.
+            ("i", method),
+            ("j", inner),
+            ("k", module),
+        ];
+        let expected: Vec<(String, Option<Option<String>>)> =
+            expected.into_iter().map(|(name, scope)| (name.to_string(), scope)).collect();
+        assert_eq!(scopes_of_calls(), expected);
+    }
 }

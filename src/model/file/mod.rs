@@ -40,6 +40,9 @@ pub struct FileModel<'a> {
     pub functions: Vec<Function<'a>>,
     pub classes: Vec<Class<'a>>,
     pub hooks: Vec<Hook<'a>>,
+    /// Every call in the file, in source order (as a plain walk of the tree meets them): found by
+    /// `collect`, for the rules that look at calls wherever they are, compiled or not.
+    pub calls: Vec<&'a ast::ExprCall>,
     /// Functions that run under torch.compile, and why. Filled by `reach` (which then calls
     /// `index_region`).
     pub region: HashMap<usize, Reason>,
@@ -297,6 +300,7 @@ impl<'a> FileModel<'a> {
             functions: Vec::new(),
             classes: Vec::new(),
             hooks: Vec::new(),
+            calls: Vec::new(),
             region: HashMap::default(),
             imported_module_classes: HashSet::default(),
             imported_submodules: HashMap::default(),
