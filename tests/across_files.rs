@@ -265,11 +265,12 @@ class PatchEmbed(nn.Module):
         return self.proj(x)
 ";
 
-/// A message is built (and pins the size it formats) when the check it is passed to builds it:
-/// that the check is `torch._assert` is known from the file that binds it, through the package
-/// that re-exports it. Without that file the check is unknown, and nothing is reported.
+/// The fix builds the message only when the check fails; it is Safe for a check known to do
+/// nothing when its condition holds: that this one is `torch._assert` is known from the file that
+/// binds it, through the package that re-exports it. Without that file the check is unknown, and
+/// the fix is Unsafe.
 #[test]
-fn a_check_re_exported_from_another_file_builds_its_message() {
+fn a_check_re_exported_from_another_file_gets_the_safe_fix() {
     let project = [
         ("pkg/__init__.py", ""),
         ("pkg/layers/__init__.py", LAYERS_INIT),
@@ -278,7 +279,9 @@ fn a_check_re_exported_from_another_file_builds_its_message() {
         ("pkg/models/patch_embed.py", PATCH_EMBED),
     ];
     let with_check = findings(&project);
-    assert!(with_check.contains("pkg/models/patch_embed.py:14:29: TCF209 medium"), "{with_check}");
+    let finding = "pkg/models/patch_embed.py:14:29: TCF209 medium";
+    assert!(with_check.contains(finding) && with_check.contains("sequence length) [*]"), "{with_check}");
+    assert!(!with_check.contains("unsafe fix"), "{with_check}");
     let without = findings(&[project[0], project[3], project[4]]);
-    assert!(!without.contains("TCF209"), "{without}");
+    assert!(without.contains(finding) && without.contains("tcfix does not know `_assert`"), "{without}");
 }

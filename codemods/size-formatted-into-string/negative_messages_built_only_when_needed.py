@@ -1,5 +1,6 @@
 """TCF209 negative: messages that format a size but are built only when a check fails (an
-`assert` statement's message, a `raise`), a whole shape (formatted without pinning a size), sizes
+`assert` statement's message, a `raise`), a lone field (`f"{H}"`, formatted only when read), a
+whole shape (formatted without pinning a size), sizes
 a `==` check of the function pins anyway (the width's message also formats the height, checked
 on the line before), the module's own sizes, and output calls (TCF101's business: its guard
 keeps the message from being built)."""
@@ -26,5 +27,6 @@ class Stem(nn.Module):
         _assert(H == self.img_size[0], f"Input height ({H}) doesn't match model ({self.img_size[0]}).")
         _assert(W == self.img_size[1], f"Input size ({H}*{W}) doesn't match model ({self.img_size[0]}*{self.img_size[1]}).")
         _assert(self.proj.weight.shape[0] > 0, f"{self.proj.weight.shape[0]} filters")
+        unread = f"{H}"
         logger.debug(f"stem input {H}x{W}")
         return self.proj(x)

@@ -20,6 +20,7 @@ use ruff_text_size::Ranged;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{indentation, line_ending, torch_name};
 use crate::fix::{Edit, Fix, Safety};
+use crate::model::file::module::is_docstring;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::file::imports::{dotted_name, last_segment};
 use crate::rules::check::{Checker, Hooks};
@@ -236,10 +237,6 @@ fn mirrored_input(def: &ast::StmtFunctionDef) -> Option<String> {
     let [.., Stmt::Return(ast::StmtReturn { value: Some(value), .. })] = def.body.as_slice() else { return None };
     let only_return = def.body.iter().filter(|s| !is_docstring(s)).count() == 1;
     (only_return && mirrors(value, input)).then(|| input.to_string())
-}
-
-fn is_docstring(stmt: &Stmt) -> bool {
-    matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr())
 }
 
 fn mirrors(expr: &Expr, input: &str) -> bool {

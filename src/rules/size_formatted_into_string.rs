@@ -1,23 +1,23 @@
 //! TCF209 size-formatted-into-string: an f-string in compiled code that formats one of an input's
-//! sizes and is used: the message of a check that builds it (`_assert(H % p == 0, f"Input height
-//! ({H}) should be divisible by {p}")` with `B, C, H, W = x.shape`), a key, a name stored on the
-//! module. Dynamo turns the size into text only by making it a constant, so a size it had made
+//! sizes (`_assert(H % p == 0, f"Input height ({H}) should be divisible by {p}")` with `B, C, H, W
+//! = x.shape`). Dynamo joins the pieces of such a string into a constant, so a size it had made
 //! dynamic is pinned again, and each new size compiles another graph (with `dynamic=True` too)
-//! until the recompile limit sends the frame to eager. Measured under torch 2.15 (README): 5 graphs
-//! for 5 image sizes, against 2 without the message; timm's ViT with `dynamic_img_size=True` does
-//! this through its patch embedding's size check.
+//! until the recompile limit sends the frame to eager: used or not, the string is built where the
+//! line runs. Measured under torch 2.15 (README): 5 graphs for 5 image sizes, against 2 without
+//! it; timm's ViT with `dynamic_img_size=True` does this through its patch embedding's size check.
 //!
-//! Dynamo builds an f-string only when something reads it, so only uses that read it are
-//! reported: a check known to build its message (`message_checks`: `torch._assert`, the project's
-//! asserting or raising checks), a subscript, an attribute store. Not: a message of an `assert`
-//! statement, a `raise` or a message lambda (built when the check fails), a check tcfix cannot see
-//! into, whole shapes (`{x.shape}` stays symbolic), sizes a `==` check pins anyway, and the
-//! arguments of print and logging calls (TCF101's guard removes them).
+//! Not reported: the message of an `assert` statement, an f-string in a `raise` or in a lambda
+//! (built when the check fails), a lone field (`f"{H}"`, joined with nothing: formatted only when
+//! read), whole shapes (`{x.shape}` stays symbolic), sizes a `==` against a number pins anyway, and
+//! the arguments of print and logging calls (TCF101's guard removes them).
 //!
-//! Fix (Safe): a check called as a statement of its own, `check(cond, f"...")`, becomes `if not
-//! (cond): check(False, f"...")`: the message is built only when the check fails, which raises
-//! the same error as before.
+//! Fix: a check called as a statement of its own, `check(cond, f"...")`, becomes `if not (cond):
+//! check(False, f"...")`: the message is built only when the check fails, which raises as before.
+//! Safe for a check known to do nothing when the condition holds (`message_checks`: torch's
+//! `_assert`, the project's asserting or raising checks) with a message that only reads values;
+//! Unsafe for a check tcfix cannot see into, or a message that calls something.
 
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -28,6 +28,7 @@ use crate::model::compiled::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::flow::message_checks::is_message_check;
 use crate::model::flow::shapes::InputSizes;
+use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::print_in_compiled_code::writes_output;
 use crate::rules::rule::{Category, Rule};
@@ -41,7 +42,7 @@ pub static RULE: Rule = Rule {
     why: "Dynamo makes the size a constant to format it, so every new size compiles another graph, even with \
               dynamic shapes, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
-    fixes: &[Safety::Safe],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &["f\"", "f'"],
     backend_ops: &[],
 };
@@ -64,10 +65,10 @@ struct Messages<'c, 'a> {
     sizes: &'c InputSizes,
     /// The statement being walked.
     statement: Option<&'a Stmt>,
-    /// The statement being walked, when what it formats is built only if a check fails: the
-    /// message of an `assert`, or a `raise`.
+    /// In the statement being walked, what is built only if a check fails: the message of an
+    /// `assert`, or a `raise`.
     built_on_failure: Option<TextRange>,
-    /// Sizes a check outside any branch of the function requires equal to something
+    /// Sizes a check outside any branch of the function requires equal to a number
     /// (`_assert(H == self.img_size[0], ...)`, `assert W == 224`): pinned on every path, so
     /// formatting them costs nothing more.
     pinned: Vec<String>,
@@ -78,7 +79,7 @@ struct Message<'a> {
     string: &'a ast::ExprFString,
     /// The sizes it formats, as written (`H`, `x.shape[2]`).
     sizes: Vec<String>,
-    /// The sizes its own check requires equal to something: pinned wherever the check is.
+    /// The sizes its own check requires equal to a number: pinned wherever the check is.
     pinned: Vec<String>,
     /// The check whose message it is, where it is one: `_assert(cond, f"...")` as a statement
     /// (the call, and the statement).
@@ -88,13 +89,6 @@ struct Message<'a> {
 impl<'a> FunctionHooks<'a> for Messages<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
         self.statement = Some(stmt);
-        // `self.name = f"..."`: the module keeps it.
-        if let Stmt::Assign(assign) = stmt
-            && let Expr::FString(string) = assign.value.as_ref()
-            && assign.targets.iter().any(|target| matches!(target, Expr::Attribute(_)))
-        {
-            self.judge_string(string);
-        }
         if let Stmt::Assert(assert) = stmt
             && !site.in_branch
         {
@@ -118,15 +112,15 @@ impl<'a> FunctionHooks<'a> for Messages<'_, 'a> {
             // A message lambda (`torch._check(cond, lambda: f"...")`) runs when the check fails.
             Expr::Lambda(_) => false,
             Expr::Call(call) => {
-                self.judge_call_messages(call, site);
+                self.judge_check(call, site);
                 true
             }
-            // `cache[f"{H}x{W}"]`: a key is read.
-            Expr::Subscript(subscript) => {
-                if let Expr::FString(string) = subscript.slice.as_ref() {
-                    self.judge_string(string);
+            Expr::FString(string) => {
+                let sizes = self.sizes_formatted(string);
+                if !sizes.is_empty() && !self.found.iter().any(|message| message.string.range() == string.range()) {
+                    self.found.push(Message { string, sizes, pinned: Vec::new(), check: None });
                 }
-                true
+                false
             }
             _ => true,
         }
@@ -151,22 +145,15 @@ impl<'a> FunctionHooks<'a> for Messages<'_, 'a> {
                 ),
             )
             .with_severity(Severity::Medium);
-            diagnostics.push(with_fix(model, function.id, diagnostic, message));
+            diagnostics.push(with_fix(model, function.id, function.tensors(), diagnostic, message));
         }
     }
 }
 
 impl<'a> Messages<'_, 'a> {
-    /// An f-string read where it is: reported when it formats a size.
-    fn judge_string(&mut self, string: &'a ast::ExprFString) {
-        let sizes = self.sizes_formatted(string);
-        if !sizes.is_empty() {
-            self.found.push(Message { string, sizes, pinned: Vec::new(), check: None });
-        }
-    }
-
-    /// The f-string arguments of a check that builds its message.
-    fn judge_call_messages(&mut self, call: &'a ast::ExprCall, site: Site) {
+    /// A call with an f-string argument that formats a size, seen before the walk reaches the
+    /// string: the message of a check, judged with the check's condition.
+    fn judge_check(&mut self, call: &'a ast::ExprCall, site: Site) {
         let arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
         for argument in arguments {
             let Expr::FString(string) = argument else { continue };
@@ -174,13 +161,11 @@ impl<'a> Messages<'_, 'a> {
             if sizes.is_empty() {
                 continue;
             }
-            if !is_message_check(self.function.model(), &call.func) {
-                return;
-            }
             let condition = call.arguments.args.first().filter(|first| !matches!(first, Expr::FString(_)));
             // `check(False, f"...")` fails whenever it runs: its message is built only then (the
-            // fix's own shape).
+            // fix's own shape). The walk must not report the string on its own either.
             if matches!(condition, Some(Expr::BooleanLiteral(flag)) if !flag.value) {
+                self.found.push(Message { string, sizes: Vec::new(), pinned: Vec::new(), check: None });
                 continue;
             }
             let pinned = condition.map(|condition| self.equated_sizes(condition)).unwrap_or_default();
@@ -192,31 +177,42 @@ impl<'a> Messages<'_, 'a> {
         }
     }
 
-    /// The input sizes the interpolations of `string` read, as written. A whole shape
-    /// (`{x.shape}`) is formatted symbolically and pins nothing.
+    /// The input sizes the fields of `string` read, as written; none for a lone field (`f"{H}"`,
+    /// formatted only when read). A whole shape (`{x.shape}`) is formatted symbolically and pins
+    /// nothing.
     fn sizes_formatted(&self, string: &ast::ExprFString) -> Vec<String> {
+        let elements: Vec<_> = string.value.elements().collect();
+        if elements.len() < 2 {
+            return Vec::new();
+        }
         let text = &self.function.model().source.text;
-        let mut sizes: Vec<String> = (string.value.elements().filter_map(|element| element.as_interpolation()))
+        let mut sizes: Vec<String> = (elements.iter().filter_map(|element| element.as_interpolation()))
             .filter_map(|field| self.sizes.read_by(&field.expression))
             .filter(|size| !is_whole_shape(size))
             .map(|size| text[size.range()].to_string())
             .collect();
+        sizes.sort();
         sizes.dedup();
         sizes
     }
 
-    /// The sizes `condition` requires equal to something: a whole side of a `==` (`H == 224`;
-    /// not `H % 16 == 0`, which leaves other multiples of 16 open), through `and`.
+    /// The sizes `condition` requires equal to a number: one side of a `==` whose other side is
+    /// no input size (`H == 224`, `H == self.img_size[0]`; not `H == W`, which ties two sizes, nor
+    /// `H % 16 == 0`, which leaves other multiples of 16 open), through `and`.
     fn equated_sizes(&self, condition: &Expr) -> Vec<String> {
         let text = &self.function.model().source.text;
+        let is_size = |side: &Expr| self.sizes.read_by(side).is_some_and(|read| read.range() == side.range());
         match condition {
             Expr::BoolOp(bool_op) if bool_op.op == ast::BoolOp::And => {
                 bool_op.values.iter().flat_map(|value| self.equated_sizes(value)).collect()
             }
-            Expr::Compare(compare) if compare.ops.iter().all(|op| *op == CmpOp::Eq) => {
-                (std::iter::once(compare.left.as_ref()).chain(compare.comparators.iter()))
-                    .filter(|side| self.sizes.read_by(side).is_some_and(|read| read.range() == side.range()))
-                    .map(|side| text[side.range()].to_string())
+            Expr::Compare(compare) if compare.ops.as_ref() == [CmpOp::Eq] => {
+                let (left, right) = (compare.left.as_ref(), &compare.comparators[0]);
+                let number = |side: &Expr| self.sizes.read_by(side).is_none();
+                [(left, right), (right, left)]
+                    .into_iter()
+                    .filter(|(side, other)| is_size(side) && number(other))
+                    .map(|(side, _)| text[side.range()].to_string())
                     .collect()
             }
             _ => Vec::new(),
@@ -228,11 +224,8 @@ impl<'a> Messages<'_, 'a> {
     fn as_check(&self, call: &'a ast::ExprCall, string: &ast::ExprFString) -> Option<(&'a ast::ExprCall, TextRange)> {
         let [condition, Expr::FString(message)] = call.arguments.args.as_ref() else { return None };
         let Some(Stmt::Expr(statement)) = self.statement else { return None };
-        // `if not (condition):` on a tensor would be a branch on its data (TCF104's graph break):
-        // only a condition on sizes, a Python bool, is moved.
         let is_check = message.range() == string.range()
             && self.sizes.read_by(condition).is_some()
-            && !self.function.tensors().is_tensor(condition)
             && call.arguments.keywords.is_empty()
             && statement.value.range() == call.range();
         is_check.then_some((call, statement.range()))
@@ -248,7 +241,7 @@ fn is_whole_shape(size: &Expr) -> bool {
     }
 }
 
-fn with_fix(model: &FileModel, function: usize, diagnostic: Diagnostic, message: &Message) -> Diagnostic {
+fn with_fix(model: &FileModel, function: usize, tensors: &Tensors, diagnostic: Diagnostic, message: &Message) -> Diagnostic {
     let Some((call, statement)) = message.check else {
         return diagnostic.without_fix(
             "build the string only where it is needed (under the check that fails, or outside the compiled code), \
@@ -257,6 +250,14 @@ fn with_fix(model: &FileModel, function: usize, diagnostic: Diagnostic, message:
     };
     let text = &model.source.text;
     let condition = &call.arguments.args[0];
+    // `if not (condition):` on a tensor would be a branch on its data (TCF104's graph break).
+    if holds_tensor(condition, tensors) {
+        return diagnostic.without_fix("the condition reads a tensor: build the message only when the check fails, by hand");
+    }
+    // A name bound in the call would be bound only when the check fails.
+    if has_walrus(call) {
+        return diagnostic.without_fix("the call binds a name (`:=`): move the binding out, then build the message only when the check fails");
+    }
     if text[condition.range()].contains(['\n', '\r']) {
         return diagnostic.without_fix("the condition spans lines: put the call under `if not (condition):` by hand");
     }
@@ -271,5 +272,73 @@ fn with_fix(model: &FileModel, function: usize, diagnostic: Diagnostic, message:
     edits.push(Edit::replace(condition.range(), "False"));
     let check = &text[call.func.range()];
     let title = format!("Build the message only when the check fails: `if not (…): {check}(False, …)`");
-    diagnostic.with_fix(Fix::new(title, Safety::Safe, edits))
+    let risk = match (is_message_check(model, &call.func), calls_in(text, message.string)) {
+        (true, None) => None,
+        (false, _) => Some(format!("tcfix does not know `{check}` to do nothing when the condition holds")),
+        (true, Some(called)) => Some(format!("`{called}` in the message now runs only when the check fails")),
+    };
+    let fix = match risk {
+        None => Fix::new(title, Safety::Safe, edits),
+        Some(risk) => Fix::new(format!("{title} (unsafe: {risk})"), Safety::Unsafe, edits),
+    };
+    diagnostic.with_fix(fix)
+}
+
+/// Whether the condition, or a part of it joined by `and`/`or`/`not` or compared, is a tensor.
+fn holds_tensor(condition: &Expr, tensors: &Tensors) -> bool {
+    tensors.is_tensor(condition)
+        || match condition {
+            Expr::BoolOp(bool_op) => bool_op.values.iter().any(|value| holds_tensor(value, tensors)),
+            Expr::UnaryOp(unary) => holds_tensor(&unary.operand, tensors),
+            Expr::Compare(compare) => {
+                tensors.is_tensor(&compare.left) || compare.comparators.iter().any(|side| tensors.is_tensor(side))
+            }
+            _ => false,
+        }
+}
+
+fn has_walrus(call: &ast::ExprCall) -> bool {
+    let mut finder = Finder { found: None, wanted: |expr: &Expr| expr.is_named_expr() };
+    finder.visit_expr(&call.func);
+    for argument in call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value)) {
+        finder.visit_expr(argument);
+    }
+    finder.found.is_some()
+}
+
+/// The first call in the message's fields other than reading a size or a length (`x.size(2)`,
+/// `len(xs)`), as written: one whose effects the fix would make conditional.
+fn calls_in(text: &str, string: &ast::ExprFString) -> Option<String> {
+    let mut finder = Finder { found: None, wanted: |expr: &Expr| matches!(expr, Expr::Call(call) if !reads_only(call)) };
+    for field in string.value.elements().filter_map(|element| element.as_interpolation()) {
+        finder.visit_expr(&field.expression);
+    }
+    finder.found.map(|call| snippet(&text[call]))
+}
+
+fn reads_only(call: &ast::ExprCall) -> bool {
+    match call.func.as_ref() {
+        Expr::Attribute(method) => matches!(method.attr.id.as_str(), "size" | "dim" | "numel" | "stride"),
+        Expr::Name(name) => matches!(name.id.as_str(), "len" | "int" | "str" | "min" | "max" | "abs" | "round" | "tuple" | "list"),
+        _ => false,
+    }
+}
+
+/// Where the first expression (in source order) that `wanted` picks is.
+struct Finder<F: Fn(&Expr) -> bool> {
+    found: Option<TextRange>,
+    wanted: F,
+}
+
+impl<'a, F: Fn(&Expr) -> bool> Visitor<'a> for Finder<F> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.found.is_some() {
+            return;
+        }
+        if (self.wanted)(expr) {
+            self.found = Some(expr.range());
+            return;
+        }
+        walk_expr(self, expr);
+    }
 }

@@ -2,13 +2,18 @@
 //! of well-known libraries, and the methods users compile. What a file's own classes hold
 //! (`__init__`, assignments to `self`) its model answers (`file`).
 
-use ruff_python_ast::Expr;
+use ruff_python_ast::{Expr, Stmt};
 
 use crate::model::file::imports::unqualified;
 
 /// The name `self`: the module a method runs on.
 pub fn is_self(expr: &Expr) -> bool {
     matches!(expr, Expr::Name(name) if name.id.as_str() == "self")
+}
+
+/// A string on a line of its own: the docstring when it opens a body, which does nothing.
+pub fn is_docstring(stmt: &Stmt) -> bool {
+    matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr())
 }
 
 /// The `self.<attr>` names an assignment target binds (through tuples and lists).

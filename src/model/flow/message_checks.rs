@@ -7,6 +7,7 @@
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use crate::model::file::module::is_docstring;
 use crate::model::file::{FileModel, FunctionNode};
 
 /// torch's own check: `assert condition, message`.
@@ -72,8 +73,4 @@ pub fn builds_message(def: &ast::StmtFunctionDef) -> bool {
         }
         _ => false,
     }
-}
-
-fn is_docstring(stmt: &Stmt) -> bool {
-    matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr())
 }

@@ -24,6 +24,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::fix::text::{indentation, inside_string, stands_alone};
 use crate::fix::{Edit, Fix, Safety};
+use crate::model::file::module::is_docstring;
 use crate::model::file::{FileModel, FunctionNode};
 /// The edits that take a hook's flag tests out, the tests they take out, and the flags.
 pub(super) struct FlagTests {
@@ -309,10 +310,6 @@ impl<'a> Visitor<'a> for Names<'a> {
         }
         walk_expr(self, expr);
     }
-}
-
-fn is_docstring(stmt: &Stmt) -> bool {
-    matches!(stmt, Stmt::Expr(expr) if expr.value.is_string_literal_expr())
 }
 
 /// `if not flag: return`: the line goes (not with a comment on it, which would be lost).
