@@ -12,16 +12,26 @@ the call (a block called from a loop that runs eagerly) guards on what tells its
 (module types, strides): where tcfix finds that break, the recompile is `after-break`, and counts
 neither way either (removing the break removes the resumed code and the frames apart).
 
-A finding in a function the run compiled is `confirmed` (an event joined it), `conditional` (not
-seen, but its message states the condition it needs: "only when ..."), `shadowed` (not seen, and
-an earlier line of the same function made Dynamo give the rest of the frame up to eager: the line
-never ran compiled, so the run says nothing of it; not counted in precision), or `not-seen`.
+A size that Dynamo had made dynamic and Python code then needed as a number (an f-string, `range`,
+`math.copysign`) is made a constant again: Dynamo logs a `symbolic_shape_specialization`, and the
+next new size recompiles (a run of three sizes would show it; the tier runs two). Such a `pinned`
+site, at the innermost package line of the user stack, is a recompile site the run predicts: found
+when a finding of a rule that speaks of it covers the line (a recompile rule; or TCF101, whose
+guard keeps a message from being built), `pinned_sizes`. Sizes an operator pins (a convolution's
+channels against its weight) are the model's own and are not counted.
+
+A finding in a function the run compiled (or that a pinned size shows ran, inlined into a compiled
+frame) is `confirmed` (an event or a pinned size joined it), `conditional` (not seen, but its
+message states the condition it needs: "only when ..."), `shadowed` (not seen, and an earlier line
+of the same function made Dynamo give the rest of the frame up to eager: the line never ran
+compiled, so the run says nothing of it; not counted in precision), or `not-seen`.
 
 A fix (variants b and c; in variant s the Dynamo option a finding says removes it, turned on where the
 model is compiled) is judged in the function that holds it, on the models rerun on the fixed
 copy: `removed` (no event of its kind left in that function), `left` (an event on a line with the
 same code as before), `moved` (events left on other lines), `no-event` (the run saw nothing there
-before), `not-run` (the fixed function did not compile again).
+before), `not-run` (the fixed function did not compile again). A fix of a finding a pinned size
+confirmed is judged on the pinned sizes of the rerun.
 """
 from __future__ import annotations
 
@@ -131,6 +141,79 @@ def decode_step_recompiles(models, results, dirs) -> Counter:
                 if first_decode and (where := GUARD_SOURCE.search(failures[0])):
                     found[(where.group(1), int(where.group(2)))] += 1
     return found
+
+
+# Dynamo's guards that turn a symbolic size into a Python number: called when Python code needs
+# its value, not when an operator relates it to another shape.
+PYTHON_VALUE = {"guard_int", "guard_scalar", "guard_float"}
+
+
+def pinned_sizes(models, results, dirs, roots) -> Counter:
+    """(path, line) -> how many times the runs' traces show Dynamo making an input's size a constant
+    again because package code needed its value there (see the module's doc). Paths are
+    package-relative, for the package trees in `roots` (published, or a fixed copy)."""
+    bases = {str(root.parent) + "/" for root in roots.values()}
+    names = {root.name for root in roots.values()}
+    found = Counter()
+    for m in models:
+        if results[m].get("status") != "ran":
+            continue
+        for log in sorted((dirs[m] / "trace").glob("*.log")):
+            for stack in pinned_in(log):
+                # The innermost frame in a package: torch's own Python code may do the pinning.
+                site = next(((relative, line) for path, line in stack
+                             if (relative := package_relative(path, bases, names))), None)
+                if site:
+                    found[site] += 1
+    return found
+
+
+def package_relative(path: str, bases: set[str], names: set[str]) -> str | None:
+    """A traced file's path relative to the package trees (`timm/layers/patch_embed.py`), or None
+    for a file of no package of the tier (torch's own). A trace made in another environment
+    names its own site-packages: matched by the package's name there."""
+    for base in bases:
+        if path.startswith(base):
+            return path[len(base):]
+    if "site-packages/" in path and (relative := path.split("site-packages/", 1)[1]).split("/", 1)[0] in names:
+        return relative
+    return None
+
+
+def pinned_in(log: Path):
+    """The user stack, innermost first as (path, line), of each Python-level specialization of an
+    input's size in a trace."""
+    files = {}
+    with open(log, errors="replace") as lines:
+        for line in lines:
+            if '{"str"' not in line and "symbolic_shape_specialization" not in line:
+                continue
+            try:
+                event = json.loads(line[line.index("{"):])
+            except ValueError:
+                continue
+            if "str" in event:
+                files[event["str"][1]] = event["str"][0]
+                continue
+            pinned = event.get("symbolic_shape_specialization") or {}
+            user = pinned.get("user_stack") or []
+            python_value = any(frame.get("name") in PYTHON_VALUE for frame in pinned.get("stack") or [])
+            of_input = any(".size()[" in source for source in pinned.get("sources") or [])
+            if not (user and python_value and of_input):
+                continue
+            yield [(files.get(frame["filename"], ""), frame["line"]) for frame in reversed(user)]
+
+
+def predicts_pins(finding: Finding) -> bool:
+    """Whether the finding's rule speaks of a size made a constant: the recompile rules, and
+    TCF101, whose guard keeps the call's arguments (an f-string message) from being built."""
+    return finding.code.startswith("TCF2") or finding.code == "TCF101"
+
+
+def covers(finding: Finding, line: int) -> bool:
+    """Whether the finding's range spans `line` (a message on the line after its call's start)."""
+    end = (finding.raw.get("end_location") or {}).get("row", finding.line)
+    return finding.line <= line <= end
 
 
 def recompile_payloads(log: Path):
@@ -256,6 +339,7 @@ class Verdict:
     worse: dict = field(default_factory=dict)  # variant -> [(model, text)]
     outputs: dict = field(default_factory=dict)  # variant -> [(model, phase, verdict)]
     findings: list = field(default_factory=list)  # every finding on the packages, as published
+    pinned: Counter = field(default_factory=Counter)  # (path, line) -> pinned sizes, as published
 
     def proven_kinds(self) -> set[str]:
         """The fix kinds that removed their event in at least 90% of their applications that had
@@ -326,6 +410,8 @@ class Verdict:
             f"truth: recall, recompile sites: {pct(k['recompile', 'found'], k['recompile', 'found'] + k['recompile', 'missed'])}"
             f" ({k['recompile', 'expected']} expected: a new input size, or generate's first decode step;"
             f" {k['recompile', 'after-break']} in code resumed or compiled apart after a found graph break)",
+            f"truth: recall, pinned sizes (a size made a constant again: the next new size recompiles):"
+            f" {pct(k['pinned', 'found'], k['pinned', 'found'] + k['pinned', 'missed'])}",
             f"truth: precision in executed code: {pct(v['confirmed'] + v['conditional'], sum(v.values()))}"
             f" (confirmed {v['confirmed']}, conditional {v['conditional']}, not seen {v['not-seen']};"
             f" {sum(1 for _, x in self.executed if x == 'shadowed')} shadowed by a frame given up earlier)",
@@ -354,7 +440,9 @@ class Verdict:
                "resumed after a graph break that tcfix finds guards on the values that break hands over, and one",
                "of a frame compiled on its own because its caller broke at the call (a block called from eager",
                "code) guards on what tells its callers apart: it goes with the break (after-break), and is not",
-               "counted either.",
+               "counted either. A pinned size is a size Dynamo had made dynamic and then made a constant again",
+               "because package code needed its value (`symbolic_shape_specialization` in the trace): the next new",
+               "size recompiles there.",
                "", "```", self.summary(), "```", "",
                "## Per rule (findings in functions the runs compiled)", "",
                "| rule | confirmed | conditional | not seen | sites found |", "|---|---|---|---|---|"]
@@ -368,7 +456,8 @@ class Verdict:
             c = per_rule[code]
             out.append(f"| {code} | {c['confirmed']} | {c['conditional']} | {c['not-seen']} | {c['sites']} |")
         missed = Counter(kind for (_, _, kind), (status, *_r) in self.sites.items() if status == "missed")
-        out += ["", f"Missed sites (TCF100/TCF200, no rule): {missed['break']} graph-break, {missed['recompile']} recompile.", ""]
+        out += ["", f"Missed sites (TCF100/TCF200, no rule): {missed['break']} graph-break, {missed['recompile']} recompile,"
+                f" {missed['pinned']} pinned size.", ""]
         for variant in sorted(self.fixes):
             how = {"b": "--apply", "c": "--apply --unsafe-fixes", "s": "the Dynamo options tcfix advises, turned on"}
             out += [f"## Fix kinds, variant {variant} ({how[variant]})", "",
@@ -409,16 +498,24 @@ def executed_settings(findings: list[Finding]) -> dict[str, dict[str, set[str]]]
     return settings
 
 
-def executed_fix_files(findings: list[Finding], level: set[str]) -> set[str]:
-    """The files holding a fix of this level (safe; safe and unsafe) in a function the runs compiled."""
+def executed_fix_files(findings: list[Finding], level: set[str], pinned: Counter) -> set[str]:
+    """The files holding a fix of this level (safe; safe and unsafe) in a function the runs compiled,
+    or on a line where a run pinned a size (the line ran)."""
     return {f.path for f in findings
-            if f.fix and f.fix["applicability"] in level and f.state in ("confirmed", "not-seen")}
+            if f.fix and f.fix["applicability"] in level
+            and (f.state in ("confirmed", "not-seen") or pins(f, pinned))}
+
+
+def pins(finding: Finding, pinned: Counter) -> bool:
+    """Whether a run pinned a size on a line the finding covers, and its rule speaks of that."""
+    return predicts_pins(finding) and any(path == finding.path and covers(finding, line) for path, line in pinned)
 
 
 def judge(models, packages, results, dirs, roots, per_variant) -> Verdict:
     verdict = Verdict(models, results, findings=per_variant["a"])
     decode_steps = decode_step_recompiles(models, results["a"], dirs["a"])
-    judge_sites(verdict, per_variant["a"], Functions(next(iter(roots["a"].values())).parent), decode_steps)
+    pinned = verdict.pinned = pinned_sizes(models, results["a"], dirs["a"], roots["a"])
+    judge_sites(verdict, per_variant["a"], Functions(next(iter(roots["a"].values())).parent), decode_steps, pinned)
     for variant in (v for v in results if v != "a"):
         verdict.fixes[variant] = judge_fixes(verdict, variant, models, packages, dirs, roots, per_variant[variant])
         verdict.worse[variant], verdict.outputs[variant] = judge_models(variant, models, results, dirs)
@@ -440,7 +537,8 @@ def frame_given_up(findings: list[Finding], functions: Functions) -> dict[tuple[
     return first
 
 
-def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions, decode_steps: Counter) -> None:
+def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions, decode_steps: Counter,
+                pinned: Counter) -> None:
     """Each runtime site, found or missed, and each finding in executed code, as published."""
     at_site = defaultdict(list)
     for event in events_of(findings, decode_steps):
@@ -451,11 +549,22 @@ def judge_sites(verdict: Verdict, findings: list[Finding], functions: Functions,
                   else "after-break" if all(e.code in ("expected", "after-break") for e in events) else "missed")
         code = named[0].code if named else events[0].code
         verdict.sites[key] = (status, code, sum(e.count for e in events), events[0].reason)
+    named = [f for f in findings if f.code not in RUNTIME_ONLY and predicts_pins(f)]
+    for (path, line), count in pinned.items():
+        covering = [f for f in named if f.path == path and covers(f, line)]
+        status = "found" if covering else "missed"
+        code = covering[0].code if covering else "TCF200"
+        verdict.sites[(path, line, "pinned")] = (status, code, count, functions.code(path, line)[:90])
     given_up = frame_given_up(findings, functions)
+    # A function inlined into a compiled frame has no state of its own unless an event named it:
+    # a size pinned in it says it ran, and each of its findings is judged.
+    ran = {(path, functions.at(path, line)) for path, line in pinned}
     for f in findings:
-        if f.state in ("confirmed", "not-seen") and f.code not in RUNTIME_ONLY:
+        pinned_here = pins(f, pinned)
+        executed = f.state in ("confirmed", "not-seen") or (f.path, functions.at(f.path, f.line)) in ran
+        if executed and f.code not in RUNTIME_ONLY:
             shadowed = given_up.get((f.path, functions.at(f.path, f.line)), f.line) < f.line
-            v = ("confirmed" if f.state == "confirmed" else "conditional" if " only when " in f.message
+            v = ("confirmed" if f.state == "confirmed" or pinned_here else "conditional" if " only when " in f.message
                  else "shadowed" if shadowed else "not-seen")
             verdict.executed.append((f, v))
 
@@ -471,6 +580,8 @@ def judge_fixes(verdict: Verdict, variant: str, models, packages, dirs, roots, f
     # The fixed files each rerun model compiled (as published), for "did the fix run again?".
     rerun_ok = [m for m in models if dirs[variant][m] != dirs["a"][m] and verdict.results[variant][m].get("status") == "ran"]
     compiled_by_rerun = "".join(compiled_text(dirs["a"][m]) for m in rerun_ok)
+    for (path, line), count in pinned_sizes(rerun_ok, verdict.results[variant], dirs[variant], roots[variant]).items():
+        events_after[(path, after.at(path, line), "pinned")].append(Event(path, line, "pinned", "", count))
     fixes = []
     for f, _v in verdict.executed:
         package = f.path.split("/")[0]
@@ -482,7 +593,9 @@ def judge_fixes(verdict: Verdict, variant: str, models, packages, dirs, roots, f
         elif (base[package] / f.path).read_bytes() == (roots[variant][package].parent / f.path).read_bytes():
             continue  # the fix did not land (overlap, or dropped)
         kind = "break" if f.raw.get("runtime", {}).get("graph_breaks") else "recompile"
-        if f.state != "confirmed":
+        pinned = f.state != "confirmed" and pins(f, verdict.pinned)
+        kind = "pinned" if pinned else kind
+        if f.state != "confirmed" and not pinned:
             result = "no-event"
         elif f.path not in compiled_by_rerun:
             result = "not-run"

@@ -230,12 +230,14 @@ def main() -> int:
 
     findings = {"a": join.findings_of(args.tcfix, models, packages, results["a"], dirs["a"], roots["a"])}
 
+    pinned = join.pinned_sizes(models, results["a"], dirs["a"], roots["a"])
+
     # (b), (c): the fixed copies; rerun the models that compile a file holding a fix in code the
     # runs compiled (a fix elsewhere cannot change what they compile).
     for variant in (v for v in variants if v in ("b", "c")):
         site = args.out / variant / "site"
         roots[variant] = apply_fixes(args.tcfix, packages, site, unsafe=variant == "c")
-        fixed = join.executed_fix_files(findings["a"], join.LEVELS[variant])
+        fixed = join.executed_fix_files(findings["a"], join.LEVELS[variant], pinned)
         rerun = [m for m in models if results["a"][m].get("status") == "ran"
                  and any(f in join.compiled_text(dirs["a"][m]) for f in fixed)]
         print(f"truth[{variant}]: fixes in compiled code in {len(fixed)} files; {len(rerun)} models compile them",
