@@ -61,7 +61,7 @@ pub struct FileSummary {
     pub held_in: Vec<Held>,
     /// The capture options the file turns on, and whether it compiles (`dynamo_config`).
     pub captures: Captures,
-    /// Its module-level checks that build their message (`message_checks`).
+    /// Its module-level checks that raise with their message only when they fail (`message_checks`).
     pub message_checks: Vec<String>,
 }
 
@@ -575,7 +575,8 @@ impl ProjectIndex {
         merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
     }
 
-    /// The qualified names of the project's checks that build their message: each file's own
+    /// The qualified names of the project's checks that raise with their message only when they
+    /// fail (`message_checks`): each file's own
     /// (`timm.layers.trace_utils._assert`), and the names packages re-export them under
     /// (`timm.layers._assert`).
     fn message_checks(&self) -> HashSet<String> {

@@ -163,7 +163,7 @@ impl<'a> Messages<'_, 'a> {
             }
             let condition = call.arguments.args.first().filter(|first| !matches!(first, Expr::FString(_)));
             // `check(False, f"...")` fails whenever it runs: its message is built only then (the
-            // fix's own shape). The walk must not report the string on its own either.
+            // fix's own shape). Marked as seen, so that the walk does not report it on its own.
             if matches!(condition, Some(Expr::BooleanLiteral(flag)) if !flag.value) {
                 self.found.push(Message { string, sizes: Vec::new(), pinned: Vec::new(), check: None });
                 continue;
@@ -186,13 +186,16 @@ impl<'a> Messages<'_, 'a> {
             return Vec::new();
         }
         let text = &self.function.model().source.text;
-        let mut sizes: Vec<String> = (elements.iter().filter_map(|element| element.as_interpolation()))
+        let mut sizes: Vec<String> = Vec::new();
+        let read = (elements.iter().filter_map(|element| element.as_interpolation()))
             .filter_map(|field| self.sizes.read_by(&field.expression))
-            .filter(|size| !is_whole_shape(size))
-            .map(|size| text[size.range()].to_string())
-            .collect();
-        sizes.sort();
-        sizes.dedup();
+            .filter(|size| !is_whole_shape(size));
+        for size in read {
+            let size = text[size.range()].to_string();
+            if !sizes.contains(&size) {
+                sizes.push(size);
+            }
+        }
         sizes
     }
 

@@ -50,7 +50,8 @@ pub struct Facts {
     pub project_lengths: Arc<ProjectLengths>,
     /// The capture options the project turns on, and where it compiles (the same for all files).
     pub captures: Captures,
-    /// The project's checks that build their message (`message_checks`; shared by all files).
+    /// The project's checks that raise with their message only when they fail (`message_checks`;
+    /// shared by all files).
     pub message_checks: Arc<HashSet<String>>,
 }
 
@@ -65,8 +66,8 @@ pub struct Dependence {
     /// The file registers buffers: a table grown lazily may be pre-grown to a length the
     /// project's config classes give (`project_lengths`).
     registers_buffers: bool,
-    /// The callees TCF209 asked whether they build their message (`message_checks`), as
-    /// qualified names: known once the file's rules have run.
+    /// The callees TCF209 asked whether they are such checks (`message_checks`), as qualified
+    /// names: known once the file's rules have run.
     checks_asked: Vec<String>,
 }
 

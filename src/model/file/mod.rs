@@ -73,7 +73,8 @@ pub struct FileModel<'a> {
     pub captures: Captures,
     /// The longest lengths the project's config classes give (`ProjectLengths`). Filled by `reach`.
     pub project_lengths: Arc<ProjectLengths>,
-    /// The project's checks that build their message (`message_checks`). Filled by `reach`.
+    /// The project's checks that raise with their message only when they fail (`message_checks`).
+    /// Filled by `reach`.
     pub message_checks: Arc<HashSet<String>>,
     /// The callees whose answer the file's findings depend on (`message_checks`): pass two checks
     /// the file again when the project answers otherwise than its guess did.

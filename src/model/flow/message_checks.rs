@@ -1,9 +1,9 @@
-//! Checks that build their message: `torch._assert(condition, message)`, and functions of the
-//! project that assert or raise with their message parameter (`def _assert(condition, message):
-//! assert condition, message`, timm's fallback). A message passed to such a check is used, so an
-//! f-string there is built under compile and pins the sizes it formats; a message passed to a
-//! check that ignores it under compile (transformers' `torch_compilable_check` hands Dynamo the
-//! condition alone) costs nothing. Other files' checks are known through the project index.
+//! Checks that do nothing when their condition holds and raise with their message when it fails:
+//! `torch._assert(condition, message)`, and functions of the project that assert or raise with
+//! their message parameter (`def _assert(condition, message): assert condition, message`, timm's
+//! fallback). Calling such a check only when the condition fails changes nothing, which makes
+//! TCF209's fix (`if not (cond): check(False, f"...")`) Safe. Other files' checks are known
+//! through the project index, re-exports included.
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
@@ -13,7 +13,7 @@ use crate::model::file::{FileModel, FunctionNode};
 /// torch's own check: `assert condition, message`.
 pub const TORCH_ASSERT: &str = "torch._assert";
 
-/// The file's module-level names that are checks building their message: names bound to
+/// The file's module-level names that are such checks: names bound to
 /// `torch._assert` (`from torch import _assert`) and the file's own such functions.
 pub fn own_message_checks(model: &FileModel) -> Vec<String> {
     let imported =
@@ -31,8 +31,8 @@ pub fn own_message_checks(model: &FileModel) -> Vec<String> {
     names
 }
 
-/// Whether `func`, called, is a check that builds its message: `torch._assert`, or one of the
-/// project's. The question is recorded on the model: the answer depends on other files.
+/// Whether `func`, called, is such a check: `torch._assert`, or one of the project's. The
+/// question is recorded on the model (once per name): the answer depends on other files.
 pub fn is_message_check(model: &FileModel, func: &Expr) -> bool {
     let qualified = match func {
         // A name the file does not import is its own (or a builtin, which is no check).
@@ -48,7 +48,10 @@ pub fn is_message_check(model: &FileModel, func: &Expr) -> bool {
         return true;
     }
     let answer = model.message_checks.contains(&qualified);
-    model.message_checks_asked.borrow_mut().push(qualified);
+    let mut asked = model.message_checks_asked.borrow_mut();
+    if !asked.contains(&qualified) {
+        asked.push(qualified);
+    }
     answer
 }
 
