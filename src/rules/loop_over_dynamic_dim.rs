@@ -4,13 +4,17 @@
 //! size recompiles, dynamic shapes do not help, and after the recompile limit (8) the frame runs
 //! eagerly. There is no mechanical fix: the body has to be written as one batched tensor operation.
 //! Not reported in a frame that a graph break inside one of its loops already sends eagerly:
-//! Dynamo then unrolls nothing there.
+//! Dynamo then unrolls nothing there. A list built from such a range (`list(range(n))`,
+//! `torch.tensor(list(range(n)))`) pins the size the same way (`range_list`).
+
+mod range_list;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{Comprehension, Expr, Stmt};
+use ruff_python_ast::{Comprehension, Expr, ExprCall, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::{Fix, Safety};
 use crate::model::compiled::compiled_code::Site;
 use crate::model::file::module::is_self;
 use crate::model::flow::shapes::{InputSizes, only_for_single_step};
@@ -27,7 +31,7 @@ pub static RULE: Rule = Rule {
     why: "Dynamo unrolls the loop into the graph, so every new size of that dimension recompiles, even with \
               dynamic shapes, and after the recompile limit the frame runs eagerly.",
     category: Category::Recompile,
-    fixes: &[],
+    fixes: &[Safety::Safe, Safety::Unsafe],
     mentions: &[],
     backend_ops: &[],
 };
@@ -90,8 +94,17 @@ fn indexes_own_container(tensors: &Tensors, target: &Expr, body: &[&Expr], stmts
 struct LoopFinder<'c, 'a> {
     function: &'c Function<'c, 'a>,
     sizes: &'c InputSizes,
-    /// The `range(...)` call and the size it reads.
-    found: Vec<(TextRange, TextRange)>,
+    found: Vec<Found>,
+}
+
+/// A `range(...)` over an input size, iterated by a loop or listed.
+struct Found {
+    /// The `range(...)` call.
+    range: TextRange,
+    /// The size it reads.
+    size: TextRange,
+    /// How a list of it is built (`list(range(…))`) and the fix, if it is listed.
+    listed: Option<(String, Option<Fix>)>,
 }
 
 impl LoopFinder<'_, '_> {
@@ -103,12 +116,29 @@ impl LoopFinder<'_, '_> {
         }
         let Expr::Call(call) = iter else { return };
         let is_range = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range");
-        if !is_range {
+        if let Some(size) = self.size_of(call).filter(|_| is_range) {
+            self.found.push(Found { range: call.range(), size, listed: None });
+        }
+    }
+
+    /// The input size a `range(...)` call reads, unless a name says the model fixes it.
+    fn size_of(&self, range: &ExprCall) -> Option<TextRange> {
+        let size = range.arguments.args.iter().find_map(|arg| self.sizes.read_by(arg))?;
+        (!names_fixed_dimension(size)).then(|| size.range())
+    }
+
+    /// A list (or tensor) built from a range of an input size, reported once at its `range(...)`
+    /// (the outer `torch.tensor(list(range(n)))` is met first and holds the fix).
+    fn listed(&mut self, call: &ExprCall) {
+        let model = self.function.model();
+        let Some(list) = range_list::range_list(model, call) else { return };
+        if self.found.iter().any(|found| found.range == list.range.range()) {
             return;
         }
-        let size = call.arguments.args.iter().find_map(|arg| self.sizes.read_by(arg));
-        if let Some(size) = size.filter(|size| !names_fixed_dimension(size)) {
-            self.found.push((call.range(), size.range()));
+        if let Some(size) = self.size_of(list.range) {
+            let text = &model.source.text;
+            let listed = Some((list.describe(text), list.fix(text)));
+            self.found.push(Found { range: list.range.range(), size, listed });
         }
     }
 
@@ -132,6 +162,7 @@ impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
             Expr::SetComp(comp) => self.comprehensions(&comp.generators, &[&comp.elt]),
             Expr::DictComp(comp) => self.comprehensions(&comp.generators, &[&comp.value]),
             Expr::Generator(comp) => self.comprehensions(&comp.generators, &[&comp.elt]),
+            Expr::Call(call) => self.listed(call),
             _ => {}
         }
         true
@@ -144,20 +175,30 @@ impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
         if self.found.is_empty() || function.checker.runs_eagerly(function.id) {
             return;
         }
-        for (range, size) in self.found {
-            let size = &function.model().source.text[size];
-            let message = format!(
-                "loop over `range` of `{size}` in {} is unrolled for each size: every new size recompiles \
-                 (dynamic shapes do not help), and after 8 sizes the frame runs eagerly",
-                function.describe()
-            );
+        for found in self.found {
+            let size = &function.model().source.text[found.size];
+            let place = function.describe();
             // Medium: it costs only when that dimension varies between calls (sequence length,
             // batch size); over a channel count fixed by the model it compiles once.
-            diagnostics.push(
-                Diagnostic::new(&RULE, range, message)
-                    .with_severity(Severity::Medium)
-                    .without_fix("write the loop body as one batched tensor operation over that dimension"),
-            );
+            let diagnostic = match found.listed {
+                None => Diagnostic::new(&RULE, found.range, format!(
+                    "loop over `range` of `{size}` in {place} is unrolled for each size: every new size recompiles \
+                     (dynamic shapes do not help), and after 8 sizes the frame runs eagerly"
+                ))
+                .without_fix("write the loop body as one batched tensor operation over that dimension"),
+                Some((listing, fix)) => {
+                    let diagnostic = Diagnostic::new(&RULE, found.range, format!(
+                        "{listing} over `{size}` in {place} holds one Python number per index, so the size becomes a \
+                         constant: every new size recompiles (dynamic shapes do not help), and after 8 sizes the frame \
+                         runs eagerly"
+                    ));
+                    match fix {
+                        Some(fix) => diagnostic.with_fix(fix),
+                        None => diagnostic.without_fix("build the indices as a tensor: `torch.arange(…)` of the same bounds"),
+                    }
+                }
+            };
+            diagnostics.push(diagnostic.with_severity(Severity::Medium));
         }
     }
 }

@@ -65,11 +65,15 @@ impl InputSizes {
     }
 }
 
-/// `len(x.shape)`, `len(x.size())`: the number of dimensions, fixed by the model.
+/// `len(x.shape)`, `len(x.size())`, `len(x.shape[:-2])`: a number of dimensions, fixed by the model.
 fn is_rank(expr: &Expr) -> bool {
     let Expr::Call(call) = expr else { return false };
     let is_len = matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "len");
-    let of_shape = match call.arguments.args.first() {
+    let shape = match call.arguments.args.first() {
+        Some(Expr::Subscript(dims)) if dims.slice.is_slice_expr() => Some(dims.value.as_ref()),
+        first => first,
+    };
+    let of_shape = match shape {
         Some(Expr::Attribute(attr)) => attr.attr.id.as_str() == "shape",
         Some(Expr::Call(size)) => matches!(size.func.as_ref(), Expr::Attribute(m) if m.attr.id.as_str() == "size"),
         _ => false,
