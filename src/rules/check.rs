@@ -12,7 +12,11 @@
 //! look at calls wherever they are read the file's calls (`FileModel::calls`, recorded by the
 //! model's one collecting walk); TCF202, TCF303 and TCF401 still walk what they need themselves.
 //! What a region rule reads outside compiled code (`__init__`, the methods it runs) it still
-//! walks itself: the checker walks compiled code only.
+//! walks itself: the checker walks compiled code only. So does a fix that asks about all of a
+//! function's code, for its one finding: every use of a name, eager-only branches and nested
+//! `def`s included (TCF104's `torch.where`, TCF101's warn-once block, TCF107's LayerDrop draw,
+//! TCF206's move to `__init__`). What the walk itself hands the hooks is not walked again
+//! (TCF104 reads the name a ternary is assigned to off the statement being walked).
 //!
 //! The checker is handed the rules to run ([`Registered`]), and the fixes they hand on to others'
 //! findings ([`HandOnFix`]), rather than reading the registry: the registry lists the rule files,

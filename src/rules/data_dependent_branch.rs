@@ -49,7 +49,13 @@ pub const HOOKS: Hooks = Hooks::Function(start);
 
 /// The `if`, `elif`, `while`, ternary and `and`/`or` tests on tensor data in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    Some(Box::new(BranchFinder { function, tensors: function.tensors(), found: Vec::new(), tests: Vec::new() }))
+    Some(Box::new(BranchFinder {
+        function,
+        tensors: function.tensors(),
+        found: Vec::new(),
+        tests: Vec::new(),
+        statement: None,
+    }))
 }
 
 #[derive(Clone, Copy)]
@@ -68,8 +74,8 @@ struct Branch<'a> {
     site: Site,
     /// The `if` statement whose test this is (not for `elif`, `while`, ternaries, `and`/`or`).
     statement: Option<&'a ast::StmtIf>,
-    /// The ternary whose test this is.
-    ternary: Option<&'a ast::ExprIf>,
+    /// The ternary whose test this is, and the name it is assigned to (`mscale = a if t else b`).
+    ternary: Option<(&'a ast::ExprIf, Option<&'a str>)>,
 }
 
 struct BranchFinder<'c, 'a> {
@@ -79,9 +85,20 @@ struct BranchFinder<'c, 'a> {
     /// Tests already looked at (and `assert` tests, never flagged): an `and`/`or` inside them is
     /// part of the test.
     tests: Vec<TextRange>,
+    /// The statement being walked: the one a ternary is assigned by, if any.
+    statement: Option<&'a Stmt>,
 }
 
 impl<'a> BranchFinder<'_, 'a> {
+    /// The name `ternary` is assigned to when it is the whole value of `name = ...`: the walk
+    /// hands a statement to the hooks just before its expressions, so the statement being walked
+    /// is the one that holds it.
+    fn assigned_name(&self, ternary: &ast::ExprIf) -> Option<&'a str> {
+        let Some(Stmt::Assign(assign)) = self.statement else { return None };
+        let [Expr::Name(name)] = assign.targets.as_slice() else { return None };
+        (assign.value.range() == ternary.range()).then_some(name.id.as_str())
+    }
+
     fn test(&mut self, keyword: Keyword, test: &'a Expr, site: Site, statement: Option<&'a ast::StmtIf>) {
         self.tests.push(test.range());
         if self.tensors.is_data_dependent(test) {
@@ -92,6 +109,7 @@ impl<'a> BranchFinder<'_, 'a> {
 
 impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+        self.statement = Some(stmt);
         match stmt {
             Stmt::If(if_stmt) => {
                 self.test(Keyword::If, &if_stmt.test, site, Some(if_stmt));
@@ -116,8 +134,9 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
         match expr {
             Expr::If(if_expr) => {
                 self.test(Keyword::Ternary, &if_expr.test, site, None);
+                let assigned = self.assigned_name(if_expr);
                 if let Some(branch) = self.found.last_mut().filter(|branch| branch.test.range() == if_expr.test.range()) {
-                    branch.ternary = Some(if_expr);
+                    branch.ternary = Some((if_expr, assigned));
                 }
             }
             Expr::BoolOp(op) => {
@@ -159,7 +178,7 @@ impl<'a> FunctionHooks<'a> for BranchFinder<'_, 'a> {
                 _ if let Some(flag) = self.tensors.reads_flag(branch.test) => Some(Err(flag_reason(flag))),
                 _ if self.tensors.reads_numpy(branch.test) => Some(Err(NUMPY_REASON.into())),
                 (Some(statement), _) => Some(if_fix(function, self.tensors, statement)),
-                (None, Some(ternary)) => Some(ternary_fix(function, self.tensors, ternary)),
+                (None, Some((ternary, assigned))) => Some(ternary_fix(function, self.tensors, ternary, assigned)),
                 (None, None) => None,
             };
             diagnostics.push(match fix {
@@ -196,10 +215,15 @@ fn if_fix(function: &Function, tensors: &Tensors, if_stmt: &ast::StmtIf) -> Resu
     selection::where_fix(model, tensors, &def.body, if_stmt)
 }
 
-fn ternary_fix(function: &Function, tensors: &Tensors, ternary: &ast::ExprIf) -> Result<Fix, String> {
+fn ternary_fix(
+    function: &Function,
+    tensors: &Tensors,
+    ternary: &ast::ExprIf,
+    assigned: Option<&str>,
+) -> Result<Fix, String> {
     let model = function.model();
     let FunctionNode::Def(def) = model.function(function.id).node else { return Err(NO_FIX.into()) };
-    ternary::where_fix(model, tensors, &def.body, ternary)
+    ternary::where_fix(model, tensors, &def.body, ternary, assigned)
 }
 
 /// A flag that is a Python bool on one path and a mask on another: `torch.where` needs a tensor

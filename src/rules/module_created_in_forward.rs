@@ -286,16 +286,28 @@ impl<'a> FunctionHooks<'a> for Constructions<'_, 'a> {
 }
 
 /// `if self.pad is None:` whose body assigns `self.pad`, or `if self.expand and ...:` whose body
-/// assigns `self.expand`: the branch changes what its test reads, so it runs once.
+/// assigns `self.expand`: the branch changes what its test reads, so it runs once. The test is
+/// read only for a body that sets attributes of `self` (this runs at every `if` of a module's
+/// compiled code; few of them set any).
 fn turns_itself_off(test: &Expr, body: &[Stmt]) -> bool {
+    let assigned: Vec<&str> = body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Assign(assign) => Some(assign.targets.iter()),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|target| match target {
+            Expr::Attribute(attr) if is_self(&attr.value) => Some(attr.attr.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    if assigned.is_empty() {
+        return false;
+    }
     let mut read = NameReads::default();
     read.visit_expr(test);
-    body.iter().any(|stmt| match stmt {
-        Stmt::Assign(assign) => assign.targets.iter().any(|target| {
-            matches!(target, Expr::Attribute(attr) if is_self(&attr.value) && read.self_attributes.iter().any(|a| a == attr.attr.id.as_str()))
-        }),
-        _ => false,
-    })
+    read.self_attributes.iter().any(|attribute| assigned.contains(&attribute.as_str()))
 }
 
 fn report(model: &FileModel, construction: &Construction) -> Diagnostic {

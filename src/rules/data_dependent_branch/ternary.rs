@@ -13,19 +13,21 @@ use crate::fix::text::torch_name;
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::FileModel;
 use crate::model::tensors::tensor::Tensors;
-/// The fix for a ternary on tensor data, or why there is none.
+/// The fix for a ternary on tensor data, or why there is none. `assigned` is the name the
+/// ternary is the value of (`mscale = a if t else b`), seen by the checker's walk.
 pub(super) fn where_fix(
     model: &FileModel,
     tensors: &Tensors,
     body: &[Stmt],
     ternary: &ast::ExprIf,
+    assigned: Option<&str>,
 ) -> Result<Fix, String> {
     const NO_FIX: &str = "write `torch.where(cond, a, b)` by hand where both sides can be computed: the ternary \
                           does not pick between two Python numbers for a name";
     if !tensors.is_zero_dim(&ternary.test) || !is_number(&ternary.body) || !is_number(&ternary.orelse) {
         return Err(NO_FIX.into());
     }
-    let Some(name) = assigned_name(body, ternary) else { return Err(NO_FIX.into()) };
+    let Some(name) = assigned else { return Err(NO_FIX.into()) };
     if !only_arithmetic_uses(body, name, ternary.range()) {
         return Err(format!(
             "write `torch.where(cond, a, b)` by hand if every use of `{name}` can take a 0-d tensor: some use \
@@ -62,28 +64,6 @@ fn is_number(expr: &Expr) -> bool {
         }
         _ => false,
     }
-}
-
-/// The name the ternary is assigned to (`mscale = (a if t else b)`), found among the statements.
-fn assigned_name<'a>(body: &'a [Stmt], ternary: &ast::ExprIf) -> Option<&'a str> {
-    struct Finder<'a> {
-        ternary: TextRange,
-        found: Option<&'a str>,
-    }
-    impl<'a> Visitor<'a> for Finder<'a> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if let Stmt::Assign(assign) = stmt
-                && let [Expr::Name(name)] = assign.targets.as_slice()
-                && assign.value.range() == self.ternary
-            {
-                self.found = Some(name.id.as_str());
-            }
-            walk_stmt(self, stmt);
-        }
-    }
-    let mut finder = Finder { ternary: ternary.range(), found: None };
-    finder.visit_body(body);
-    finder.found
 }
 
 /// Whether every read of `name` outside the ternary is an operand of arithmetic, an `is None` /
