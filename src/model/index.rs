@@ -2,9 +2,11 @@
 //! functions and what they call), so that a subclass of a project-local `nn.Module` and a helper
 //! imported from `models/utils.py` are known for what they are. It holds no syntax trees.
 
+use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
+use std::hash::{BuildHasher, Hash};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -87,8 +89,9 @@ pub struct FunctionSummary {
     pub qualname: String,
     /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
     pub name: String,
-    /// Qualname of the class this is a method of.
-    pub class: Option<String>,
+    /// The class this is a method of: its place among the file's classes (a place, not a copy of
+    /// its qualname: the index holds every function of the project at once).
+    pub class: Option<usize>,
     pub disabled: bool,
     /// Decorators imported from other modules: one may keep Dynamo out (`Function::imported_decorators`).
     pub imported_decorators: Vec<String>,
@@ -162,7 +165,7 @@ impl FileSummary {
                 FunctionSummary {
                     qualname: f.qualname.clone(),
                     name: f.member_name(),
-                    class: f.class.map(|c| model.classes[c].qualname.clone()),
+                    class: f.class,
                     disabled: f.disabled,
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
@@ -200,6 +203,13 @@ impl FileSummary {
             captures: Captures::of(model),
             message_checks: own_message_checks(model),
         }
+    }
+}
+
+impl FileSummary {
+    /// The qualname of the class `function` (one of the file's) is a method of.
+    fn class_of(&self, function: &FunctionSummary) -> Option<&str> {
+        function.class.map(|class| self.classes[class].qualname.as_str())
     }
 }
 
@@ -245,38 +255,105 @@ struct ClassId {
 }
 
 /// One file's names, looked up instead of scanned: a file can hold tens of thousands of
-/// classes. Where a name is defined twice, the first definition wins.
+/// classes. Where a name is defined twice, the first definition wins. The tables hold places in
+/// the file's summary, not copies of its names: the index holds every file's names at once, and
+/// copies of them were a tenth of a run's peak memory.
 #[derive(Default)]
 struct FileLookups {
-    functions: HashMap<String, usize>,
-    classes: HashMap<String, usize>,
-    /// Class qualname -> method name -> method.
-    methods: HashMap<String, HashMap<String, usize>>,
+    /// Functions by qualname.
+    functions: HashTable<usize>,
+    /// Classes by qualname.
+    classes: HashTable<usize>,
+    /// Methods by their class's qualname and the name the class looks them up by.
+    methods: HashTable<usize>,
     /// Class-like names the file imports (`PushToHubMixin` -> `pkg.utils.hub.PushToHubMixin`):
-    /// what a package's `__init__.py` re-exports.
-    imported_classes: HashMap<String, String>,
+    /// what a package's `__init__.py` re-exports. Places in `imported_classes`; where a name is
+    /// imported twice, the last import wins (the list is sorted).
+    imported_classes: HashTable<usize>,
+}
+
+/// The hash a lookup table files a name under.
+fn hash_of(name: impl Hash) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
+/// Files `place` under `name` unless the table already has a place for that name (`same`).
+fn insert_first(
+    table: &mut HashTable<usize>,
+    hash: u64,
+    place: usize,
+    same: impl Fn(usize) -> bool,
+    rehash: impl Fn(&usize) -> u64,
+) {
+    if table.find(hash, |&other| same(other)).is_none() {
+        table.insert_unique(hash, place, rehash);
+    }
 }
 
 impl FileLookups {
     fn of(summary: &FileSummary) -> Self {
         let mut lookups = FileLookups::default();
-        for (index, function) in summary.functions.iter().enumerate() {
-            lookups.functions.entry(function.qualname.clone()).or_insert(index);
-            if let Some(class) = &function.class {
-                let methods = lookups.methods.entry(class.clone()).or_default();
-                methods.entry(function.name.clone()).or_insert(index);
+        let (functions, classes) = (&summary.functions, &summary.classes);
+        let qualname_hash = |&function: &usize| hash_of(functions[function].qualname.as_str());
+        let member_hash = |&function: &usize| {
+            let f = &functions[function];
+            hash_of((summary.class_of(f).unwrap_or_default(), f.name.as_str()))
+        };
+        for (index, function) in functions.iter().enumerate() {
+            let qualname = function.qualname.as_str();
+            let same = |other: usize| functions[other].qualname == qualname;
+            insert_first(&mut lookups.functions, hash_of(qualname), index, same, qualname_hash);
+            if let Some(class) = summary.class_of(function) {
+                let name = function.name.as_str();
+                let same = |other: usize| {
+                    let other = &functions[other];
+                    summary.class_of(other) == Some(class) && other.name == name
+                };
+                insert_first(&mut lookups.methods, hash_of((class, name)), index, same, member_hash);
             }
         }
-        for (index, class) in summary.classes.iter().enumerate() {
-            lookups.classes.entry(class.qualname.clone()).or_insert(index);
+        for (index, class) in classes.iter().enumerate() {
+            let qualname = class.qualname.as_str();
+            let same = |other: usize| classes[other].qualname == qualname;
+            insert_first(&mut lookups.classes, hash_of(qualname), index, same, |&c| {
+                hash_of(classes[c].qualname.as_str())
+            });
         }
-        lookups.imported_classes = summary.imported_classes.iter().cloned().collect();
+        let imported = &summary.imported_classes;
+        let local_hash = |&import: &usize| hash_of(imported[import].0.as_str());
+        for (index, (local, _)) in imported.iter().enumerate() {
+            let hash = hash_of(local.as_str());
+            match lookups.imported_classes.find_mut(hash, |&other| imported[other].0 == *local) {
+                Some(place) => *place = index,
+                None => {
+                    lookups.imported_classes.insert_unique(hash, index, local_hash);
+                }
+            }
+        }
         lookups
     }
 
+    fn function(&self, summary: &FileSummary, qualname: &str) -> Option<usize> {
+        self.functions.find(hash_of(qualname), |&f| summary.functions[f].qualname == qualname).copied()
+    }
+
+    fn class(&self, summary: &FileSummary, qualname: &str) -> Option<usize> {
+        self.classes.find(hash_of(qualname), |&c| summary.classes[c].qualname == qualname).copied()
+    }
+
     /// The first method `name` of the class(es) with this qualname.
-    fn method(&self, class: &str, name: &str) -> Option<usize> {
-        self.methods.get(class)?.get(name).copied()
+    fn method(&self, summary: &FileSummary, class: &str, name: &str) -> Option<usize> {
+        let same = |&f: &usize| {
+            let f = &summary.functions[f];
+            summary.class_of(f) == Some(class) && f.name == name
+        };
+        self.methods.find(hash_of((class, name)), same).copied()
+    }
+
+    /// What the file imports as `name`, fully qualified.
+    fn imported_class<'s>(&self, summary: &'s FileSummary, name: &str) -> Option<&'s str> {
+        let found = self.imported_classes.find(hash_of(name), |&i| summary.imported_classes[i].0 == name)?;
+        Some(summary.imported_classes[*found].1.as_str())
     }
 }
 
@@ -661,7 +738,8 @@ impl ProjectIndex {
         }
         known.insert(id, false); // a cycle of bases is not a module
         let class = self.class(id);
-        let defines_forward = || self.lookups[id.file].method(&class.qualname, "forward").is_some();
+        let defines_forward =
+            || self.lookups[id.file].method(&self.files[id.file], &class.qualname, "forward").is_some();
         let answer = class.bases.iter().any(|base| {
             is_torch_module_base(base)
                 || match self.find_class(id.file, base) {
@@ -720,7 +798,7 @@ impl ProjectIndex {
         if function.root.is_some() {
             return function.root.clone();
         }
-        let class = self.local_class(file, function.class.as_ref()?)?;
+        let class = self.local_class(file, self.files[file].class_of(function)?)?;
         let traced_forward = self.module_classes.contains(&class)
             && !self.forward_replaced.contains(&class)
             && !self.never_built.contains(&class)
@@ -747,7 +825,7 @@ impl ProjectIndex {
             let Some(base) = self.find_class(class.file, base) else {
                 continue;
             };
-            let method = self.lookups[base.file].method(&self.class(base).qualname, name);
+            let method = self.lookups[base.file].method(&self.files[base.file], &self.class(base).qualname, name);
             if let Some(method) = method {
                 return Some(FunctionId { file: base.file, function: method });
             }
@@ -767,12 +845,12 @@ impl ProjectIndex {
     }
 
     fn function_in(&self, file: usize, qualname: &str) -> Option<FunctionId> {
-        self.lookups[file].functions.get(qualname).map(|&function| FunctionId { file, function })
+        self.lookups[file].function(&self.files[file], qualname).map(|function| FunctionId { file, function })
     }
 
     /// The file's own class with this qualname.
     fn local_class(&self, file: usize, qualname: &str) -> Option<ClassId> {
-        self.lookups[file].classes.get(qualname).map(|&class| ClassId { file, class })
+        self.lookups[file].class(&self.files[file], qualname).map(|class| ClassId { file, class })
     }
 
     /// A class named by a base expression: one of the file's own, or one imported from a
@@ -792,7 +870,7 @@ impl ProjectIndex {
         }
         self.modules_named(module).find_map(|other| self.local_class(other, name)).or_else(|| {
             self.modules_named(module).find_map(|other| {
-                let reexported = self.lookups[other].imported_classes.get(name)?;
+                let reexported = self.lookups[other].imported_class(&self.files[other], name)?;
                 (reexported != qualified).then(|| self.find_imported_class(reexported, depth + 1)).flatten()
             })
         })
