@@ -87,8 +87,8 @@ pub struct ClassSummary {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FunctionSummary {
     pub qualname: String,
-    /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
-    pub name: String,
+    /// The name its class looks it up by (`name`).
+    name: MemberName,
     /// The class this is a method of: its place among the file's classes (a place, not a copy of
     /// its qualname: the index holds every function of the project at once).
     pub class: Option<usize>,
@@ -97,7 +97,70 @@ pub struct FunctionSummary {
     pub imported_decorators: Vec<String>,
     /// Compiled or registered as a hook: a root whatever its class.
     pub root: Option<Reason>,
-    pub targets: Vec<Target>,
+    pub targets: Vec<Callee>,
+}
+
+impl FunctionSummary {
+    /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
+    pub fn name(&self) -> &str {
+        match &self.name {
+            MemberName::Tail(start) => &self.qualname[*start..],
+            MemberName::Own(name) => name,
+        }
+    }
+}
+
+/// A function's member name, kept as the end of its qualname where it is one (`collect` names a
+/// function by its scope's prefix and this name): not a second copy of it for every function.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+enum MemberName {
+    /// The qualname from this byte on.
+    Tail(usize),
+    /// A name the qualname does not end with (a lambda's `<lambda>`, named `<lambda#0>`).
+    Own(String),
+}
+
+impl MemberName {
+    fn of(qualname: &str, name: String) -> Self {
+        match qualname.strip_suffix(name.as_str()) {
+            Some(prefix) => MemberName::Tail(prefix.len()),
+            None => MemberName::Own(name),
+        }
+    }
+}
+
+/// What a function may call from its compiled code (`reach::Target`), the file's own functions
+/// and classes named by their place in its summary: the first of that qualname, as the lookups
+/// find them. Places, not copies of qualnames: the index holds every function of the project.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum Callee {
+    /// A function of the same file.
+    Local(usize),
+    /// `self.name` not defined in the class itself: look in its bases.
+    InheritedMethod { class: usize, name: String },
+    /// A name imported from elsewhere (`models.utils.helper`).
+    Imported(String),
+}
+
+impl Callee {
+    fn of(target: Target, first_function: &HashMap<&str, usize>, first_class: &HashMap<&str, usize>) -> Self {
+        match target {
+            Target::Local(qualname) => Callee::Local(first_function[qualname.as_str()]),
+            Target::InheritedMethod { class, name } => {
+                Callee::InheritedMethod { class: first_class[class.as_str()], name }
+            }
+            Target::Imported(qualified) => Callee::Imported(qualified),
+        }
+    }
+}
+
+/// The first of each qualname among `qualnames`, by place.
+fn first_of_each<'q>(qualnames: impl Iterator<Item = &'q str>) -> HashMap<&'q str, usize> {
+    let mut first = HashMap::default();
+    for (place, qualname) in qualnames.enumerate() {
+        first.entry(qualname).or_insert(place);
+    }
+    first
 }
 
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`. A path is named as given,
@@ -159,17 +222,20 @@ impl FileSummary {
                 builders_called: exact(builders_called(model, class)),
             })
             .collect();
+        let first_function = first_of_each(model.functions.iter().map(|f| f.qualname.as_str()));
+        let first_class = first_of_each(model.classes.iter().map(|c| c.qualname.as_str()));
+        let callees = |index| targets(model, index).into_iter().map(|t| Callee::of(t, &first_function, &first_class));
         let functions = (0..model.functions.len())
             .map(|index| {
                 let f = model.function(index);
                 FunctionSummary {
                     qualname: f.qualname.clone(),
-                    name: f.member_name(),
+                    name: MemberName::of(&f.qualname, f.member_name()),
                     class: f.class,
                     disabled: f.disabled,
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
-                    targets: if f.disabled { Vec::new() } else { exact(targets(model, index)) },
+                    targets: if f.disabled { Vec::new() } else { exact(callees(index).collect()) },
                 }
             })
             .collect();
@@ -297,17 +363,17 @@ impl FileLookups {
         let qualname_hash = |&function: &usize| hash_of(functions[function].qualname.as_str());
         let member_hash = |&function: &usize| {
             let f = &functions[function];
-            hash_of((summary.class_of(f).unwrap_or_default(), f.name.as_str()))
+            hash_of((summary.class_of(f).unwrap_or_default(), f.name()))
         };
         for (index, function) in functions.iter().enumerate() {
             let qualname = function.qualname.as_str();
             let same = |other: usize| functions[other].qualname == qualname;
             insert_first(&mut lookups.functions, hash_of(qualname), index, same, qualname_hash);
             if let Some(class) = summary.class_of(function) {
-                let name = function.name.as_str();
+                let name = function.name();
                 let same = |other: usize| {
                     let other = &functions[other];
-                    summary.class_of(other) == Some(class) && other.name == name
+                    summary.class_of(other) == Some(class) && other.name() == name
                 };
                 insert_first(&mut lookups.methods, hash_of((class, name)), index, same, member_hash);
             }
@@ -345,7 +411,7 @@ impl FileLookups {
     fn method(&self, summary: &FileSummary, class: &str, name: &str) -> Option<usize> {
         let same = |&f: &usize| {
             let f = &summary.functions[f];
-            summary.class_of(f) == Some(class) && f.name == name
+            summary.class_of(f) == Some(class) && f.name() == name
         };
         self.methods.find(hash_of((class, name)), same).copied()
     }
@@ -803,17 +869,16 @@ impl ProjectIndex {
             && !self.forward_replaced.contains(&class)
             && !self.never_built.contains(&class)
             && self.compiled.as_ref().is_none_or(|compiled| compiled.contains(&class));
-        (is_entry_point(&function.name) && traced_forward).then_some(Reason::Forward)
+        (is_entry_point(function.name()) && traced_forward).then_some(Reason::Forward)
     }
 
-    fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
-        match target {
-            Target::Local(qualname) => self.function_in(file, qualname).into_iter().collect(),
-            Target::Imported(qualified) => self.find_functions(qualified),
-            Target::InheritedMethod { class, name } => match self.local_class(file, class) {
-                Some(class) => self.inherited_method(class, name, 0).into_iter().collect(),
-                None => Vec::new(),
-            },
+    fn resolve(&self, file: usize, callee: &Callee) -> Vec<FunctionId> {
+        match callee {
+            &Callee::Local(function) => vec![FunctionId { file, function }],
+            Callee::Imported(qualified) => self.find_functions(qualified),
+            Callee::InheritedMethod { class, name } => {
+                self.inherited_method(ClassId { file, class: *class }, name, 0).into_iter().collect()
+            }
         }
     }
 
