@@ -2,9 +2,11 @@
 //! functions and what they call), so that a subclass of a project-local `nn.Module` and a helper
 //! imported from `models/utils.py` are known for what they are. It holds no syntax trees.
 
+use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
+use std::hash::{BuildHasher, Hash};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -85,16 +87,80 @@ pub struct ClassSummary {
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FunctionSummary {
     pub qualname: String,
-    /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
-    pub name: String,
-    /// Qualname of the class this is a method of.
-    pub class: Option<String>,
+    /// The name its class looks it up by (`name`).
+    name: MemberName,
+    /// The class this is a method of: its place among the file's classes (a place, not a copy of
+    /// its qualname: the index holds every function of the project at once).
+    pub class: Option<usize>,
     pub disabled: bool,
     /// Decorators imported from other modules: one may keep Dynamo out (`Function::imported_decorators`).
     pub imported_decorators: Vec<String>,
     /// Compiled or registered as a hook: a root whatever its class.
     pub root: Option<Reason>,
-    pub targets: Vec<Target>,
+    pub targets: Vec<Callee>,
+}
+
+impl FunctionSummary {
+    /// The name its class looks it up by (`Function::member_name`: `x.setter` for a setter).
+    pub fn name(&self) -> &str {
+        match &self.name {
+            MemberName::Tail(start) => &self.qualname[*start..],
+            MemberName::Own(name) => name,
+        }
+    }
+}
+
+/// A function's member name, kept as the end of its qualname where it is one (`collect` names a
+/// function by its scope's prefix and this name): not a second copy of it for every function.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+enum MemberName {
+    /// The qualname from this byte on.
+    Tail(usize),
+    /// A name the qualname does not end with (a lambda's `<lambda>`, named `<lambda#0>`).
+    Own(String),
+}
+
+impl MemberName {
+    fn of(qualname: &str, name: String) -> Self {
+        match qualname.strip_suffix(name.as_str()) {
+            Some(prefix) => MemberName::Tail(prefix.len()),
+            None => MemberName::Own(name),
+        }
+    }
+}
+
+/// What a function may call from its compiled code (`reach::Target`), the file's own functions
+/// and classes named by their place in its summary: the first of that qualname, as the lookups
+/// find them. Places, not copies of qualnames: the index holds every function of the project.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub enum Callee {
+    /// A function of the same file.
+    Local(usize),
+    /// `self.name` not defined in the class itself: look in its bases.
+    InheritedMethod { class: usize, name: String },
+    /// A name imported from elsewhere (`models.utils.helper`).
+    Imported(String),
+}
+
+impl Callee {
+    fn of(target: Target, first_function: &HashMap<&str, usize>, first_class: &HashMap<&str, usize>) -> Self {
+        match target {
+            Target::Local(qualname) => Callee::Local(first_function[qualname.as_str()]),
+            Target::InheritedMethod { class, name } => {
+                Callee::InheritedMethod { class: first_class[class.as_str()], name }
+            }
+            Target::Imported(qualified) => Callee::Imported(qualified),
+        }
+    }
+}
+
+/// The first of each qualname among `qualnames`, by place.
+fn first_of_each<'q>(qualnames: impl Iterator<Item = &'q str>) -> HashMap<&'q str, usize> {
+    let mut first = HashMap::default();
+    for (place, qualname) in qualnames.enumerate() {
+        first.entry(qualname).or_insert(place);
+    }
+    first
 }
 
 /// `models/vlm.py` -> `models.vlm`; `models/__init__.py` -> `models`. A path is named as given,
@@ -156,17 +222,20 @@ impl FileSummary {
                 builders_called: exact(builders_called(model, class)),
             })
             .collect();
+        let first_function = first_of_each(model.functions.iter().map(|f| f.qualname.as_str()));
+        let first_class = first_of_each(model.classes.iter().map(|c| c.qualname.as_str()));
+        let callees = |index| targets(model, index).into_iter().map(|t| Callee::of(t, &first_function, &first_class));
         let functions = (0..model.functions.len())
             .map(|index| {
                 let f = model.function(index);
                 FunctionSummary {
                     qualname: f.qualname.clone(),
-                    name: f.member_name(),
-                    class: f.class.map(|c| model.classes[c].qualname.clone()),
+                    name: MemberName::of(&f.qualname, f.member_name()),
+                    class: f.class,
                     disabled: f.disabled,
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
-                    targets: if f.disabled { Vec::new() } else { exact(targets(model, index)) },
+                    targets: if f.disabled { Vec::new() } else { exact(callees(index).collect()) },
                 }
             })
             .collect();
@@ -200,6 +269,13 @@ impl FileSummary {
             captures: Captures::of(model),
             message_checks: own_message_checks(model),
         }
+    }
+}
+
+impl FileSummary {
+    /// The qualname of the class `function` (one of the file's) is a method of.
+    fn class_of(&self, function: &FunctionSummary) -> Option<&str> {
+        function.class.map(|class| self.classes[class].qualname.as_str())
     }
 }
 
@@ -245,38 +321,105 @@ struct ClassId {
 }
 
 /// One file's names, looked up instead of scanned: a file can hold tens of thousands of
-/// classes. Where a name is defined twice, the first definition wins.
+/// classes. Where a name is defined twice, the first definition wins. The tables hold places in
+/// the file's summary, not copies of its names: the index holds every file's names at once, and
+/// copies of them were a tenth of a run's peak memory.
 #[derive(Default)]
 struct FileLookups {
-    functions: HashMap<String, usize>,
-    classes: HashMap<String, usize>,
-    /// Class qualname -> method name -> method.
-    methods: HashMap<String, HashMap<String, usize>>,
+    /// Functions by qualname.
+    functions: HashTable<usize>,
+    /// Classes by qualname.
+    classes: HashTable<usize>,
+    /// Methods by their class's qualname and the name the class looks them up by.
+    methods: HashTable<usize>,
     /// Class-like names the file imports (`PushToHubMixin` -> `pkg.utils.hub.PushToHubMixin`):
-    /// what a package's `__init__.py` re-exports.
-    imported_classes: HashMap<String, String>,
+    /// what a package's `__init__.py` re-exports. Places in `imported_classes`; where a name is
+    /// imported twice, the last import wins (the list is sorted).
+    imported_classes: HashTable<usize>,
+}
+
+/// The hash a lookup table files a name under.
+fn hash_of(name: impl Hash) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
+/// Files `place` under `name` unless the table already has a place for that name (`same`).
+fn insert_first(
+    table: &mut HashTable<usize>,
+    hash: u64,
+    place: usize,
+    same: impl Fn(usize) -> bool,
+    rehash: impl Fn(&usize) -> u64,
+) {
+    if table.find(hash, |&other| same(other)).is_none() {
+        table.insert_unique(hash, place, rehash);
+    }
 }
 
 impl FileLookups {
     fn of(summary: &FileSummary) -> Self {
         let mut lookups = FileLookups::default();
-        for (index, function) in summary.functions.iter().enumerate() {
-            lookups.functions.entry(function.qualname.clone()).or_insert(index);
-            if let Some(class) = &function.class {
-                let methods = lookups.methods.entry(class.clone()).or_default();
-                methods.entry(function.name.clone()).or_insert(index);
+        let (functions, classes) = (&summary.functions, &summary.classes);
+        let qualname_hash = |&function: &usize| hash_of(functions[function].qualname.as_str());
+        let member_hash = |&function: &usize| {
+            let f = &functions[function];
+            hash_of((summary.class_of(f).unwrap_or_default(), f.name()))
+        };
+        for (index, function) in functions.iter().enumerate() {
+            let qualname = function.qualname.as_str();
+            let same = |other: usize| functions[other].qualname == qualname;
+            insert_first(&mut lookups.functions, hash_of(qualname), index, same, qualname_hash);
+            if let Some(class) = summary.class_of(function) {
+                let name = function.name();
+                let same = |other: usize| {
+                    let other = &functions[other];
+                    summary.class_of(other) == Some(class) && other.name() == name
+                };
+                insert_first(&mut lookups.methods, hash_of((class, name)), index, same, member_hash);
             }
         }
-        for (index, class) in summary.classes.iter().enumerate() {
-            lookups.classes.entry(class.qualname.clone()).or_insert(index);
+        for (index, class) in classes.iter().enumerate() {
+            let qualname = class.qualname.as_str();
+            let same = |other: usize| classes[other].qualname == qualname;
+            insert_first(&mut lookups.classes, hash_of(qualname), index, same, |&c| {
+                hash_of(classes[c].qualname.as_str())
+            });
         }
-        lookups.imported_classes = summary.imported_classes.iter().cloned().collect();
+        let imported = &summary.imported_classes;
+        let local_hash = |&import: &usize| hash_of(imported[import].0.as_str());
+        for (index, (local, _)) in imported.iter().enumerate() {
+            let hash = hash_of(local.as_str());
+            match lookups.imported_classes.find_mut(hash, |&other| imported[other].0 == *local) {
+                Some(place) => *place = index,
+                None => {
+                    lookups.imported_classes.insert_unique(hash, index, local_hash);
+                }
+            }
+        }
         lookups
     }
 
+    fn function(&self, summary: &FileSummary, qualname: &str) -> Option<usize> {
+        self.functions.find(hash_of(qualname), |&f| summary.functions[f].qualname == qualname).copied()
+    }
+
+    fn class(&self, summary: &FileSummary, qualname: &str) -> Option<usize> {
+        self.classes.find(hash_of(qualname), |&c| summary.classes[c].qualname == qualname).copied()
+    }
+
     /// The first method `name` of the class(es) with this qualname.
-    fn method(&self, class: &str, name: &str) -> Option<usize> {
-        self.methods.get(class)?.get(name).copied()
+    fn method(&self, summary: &FileSummary, class: &str, name: &str) -> Option<usize> {
+        let same = |&f: &usize| {
+            let f = &summary.functions[f];
+            summary.class_of(f) == Some(class) && f.name() == name
+        };
+        self.methods.find(hash_of((class, name)), same).copied()
+    }
+
+    /// What the file imports as `name`, fully qualified.
+    fn imported_class<'s>(&self, summary: &'s FileSummary, name: &str) -> Option<&'s str> {
+        let found = self.imported_classes.find(hash_of(name), |&i| summary.imported_classes[i].0 == name)?;
+        Some(summary.imported_classes[*found].1.as_str())
     }
 }
 
@@ -661,7 +804,8 @@ impl ProjectIndex {
         }
         known.insert(id, false); // a cycle of bases is not a module
         let class = self.class(id);
-        let defines_forward = || self.lookups[id.file].method(&class.qualname, "forward").is_some();
+        let defines_forward =
+            || self.lookups[id.file].method(&self.files[id.file], &class.qualname, "forward").is_some();
         let answer = class.bases.iter().any(|base| {
             is_torch_module_base(base)
                 || match self.find_class(id.file, base) {
@@ -720,22 +864,21 @@ impl ProjectIndex {
         if function.root.is_some() {
             return function.root.clone();
         }
-        let class = self.local_class(file, function.class.as_ref()?)?;
+        let class = self.local_class(file, self.files[file].class_of(function)?)?;
         let traced_forward = self.module_classes.contains(&class)
             && !self.forward_replaced.contains(&class)
             && !self.never_built.contains(&class)
             && self.compiled.as_ref().is_none_or(|compiled| compiled.contains(&class));
-        (is_entry_point(&function.name) && traced_forward).then_some(Reason::Forward)
+        (is_entry_point(function.name()) && traced_forward).then_some(Reason::Forward)
     }
 
-    fn resolve(&self, file: usize, target: &Target) -> Vec<FunctionId> {
-        match target {
-            Target::Local(qualname) => self.function_in(file, qualname).into_iter().collect(),
-            Target::Imported(qualified) => self.find_functions(qualified),
-            Target::InheritedMethod { class, name } => match self.local_class(file, class) {
-                Some(class) => self.inherited_method(class, name, 0).into_iter().collect(),
-                None => Vec::new(),
-            },
+    fn resolve(&self, file: usize, callee: &Callee) -> Vec<FunctionId> {
+        match callee {
+            &Callee::Local(function) => vec![FunctionId { file, function }],
+            Callee::Imported(qualified) => self.find_functions(qualified),
+            Callee::InheritedMethod { class, name } => {
+                self.inherited_method(ClassId { file, class: *class }, name, 0).into_iter().collect()
+            }
         }
     }
 
@@ -747,7 +890,7 @@ impl ProjectIndex {
             let Some(base) = self.find_class(class.file, base) else {
                 continue;
             };
-            let method = self.lookups[base.file].method(&self.class(base).qualname, name);
+            let method = self.lookups[base.file].method(&self.files[base.file], &self.class(base).qualname, name);
             if let Some(method) = method {
                 return Some(FunctionId { file: base.file, function: method });
             }
@@ -767,12 +910,12 @@ impl ProjectIndex {
     }
 
     fn function_in(&self, file: usize, qualname: &str) -> Option<FunctionId> {
-        self.lookups[file].functions.get(qualname).map(|&function| FunctionId { file, function })
+        self.lookups[file].function(&self.files[file], qualname).map(|function| FunctionId { file, function })
     }
 
     /// The file's own class with this qualname.
     fn local_class(&self, file: usize, qualname: &str) -> Option<ClassId> {
-        self.lookups[file].classes.get(qualname).map(|&class| ClassId { file, class })
+        self.lookups[file].class(&self.files[file], qualname).map(|class| ClassId { file, class })
     }
 
     /// A class named by a base expression: one of the file's own, or one imported from a
@@ -792,7 +935,7 @@ impl ProjectIndex {
         }
         self.modules_named(module).find_map(|other| self.local_class(other, name)).or_else(|| {
             self.modules_named(module).find_map(|other| {
-                let reexported = self.lookups[other].imported_classes.get(name)?;
+                let reexported = self.lookups[other].imported_class(&self.files[other], name)?;
                 (reexported != qualified).then(|| self.find_imported_class(reexported, depth + 1)).flatten()
             })
         })

@@ -4,6 +4,7 @@
 
 use rustc_hash::FxHashSet as HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::reach::mark_region;
@@ -85,7 +86,25 @@ fn guess(
         })
         .unzip();
     let text_hash = (!diagnostics.is_empty()).then(|| crate::cache::content_hash(&source.text));
+    facts.keep_what_the_file_asks(&dependence);
+    keep_what_the_findings_ask(&mut facts, config_fields.as_ref(), imports_asked.as_ref());
     Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text_hash }
+}
+
+/// Drops the config defaults and the imports elsewhere that `Guess::stands` will not compare:
+/// every file's guess is held until the index is built.
+fn keep_what_the_findings_ask(
+    facts: &mut Facts,
+    config_fields: Option<&HashSet<String>>,
+    imports_asked: Option<&HashSet<String>>,
+) {
+    if let Some(fields) = config_fields {
+        let asked = facts.config_defaults.iter().filter(|(field, _)| fields.contains(*field));
+        facts.config_defaults = Arc::new(asked.map(|(field, default)| (field.clone(), default.clone())).collect());
+    }
+    if let Some(classes) = imports_asked {
+        facts.imported_elsewhere.retain(|class| classes.contains(class));
+    }
 }
 
 impl Guess {

@@ -108,6 +108,24 @@ fn constructed_on_self(model: &FileModel) -> HashSet<String> {
 }
 
 impl Facts {
+    /// Drops what `same_for` will not compare for a file with this `dependence`: a run holds
+    /// every file's own facts (its guess's) until the project's are known.
+    pub fn keep_what_the_file_asks(&mut self, dependence: &Dependence) {
+        self.forward_replaced = HashSet::default();
+        self.never_built = HashSet::default();
+        self.outside_compile_scope = HashSet::default();
+        self.imported_module_classes.retain(|name| dependence.constructed.contains(name));
+        self.imported_submodules.retain(|name, _| dependence.constructed.contains(name));
+        if !dependence.has_hooks {
+            self.state_attributes = Arc::default();
+        }
+        if !dependence.registers_buffers {
+            self.project_lengths = Arc::default();
+        }
+        let asked = dependence.checks_asked.iter().filter(|name| self.message_checks.contains(*name));
+        self.message_checks = Arc::new(asked.cloned().collect());
+    }
+
     /// Whether the analysis of the file these facts describe comes out the same with `other`:
     /// the same region and reasons, and the same answers to the questions the file asks. Which
     /// classes another file imports is left out: only the conditions of findings ask it
