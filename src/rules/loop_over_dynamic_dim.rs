@@ -137,7 +137,7 @@ impl LoopFinder<'_, '_> {
         }
         if let Some(size) = self.size_of(list.range) {
             let text = &model.source.text;
-            let listed = Some((list.describe(text), list.fix(text)));
+            let listed = Some((list.describe(text), list.fix(model)));
             self.found.push(Found { range: list.range.range(), size, listed });
         }
     }

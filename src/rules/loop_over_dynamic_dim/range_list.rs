@@ -4,7 +4,8 @@
 //! new size recompiles (measured with torch 2.15: 5 graphs for 5 lengths, `torch.arange` 2).
 //! A tensor built so is `torch.arange` of the same arguments, which keeps the size symbolic.
 
-use ruff_python_ast::{Expr, ExprCall, ExprSubscript};
+use ruff_python_ast::token::parenthesized_range;
+use ruff_python_ast::{AnyNodeRef, Expr, ExprCall, ExprRef, ExprSubscript};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::fix::{Edit, Fix, Safety};
@@ -53,32 +54,52 @@ pub(super) fn range_list<'a>(model: &FileModel, call: &'a ExprCall) -> Option<Ra
 
 impl RangeList<'_> {
     /// `torch.arange` over the range's own arguments, with the tensor call's keywords: the same
-    /// values, the size kept symbolic. Safe only with a `dtype=`: without one, an empty range
-    /// gives `torch.tensor([])`'s float32 where `torch.arange` gives int64.
-    pub(super) fn fix(&self, text: &str) -> Option<Fix> {
+    /// values, the size kept symbolic. Safe only with a `dtype=` other than `None`: without one,
+    /// an empty range gives `torch.tensor([])`'s float32 where `torch.arange` gives int64.
+    pub(super) fn fix(&self, model: &FileModel) -> Option<Fix> {
         let tensor = self.tensor?;
+        let text = &model.source.text;
         // `torch.arange` takes these of `torch.tensor`'s keywords (not `pin_memory`, not `**kw`).
         let keywords_taken = tensor.arguments.keywords.iter().all(|keyword| {
             keyword.arg.as_ref().is_some_and(|name| ["dtype", "device", "requires_grad"].contains(&name.as_str()))
         });
-        if !keywords_taken {
+        let dtype = tensor.arguments.find_keyword("dtype").map(|keyword| &keyword.value);
+        // `torch.arange` has no kernel for these: the fix would raise where the list did not.
+        let no_arange = dtype.is_some_and(|dtype| {
+            let Expr::Attribute(dtype) = dtype else { return false };
+            let name = dtype.attr.id.as_str();
+            name == "bool" || name.starts_with("complex") || name.starts_with("cfloat") || name == "cdouble"
+        });
+        // `torch.tensor(…, requires_grad=True)` is a leaf whose `.grad` fills; `arange(…).flip(0)` is not.
+        let flipped_leaf = self.reversed && tensor.arguments.find_keyword("requires_grad").is_some();
+        let [data] = &tensor.arguments.args[..] else { return None };
+        let [.., last_bound] = &self.range.arguments.args[..] else { return None };
+        if !keywords_taken || no_arange || flipped_leaf || !self.range.arguments.keywords.is_empty() {
             return None;
         }
         let Expr::Attribute(constructor) = tensor.func.as_ref() else { return None };
         let torch = &text[constructor.value.range()];
-        // Inside the parentheses of `range(…)`.
-        let parentheses = self.range.arguments.range();
-        let bounds = &text[TextRange::new(parentheses.start() + TextSize::new(1), parentheses.end() - TextSize::new(1))];
-        let keywords = &text[TextRange::new(tensor.arguments.args[0].end(), tensor.end())];
+        let tokens = model.source.parsed.tokens();
+        let parenthesized = |expr: &Expr, call: &ExprCall| {
+            parenthesized_range(ExprRef::from(expr), AnyNodeRef::from(&call.arguments), tokens).unwrap_or(expr.range())
+        };
+        // From the range's `(` to its last argument: a trailing comma would meet the keywords' comma.
+        let opening = self.range.arguments.start() + TextSize::new(1);
+        let bounds = &text[TextRange::new(opening, parenthesized(last_bound, self.range).end())];
+        // Before and after the data and any parentheses around it: a comment there survives.
+        let data = parenthesized(data, tensor);
+        let before = &text[TextRange::new(tensor.arguments.start() + TextSize::new(1), data.start())];
+        let keywords = &text[TextRange::new(data.end(), tensor.end())];
         let flip = if self.reversed { ".flip(0)" } else { "" };
-        let replacement = format!("{torch}.arange({bounds}{keywords}{flip}");
+        let replacement = format!("{torch}.arange({before}{bounds}{keywords}{flip}");
         let title = format!("Build it with `{torch}.arange`, which keeps the size symbolic");
-        let dtype = tensor.arguments.find_keyword("dtype").is_some();
-        let fix = if dtype {
-            Fix::new(title, Safety::Safe, vec![Edit::replace(tensor.range(), replacement)])
-        } else {
-            let risk = "an empty range gives an int64 tensor where `torch.tensor([])` gives float32";
-            Fix::new(format!("{title} (unsafe: {risk})"), Safety::Unsafe, vec![Edit::replace(tensor.range(), replacement)])
+        let edits = vec![Edit::replace(tensor.range(), replacement)];
+        let fix = match dtype {
+            Some(dtype) if !dtype.is_none_literal_expr() => Fix::new(title, Safety::Safe, edits),
+            _ => {
+                let risk = "an empty range gives an int64 tensor where `torch.tensor([])` gives float32";
+                Fix::new(format!("{title} (unsafe: {risk})"), Safety::Unsafe, edits)
+            }
         };
         Some(fix)
     }
