@@ -51,6 +51,7 @@ registry! {
     attribute_reassigned_with_new_shape,
     shape_specialization,
     size_formatted_into_string,
+    einx_in_compiled_code,
     hook_registered_after_compile,
     compile_and_ddp,
     dynamic_shapes,
