@@ -627,7 +627,10 @@ class Block(nn.Module):
         return self.norm(x)
 ";
 
-    fn reads_of_child(base: &'static str) -> (Vec<(String, Result<usize, SourceError>)>, usize) {
+    /// Each file's outcome (its findings, or why it could not be read) and how often the child was read.
+    type ChildReads = (Vec<(String, Result<usize, SourceError>)>, usize);
+
+    fn reads_of_child(base: &'static str) -> ChildReads {
         let files = [PathBuf::from("pkg/base.py"), PathBuf::from("pkg/child.py")];
         let reads = AtomicUsize::new(0);
         let child = |_: &Path| -> Result<String, SourceError> { Ok(CHILD.to_string()) };

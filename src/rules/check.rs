@@ -33,6 +33,7 @@ use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_fun
 use crate::model::compiled::reach::describe;
 use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::defaults::constructor_flags::off_unless_built_with;
+use crate::model::defaults::half_precision::off_unless_half_precision;
 use crate::model::defaults::keyword_flags::off_unless_keyword_passed;
 use crate::model::defaults::replaced_submodules::off_unless_replaced;
 use crate::model::defaults::unset_flags::off_unless_passed;
@@ -278,7 +279,9 @@ fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>)
 /// that turns it on, those in a branch on a flag the caller leaves unset (`unset_flags`, or
 /// `keyword_flags` through `**kwargs`) only for a caller who sets it, those in a branch for a replaced submodule (`replaced_submodules`)
 /// only for a model where someone replaced it, and those in a branch on a constructor flag left
-/// off (`constructor_flags`) only for a module built with it: low, and the message says when.
+/// off (`constructor_flags`) only for a module built with it, those behind a test for a half
+/// precision dtype (`half_precision`) only for a float16 or bfloat16 run: low, and the message
+/// says when.
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     if diagnostics.is_empty() {
         return;
@@ -292,9 +295,10 @@ fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     let keyword = off_unless_keyword_passed(model, &ranges);
     let replaced = off_unless_replaced(model, &ranges);
     let built = off_unless_built_with(model, &ranges);
-    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built);
-    for (slot, (((unset, keyword), replaced), built)) in conditions.iter_mut().zip(others) {
-        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built);
+    let half = off_unless_half_precision(model, &ranges);
+    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built).zip(half);
+    for (slot, ((((unset, keyword), replaced), built), half)) in conditions.iter_mut().zip(others) {
+        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built).or(half);
     }
     for (diagnostic, condition) in diagnostics.iter_mut().zip(conditions) {
         if let Some(condition) = condition {

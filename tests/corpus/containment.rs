@@ -97,7 +97,7 @@ pub fn explained_by(before: &str, after: &str, edits: &[&Edit]) -> bool {
         // Apply an edit that starts here.
         for edit in edits.iter().filter(|edit| edit.range.start().to_usize() == i) {
             let (end, content) = (edit.range.end().to_usize(), edit.content.as_bytes());
-            if (inserted && end == i) || (content.is_empty() && end == i) {
+            if (inserted || content.is_empty()) && end == i {
                 continue;
             }
             if after[j..].starts_with(content) {

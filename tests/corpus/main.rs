@@ -52,9 +52,8 @@ fn every_fix_on_the_corpus_touches_only_its_edits_parses_matches_the_cli_and_is_
     let facts = index.facts();
 
     // The settings of `tcfix --isolated --unsafe-fixes`.
-    let mut settings = Settings::default();
-    settings.config =
-        Some(Arc::new(Config::discover(&original, None, true, tcfix::rules::names_a_rule).expect("no configuration")));
+    let config = Config::discover(&original, None, true, tcfix::rules::names_a_rule).expect("no configuration");
+    let settings = Settings { config: Some(Arc::new(config)), ..Settings::default() };
 
     let (changed, fixes, passes) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let unparsable = AtomicUsize::new(0);

@@ -25,7 +25,9 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
+use crate::model::compiled::compiled_code::is_compiling_call;
 use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
+use crate::model::defaults::none_tests::{none_tests, tested_for_none};
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
@@ -36,11 +38,13 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
     let mut conditions = FindingConditions::new(ranges);
     let turned_on = turned_on(model);
     let turned_on_anywhere = std::cell::OnceCell::new();
+    let file_none_tests = std::cell::OnceCell::new();
     for class in 0..model.classes.len() {
         if !conditions.touches(model.classes[class].node.range()) {
             continue;
         }
-        let mut flags = flags_off(model, class, &turned_on);
+        let none_tests = file_none_tests.get_or_init(|| none_tests(model));
+        let mut flags = flags_off(model, class, &turned_on, none_tests);
         // A literal flag that code in the file turns on, on any object (`model.monitor.enabled =
         // on`, a closure's `self.x = True`), is part of the file's own use: no condition.
         if flags.values().any(|flag| flag.parameter.is_none()) {
@@ -51,7 +55,8 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
             continue;
         }
         let name = model.classes[class].node.name.id.as_str();
-        let mut walk = BranchWalk { tests: FlagTests { class: name, flags: &flags }, conditions: &mut conditions };
+        let tests = FlagTests { class: name, flags: &flags, none_tests };
+        let mut walk = BranchWalk { tests, conditions: &mut conditions };
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node {
                 walk.visit_body(&def.body);
@@ -61,12 +66,16 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
     conditions.into_vec()
 }
 
-/// A flag `__init__` stores off: from a parameter that defaults off, or as a literal `False`
+/// A flag `__init__` stores off: from a parameter that defaults off, from whether a parameter that
+/// defaults to `None` was passed (`exists(scale)`), or as a literal `False`
 /// (`self.gradient_checkpointing = False`, which nothing in the file turns on).
 struct Flag {
     /// The parameter it is stored from; `None` for a literal.
     parameter: Option<String>,
     default: Default,
+    /// Stored as whether the parameter was passed (`self.has_scale = scale is not None`): only its
+    /// truth tells, it is never `None` itself.
+    truth_only: bool,
 }
 
 /// An `__init__` parameter's default that leaves a branch off: `False`, `None`, or a number that a
@@ -131,10 +140,7 @@ impl<'a> TurnedOnAnywhere<'a> {
             .and_then(|rest| rest.strip_suffix('"'))
             .or_else(|| written.strip_prefix("f'").and_then(|rest| rest.strip_suffix('\'')))
             .filter(|inner| !inner.contains("{{") && !inner.contains("}}") && !inner.contains('\\'));
-        match literal.and_then(|inner| Some((inner.split_once('{')?.0, inner.rsplit_once('}')?.1))) {
-            Some(shape) => shape,
-            None => ("", ""),
-        }
+        literal.and_then(|inner| Some((inner.split_once('{')?.0, inner.rsplit_once('}')?.1))).unwrap_or_default()
     }
 
     fn target(&mut self, target: &'a Expr) {
@@ -190,7 +196,12 @@ impl<'a> Visitor<'a> for TurnedOnAnywhere<'a> {
 
 /// The attributes of `class` stored from an off-by-default `__init__` parameter, or as a literal
 /// `False`, that no method of the file's classes turns on (`turned_on`: see there).
-fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) -> HashMap<String, Flag> {
+fn flags_off(
+    model: &FileModel,
+    class: usize,
+    turned_on: &HashMap<&str, usize>,
+    none_tests: &[&str],
+) -> HashMap<String, Flag> {
     let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
     let FunctionNode::Def(def) = model.function(init).node else { return HashMap::default() };
     let parameters = off_parameters(def);
@@ -200,12 +211,24 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
             continue;
         }
         let flag = match assignment.value() {
-            Some(Expr::Name(name)) => parameters
-                .get(name.id.as_str())
-                .map(|(_, default)| Flag { parameter: Some(name.id.to_string()), default: default.clone() }),
-            Some(Expr::BooleanLiteral(b)) if !b.value => {
-                Some(Flag { parameter: None, default: Default { text: "False".into(), number: None } })
-            }
+            Some(Expr::Name(name)) => parameters.get(name.id.as_str()).map(|(_, default)| Flag {
+                parameter: Some(name.id.to_string()),
+                default: default.clone(),
+                truth_only: false,
+            }),
+            Some(value @ (Expr::Compare(_) | Expr::Call(_))) => passed_or_not(value, none_tests)
+                .and_then(|name| parameters.get_key_value(name))
+                .filter(|(_, (_, default))| default.text == "None")
+                .map(|(name, (_, default))| Flag {
+                    parameter: Some((*name).to_string()),
+                    default: default.clone(),
+                    truth_only: true,
+                }),
+            Some(Expr::BooleanLiteral(b)) if !b.value => Some(Flag {
+                parameter: None,
+                default: Default { text: "False".into(), number: None },
+                truth_only: false,
+            }),
             _ => None,
         };
         if let Some(flag) = flag {
@@ -220,8 +243,16 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
             *stores.entry(assignment.attr.as_str()).or_default() += 1;
         }
     }
-    // A literal `False` is a flag only while nothing in the file sets it to anything else.
+    // A literal `False` is a flag only while nothing in the file sets it to anything else. A flag
+    // on by default is one only while no method of the class turns it off either.
+    let turned_off = |attr: &str| {
+        (0..model.classes.len()).any(|owner| {
+            let stored = |a: &SelfAssignment| owner == class && a.method == init && a.top_level;
+            self_assignments(model, owner).iter().any(|a| a.attr == attr && !stored(a))
+        })
+    };
     flags.retain(|attr, flag| match flag.parameter {
+        Some(_) if flag.default.text == "True" && turned_off(attr) => false,
         Some(_) => turned_on.get(attr.as_str()) == stores.get(attr.as_str()),
         None => !turned_on.contains_key(attr.as_str()),
     });
@@ -233,7 +264,22 @@ fn flags_off(model: &FileModel, class: usize, turned_on: &HashMap<&str, usize>) 
     flags
 }
 
-/// `__init__`'s parameters that default to `False` or `None`: name -> (position, default).
+/// The name a value tests for being passed: `scale is not None`, `exists(scale)` with a file's own
+/// test for `None`.
+fn passed_or_not<'e>(value: &'e Expr, none_tests: &[&str]) -> Option<&'e str> {
+    let tested = match value {
+        Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators) {
+            ([CmpOp::IsNot], [Expr::NoneLiteral(_)]) => compare.left.as_ref(),
+            _ => return None,
+        },
+        Expr::Call(call) => tested_for_none(call, none_tests)?,
+        _ => return None,
+    };
+    tested.as_name_expr().map(|name| name.id.as_str())
+}
+
+/// `__init__`'s parameters that default to `False`, `True`, `None` or a number: name -> (position,
+/// default).
 fn off_parameters(def: &ast::StmtFunctionDef) -> HashMap<&str, (usize, Default)> {
     let positional = def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate();
     let keyword_only = def.parameters.kwonlyargs.iter().map(|p| (usize::MAX, p));
@@ -241,7 +287,9 @@ fn off_parameters(def: &ast::StmtFunctionDef) -> HashMap<&str, (usize, Default)>
         .chain(keyword_only)
         .filter_map(|(position, parameter)| {
             let default = match parameter.default.as_deref()? {
-                Expr::BooleanLiteral(b) if !b.value => Default { text: "False".into(), number: None },
+                Expr::BooleanLiteral(b) => {
+                    Default { text: if b.value { "True" } else { "False" }.into(), number: None }
+                }
                 Expr::NoneLiteral(_) => Default { text: "None".into(), number: None },
                 Expr::NumberLiteral(n) => {
                     Default { text: number_text(&n.value)?, number: Some(number_value(&n.value)?) }
@@ -281,13 +329,10 @@ impl<'a> Visitor<'a> for Passed<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if let Expr::Call(call) = expr {
             for keyword in &call.arguments.keywords {
-                let off = matches!(&keyword.value, Expr::BooleanLiteral(b) if !b.value)
-                    || keyword.value.is_none_literal_expr();
-                match &keyword.arg {
-                    Some(arg) if self.parameters.contains_key(arg.id.as_str()) && !off => {
-                        self.found.push(arg.id.to_string());
-                    }
-                    _ => {}
+                let Some(arg) = &keyword.arg else { continue };
+                let Some((_, default)) = self.parameters.get(arg.id.as_str()) else { continue };
+                if !passes_default(&keyword.value, default) {
+                    self.found.push(arg.id.to_string());
                 }
             }
             let starred = call.arguments.args.iter().any(Expr::is_starred_expr);
@@ -303,53 +348,116 @@ impl<'a> Visitor<'a> for Passed<'_> {
     }
 }
 
-/// The tests of a class's off flags, for the walk of its methods that marks the branches on them.
+/// Whether a value passed for a flag leaves it as it was: its default `True`, or `False` or `None`
+/// for a flag that is off by default.
+fn passes_default(value: &Expr, default: &Default) -> bool {
+    match default.text.as_str() {
+        "True" => matches!(value, Expr::BooleanLiteral(b) if b.value),
+        _ => matches!(value, Expr::BooleanLiteral(b) if !b.value) || value.is_none_literal_expr(),
+    }
+}
+
+/// The tests of a class's flags, for the walk of its methods that marks the branches on them.
 struct FlagTests<'w> {
     class: &'w str,
     flags: &'w HashMap<String, Flag>,
+    /// The file's own tests for `None` (`exists`).
+    none_tests: &'w [&'w str],
+}
+
+/// What a test gives in a module built as its defaults say, under compile.
+struct ByDefault {
+    holds: bool,
+    /// The condition that turns it the other way ("`Gate` is built with `gated=True` (False by
+    /// default)"); `None` for a test nothing in the module's construction turns (`is_compiling()`).
+    flipped_when: Option<String>,
+}
+
+impl ByDefault {
+    fn fixed(holds: bool) -> Self {
+        ByDefault { holds, flipped_when: None }
+    }
 }
 
 impl FlagTests<'_> {
-    /// The condition a test needs when it holds only with a flag on: `self.expand`, `self.x is
-    /// not None` (a `None` default), alone or as a part of an `and`.
-    fn needs_on(&self, test: &Expr) -> Option<String> {
-        let (attr, on) = match test {
-            Expr::BoolOp(op) if op.op == BoolOp::And => return op.values.iter().find_map(|v| self.needs_on(v)),
-            Expr::Attribute(attr) if is_self(&attr.value) => (attr, None),
+    /// `test` in a module built as its defaults say: `self.expand` (off), `self.x is not None` or
+    /// `exists(self.x)` (a `None` default), `self.use_scan` (on), `self.frac < 1.0`, and `not`,
+    /// `and` of those and of `is_compiling()` (true under compile).
+    fn by_default(&self, test: &Expr) -> Option<ByDefault> {
+        match test {
+            Expr::BoolOp(op) if op.op == BoolOp::And => self.and_by_default(&op.values),
+            Expr::UnaryOp(not) if not.op == UnaryOp::Not => {
+                self.by_default(&not.operand).map(|known| ByDefault { holds: !known.holds, ..known })
+            }
+            Expr::Attribute(attr) if is_self(&attr.value) => self.truth_by_default(attr),
             Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators, compare.left.as_ref()) {
                 ([CmpOp::IsNot], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
-                    (attr, Some("set"))
+                    self.set_by_default(attr)
+                }
+                ([CmpOp::Is], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
+                    self.set_by_default(attr).map(|known| ByDefault { holds: true, ..known })
                 }
                 ([op], [Expr::NumberLiteral(bound)], Expr::Attribute(attr)) if is_self(&attr.value) => {
-                    return self.needs_comparison(attr, *op, bound);
+                    self.comparison_by_default(attr, *op, bound)
                 }
-                _ => return None,
+                _ => None,
             },
-            _ => return None,
-        };
+            Expr::Call(call) if is_compiling_call(test) && call.arguments.is_empty() => Some(ByDefault::fixed(true)),
+            Expr::Call(call) => match tested_for_none(call, self.none_tests)? {
+                Expr::Attribute(attr) if is_self(&attr.value) => self.set_by_default(attr),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// An `and`: off by default when one operand is (its body needs that one turned); on when
+    /// every operand is, and then turned off only by the one operand a construction can turn.
+    fn and_by_default(&self, operands: &[Expr]) -> Option<ByDefault> {
+        let known: Vec<Option<ByDefault>> = operands.iter().map(|operand| self.by_default(operand)).collect();
+        if let Some(off) = known.iter().flatten().find(|known| !known.holds && known.flipped_when.is_some()) {
+            return Some(ByDefault { holds: false, flipped_when: off.flipped_when.clone() });
+        }
+        let all_on: Option<Vec<ByDefault>> = known.into_iter().map(|k| k.filter(|k| k.holds)).collect();
+        let mut turnable = all_on?.into_iter().filter_map(|known| known.flipped_when);
+        match (turnable.next(), turnable.next()) {
+            (Some(flipped_when), None) => Some(ByDefault { holds: true, flipped_when: Some(flipped_when) }),
+            _ => None,
+        }
+    }
+
+    /// `self.flag` tested for its truth.
+    fn truth_by_default(&self, attr: &ast::ExprAttribute) -> Option<ByDefault> {
         let flag = self.flags.get(attr.attr.id.as_str())?;
         let Some(parameter) = &flag.parameter else {
             // A literal: only another file turns it on.
-            return (on.is_none()).then(|| {
-                format!("only when `{}` is turned on (`{}.__init__` sets it False)", attr.attr.id, self.class)
-            });
+            let when = format!("`{}` is turned on (`{}.__init__` sets it False)", attr.attr.id, self.class);
+            return Some(ByDefault { holds: false, flipped_when: Some(when) });
         };
-        let with = match (on, flag.default.text.as_str()) {
-            (None, "False") => format!("`{parameter}=True`"),
-            (Some(_), "None") | (None, "None") => format!("`{parameter}` set"),
+        let (holds, with) = match flag.default.text.as_str() {
+            "False" => (false, format!("`{parameter}=True`")),
+            "None" => (false, format!("`{parameter}` set")),
+            "True" => (true, format!("`{parameter}=False`")),
             _ => return None,
         };
-        Some(format!("only when `{}` is built with {with} ({} by default)", self.class, flag.default.text))
+        Some(ByDefault { holds, flipped_when: Some(self.built_with(&with, flag)) })
     }
 
-    /// `self.frac < 1.0` where the constructor's default makes it false: "only when `Quantizer`
-    /// is built with `frac < 1.0` (1.0 by default)".
-    fn needs_comparison(
+    /// `self.x is not None` where `x` is stored from a parameter that defaults to `None`.
+    fn set_by_default(&self, attr: &ast::ExprAttribute) -> Option<ByDefault> {
+        let flag = self.flags.get(attr.attr.id.as_str())?;
+        let parameter = flag.parameter.as_ref().filter(|_| flag.default.text == "None" && !flag.truth_only)?;
+        Some(ByDefault { holds: false, flipped_when: Some(self.built_with(&format!("`{parameter}` set"), flag)) })
+    }
+
+    /// `self.frac < 1.0` where the constructor's default makes it false: "`Quantizer` is built with
+    /// `frac < 1.0` (1.0 by default)".
+    fn comparison_by_default(
         &self,
         attr: &ast::ExprAttribute,
         op: CmpOp,
         literal: &ast::ExprNumberLiteral,
-    ) -> Option<String> {
+    ) -> Option<ByDefault> {
         let flag = self.flags.get(attr.attr.id.as_str())?;
         let (default, bound) = (flag.default.number?, number_value(&literal.value)?);
         let holds = match op {
@@ -361,27 +469,30 @@ impl FlagTests<'_> {
             CmpOp::NotEq => default != bound,
             _ => return None,
         };
-        let written = format!("{} {} {}", flag.parameter.as_ref()?, op.as_str(), number_text(&literal.value)?);
-        (!holds)
-            .then(|| format!("only when `{}` is built with `{written}` ({} by default)", self.class, flag.default.text))
+        // Only the way the default fails is written: "built with `frac >= 1.0`" would be a guess.
+        if holds {
+            return None;
+        }
+        let written = format!("`{} {} {}`", flag.parameter.as_ref()?, op.as_str(), number_text(&literal.value)?);
+        Some(ByDefault { holds, flipped_when: Some(self.built_with(&written, flag)) })
+    }
+
+    fn built_with(&self, with: &str, flag: &Flag) -> String {
+        format!("`{}` is built with {with} ({} by default)", self.class, flag.default.text)
     }
 }
 
 impl BranchTests for FlagTests<'_> {
     fn needs(&self, test: &Expr) -> Option<String> {
-        self.needs_on(test)
+        let known = self.by_default(test).filter(|known| !known.holds)?;
+        Some(format!("only when {}", known.flipped_when?))
     }
 
-    /// `not self.flag`: what follows runs only with the flag on.
+    /// `not self.flag`, `self.x is None`, `self.use_scan and is_compiling()` (on by default):
+    /// what follows runs only with the flag turned.
     fn needs_false(&self, test: &Expr) -> Option<String> {
-        match test {
-            Expr::UnaryOp(unary)
-                if unary.op == UnaryOp::Not && matches!(unary.operand.as_ref(), Expr::Attribute(_)) =>
-            {
-                self.needs_on(&unary.operand)
-            }
-            _ => None,
-        }
+        let known = self.by_default(test).filter(|known| known.holds)?;
+        Some(format!("only when {}", known.flipped_when?))
     }
 }
 

@@ -4,7 +4,7 @@
 //! branch's condition, the outermost first.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Expr, Stmt};
+use ruff_python_ast::{self as ast, BoolOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 pub struct FindingConditions {
@@ -65,15 +65,47 @@ pub trait BranchTests {
     fn needs_false(&self, test: &Expr) -> Option<String>;
 }
 
-/// A walk of a function's body that marks the findings in `if`/`elif`/`else` clauses and in the
-/// arms of conditional expressions by what `tests` says of each test; nested functions and
-/// classes are not its body.
+/// A walk of a function's body that marks the findings in `if`/`elif`/`else` clauses, after an
+/// `if` that returns or raises, and in the arms of conditional expressions by what `tests` says of
+/// each test; nested functions and classes are not its body.
 pub struct BranchWalk<'w, T> {
     pub tests: T,
     pub conditions: &'w mut FindingConditions,
 }
 
+impl<T: BranchTests> BranchWalk<'_, T> {
+    /// An `if` with no other clause whose body ends in `return` or `raise` (`if not self.gated:
+    /// return x`): the statements after it run only when its test fails.
+    /// `flag and t.any()`: Python evaluates the operands after a test only when it holds, so a
+    /// finding there, or one on the whole `and` whose first operand is such a test (a branch on
+    /// it breaks the graph only when the first operand lets it reach the tensor), needs it.
+    fn mark_after_leading_operand(&mut self, and: &ast::ExprBoolOp) {
+        let Some(first) = and.values.first() else { return };
+        if let Some(condition) = self.tests.needs(first) {
+            self.conditions.mark(and.range(), &condition);
+        }
+    }
+
+    fn after_early_exit(&self, stmt: &Stmt) -> Option<String> {
+        let Stmt::If(if_stmt) = stmt else { return None };
+        let exits = matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)));
+        (exits && if_stmt.elif_else_clauses.is_empty()).then(|| self.tests.needs_false(&if_stmt.test)).flatten()
+    }
+}
+
 impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
+    fn visit_body(&mut self, body: &'b [Stmt]) {
+        for (at, stmt) in body.iter().enumerate() {
+            self.visit_stmt(stmt);
+            let rest = &body[at + 1..];
+            if let Some(rest) = body_range(rest).filter(|&rest| self.conditions.touches(rest))
+                && let Some(condition) = self.after_early_exit(stmt)
+            {
+                self.conditions.mark(rest, &condition);
+            }
+        }
+    }
+
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.conditions.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;
@@ -110,6 +142,11 @@ impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
             } else if let Some(condition) = self.tests.needs_false(&if_exp.test) {
                 self.conditions.mark(if_exp.orelse.range(), &condition);
             }
+        }
+        if let Expr::BoolOp(bool_op) = expr
+            && bool_op.op == BoolOp::And
+        {
+            self.mark_after_leading_operand(bool_op);
         }
         walk_expr(self, expr);
     }

@@ -4,7 +4,9 @@
 pub mod config_defaults;
 pub mod constructor_flags;
 pub mod finding_conditions;
+pub mod half_precision;
 pub mod keyword_flags;
 pub mod layerdrop;
+pub mod none_tests;
 pub mod replaced_submodules;
 pub mod unset_flags;
