@@ -115,12 +115,15 @@ fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, st
     let model = checker.model;
     // In a warn-once block the guard goes around the block, so that the flag is set only when the
     // message is written (guarding the call alone would silence it for good).
-    let statement = match model.function(function).node {
+    let (statement, kept_apart) = match model.function(function).node {
         FunctionNode::Def(def) => {
             let is_output = |stmt: &Stmt| is_output_statement(stmt, &model.imports);
-            warn_once::enclosing_block(&def.body, statement, &is_output).unwrap_or(statement)
+            match warn_once::enclosing_block(&def.body, statement, &is_output) {
+                Some(block) => (block, None),
+                None => (statement, warn_once::state_updated_beside(model.source.parsed.suite(), &def.body, statement)),
+            }
         }
-        FunctionNode::Lambda(_) => statement,
+        FunctionNode::Lambda(_) => (statement, None),
     };
     let torch = torch_name_at(model, statement.start());
     let condition = format!("not {}", is_compiling_call(&torch.name, checker.settings.target_torch));
@@ -135,6 +138,12 @@ fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, st
             // Without the break, the code around it is one graph: a masked write there sends the
             // training frame to eager (TCF105), where before only its own graph fell back.
             let mut risks: Vec<String> = torch.new_module_import.then(|| NEW_MODULE_IMPORT.to_string()).into_iter().collect();
+            if let Some(state) = kept_apart {
+                risks.push(format!(
+                    "unsafe: `{state}` is still updated under compile while the message is skipped, so a \
+                     once-only message may never be written, not even by a later eager call"
+                ));
+            }
             if let Some(write) = bool_mask_index_put::traced_with(checker, function) {
                 risks.push(format!(
                     "unsafe: without the break, {write} is traced into one graph with the rest of the frame, and in \

@@ -17,7 +17,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::text::{NEW_MODULE_IMPORT, insert_decorator, torch_name_at};
@@ -285,10 +285,14 @@ impl Scope {
         let mut closure = HashSet::default();
         let (declared, mut reassigned) = declared_nonlocal_or_global(model);
         let mut parent = function.parent;
+        let made_at = function.node.range().start();
         while let Some(enclosing) = parent {
             let (bound, twice) = bindings(model.function(enclosing).node, Bindings::Assignments);
+            // The hook's cell changes only with a binding that runs after its def: normalising a
+            // parameter first (`if not isinstance(want, set): want = {want}`) changes nothing.
+            let later = bound_after(model.function(enclosing).node, made_at);
             closure.extend(bound);
-            reassigned.extend(twice);
+            reassigned.extend(twice.into_iter().filter(|name| later.contains(name)));
             parent = model.function(enclosing).parent;
         }
         let (mut globals, twice) = module_variables(model.source.parsed.suite());
@@ -421,6 +425,45 @@ fn bindings(node: FunctionNode, kind: Bindings) -> (HashSet<String>, HashSet<Str
         FunctionNode::Lambda(lambda) => collector.visit_expr(&lambda.body),
     }
     (collector.once, collector.twice)
+}
+
+/// The names a function binds after `offset` (where a def nested in it starts), or anywhere in a
+/// loop around `offset`, which runs them again after the def. Nested defs and classes are skipped.
+fn bound_after(node: FunctionNode, offset: TextSize) -> HashSet<String> {
+    struct Later {
+        offset: TextSize,
+        /// Inside a loop whose body holds `offset`.
+        around: usize,
+        names: HashSet<String>,
+    }
+    impl<'a> Visitor<'a> for Later {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            let around = match stmt {
+                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => return,
+                Stmt::For(_) | Stmt::While(_) => stmt.range().contains(self.offset),
+                _ => false,
+            };
+            self.around += usize::from(around);
+            walk_stmt(self, stmt);
+            self.around -= usize::from(around);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Name(name) if name.ctx == ExprContext::Store => {
+                    if self.around > 0 || name.start() > self.offset {
+                        self.names.insert(name.id.to_string());
+                    }
+                }
+                Expr::Lambda(_) => {}
+                _ => walk_expr(self, expr),
+            }
+        }
+    }
+    let mut later = Later { offset, around: 0, names: HashSet::default() };
+    if let FunctionNode::Def(def) = node {
+        later.visit_body(&def.body);
+    }
+    later.names
 }
 
 /// Module-level variables (assigned, not imported or defined) and those assigned twice.

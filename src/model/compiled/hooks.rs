@@ -144,6 +144,9 @@ pub enum OnRepeatedModules {
     ContainerElement,
     /// Registered by a function that `Module.apply(...)` runs on every submodule.
     EveryModuleByApply,
+    /// Registered by a function of the file that the file calls in a loop (`for name, mod in
+    /// model.named_modules(): self.add_hooks(mod)`), directly or through the functions calling it.
+    ByCallInLoop,
     /// `register_module_forward_hook`: a global hook, run for every module of every model.
     Global,
 }
@@ -160,6 +163,9 @@ impl OnRepeatedModules {
             }
             Self::EveryModuleByApply => {
                 "registered on every submodule through `Module.apply`, the hook sits on blocks that forward calls in a loop"
+            }
+            Self::ByCallInLoop => {
+                "registered by a function called in a loop, the hook likely sits on blocks that forward calls in a loop"
             }
             Self::Global => "registered for every module, the hook runs on blocks that forward calls in a loop",
         }
@@ -185,7 +191,119 @@ pub fn on_repeated_modules(model: &FileModel, hook: &Hook) -> Option<OnRepeatedM
     }
     let registering = registering_function(model, registration)?;
     let name = model.function(registering).name.as_str();
-    applied_to_every_module(model.source.parsed.suite(), name).then_some(OnRepeatedModules::EveryModuleByApply)
+    if applied_to_every_module(model.source.parsed.suite(), name) {
+        return Some(OnRepeatedModules::EveryModuleByApply);
+    }
+    called_in_loop(model, registering).then_some(OnRepeatedModules::ByCallInLoop)
+}
+
+/// Whether the file calls `function` in a loop or comprehension, directly or through the
+/// functions that call it: each pass adds the callers found outside loops, until one calls in a
+/// loop or no caller is new. Measured under torch 2.15 (a helper registering the hook, called
+/// in a loop over `named_modules()`): `torch.compiler.disable` on that hook left forward no
+/// graph holding its layers, where without it forward was one graph of 52 ops.
+fn called_in_loop(model: &FileModel, function: usize) -> bool {
+    let mut callees = vec![function];
+    loop {
+        let mut finder =
+            LoopedCalls { model, caller: None, callees: &callees, depth: 0, in_loop: false, callers: Vec::new() };
+        finder.visit_module(model.source.parsed.suite());
+        for (caller, f) in model.functions.iter().enumerate() {
+            let FunctionNode::Def(def) = f.node else { continue };
+            finder.caller = Some(caller);
+            finder.depth = 0;
+            ruff_python_ast::visitor::Visitor::visit_body(&mut finder, &def.body);
+        }
+        if finder.in_loop {
+            return true;
+        }
+        let new: Vec<usize> = finder.callers.into_iter().filter(|caller| !callees.contains(caller)).collect();
+        if new.is_empty() {
+            return false;
+        }
+        callees.extend(new);
+    }
+}
+
+/// The calls of `callees` in one function's own body (nested defs and classes are functions of
+/// their own), or at module level when `caller` is `None`.
+struct LoopedCalls<'m, 'a> {
+    model: &'m FileModel<'a>,
+    caller: Option<usize>,
+    callees: &'m [usize],
+    depth: usize,
+    /// A call of a callee sits in a loop.
+    in_loop: bool,
+    /// Functions calling a callee outside any loop.
+    callers: Vec<usize>,
+}
+
+impl LoopedCalls<'_, '_> {
+    fn visit_module(&mut self, suite: &[Stmt]) {
+        self.caller = None;
+        self.depth = 0;
+        ruff_python_ast::visitor::Visitor::visit_body(self, suite);
+    }
+
+    /// The function of the file `call` runs: `self.name(...)` in a method, or a name in scope.
+    fn callee(&self, call: &ast::ExprCall) -> Option<usize> {
+        match call.func.as_ref() {
+            Expr::Attribute(attr) if is_self(&attr.value) => {
+                let class = self.model.self_class(self.caller?)?;
+                self.model.method_or_inherited(class, attr.attr.id.as_str())
+            }
+            Expr::Name(name) => self.model.resolve_name(name.id.as_str(), self.caller),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> ruff_python_ast::visitor::Visitor<'a> for LoopedCalls<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        use ruff_python_ast::visitor::{walk_body, walk_expr, walk_stmt};
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            Stmt::For(for_stmt) => {
+                self.visit_expr(&for_stmt.iter);
+                self.depth += 1;
+                walk_expr(self, &for_stmt.target);
+                walk_body(self, &for_stmt.body);
+                self.depth -= 1;
+                walk_body(self, &for_stmt.orelse);
+            }
+            Stmt::While(while_stmt) => {
+                self.depth += 1;
+                self.visit_expr(&while_stmt.test);
+                walk_body(self, &while_stmt.body);
+                self.depth -= 1;
+                walk_body(self, &while_stmt.orelse);
+            }
+            _ => walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        use ruff_python_ast::visitor::walk_expr;
+        match expr {
+            Expr::Lambda(_) => {}
+            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
+                self.depth += 1;
+                walk_expr(self, expr);
+                self.depth -= 1;
+            }
+            Expr::Call(call) => {
+                if self.callee(call).is_some_and(|callee| self.callees.contains(&callee)) {
+                    match (self.depth > 0, self.caller) {
+                        (true, _) => self.in_loop = true,
+                        (false, Some(caller)) => self.callers.push(caller),
+                        (false, None) => {}
+                    }
+                }
+                walk_expr(self, expr);
+            }
+            _ => walk_expr(self, expr),
+        }
+    }
 }
 
 /// For a module reached through an index of a container (`model.blocks[0]`,
@@ -399,5 +517,38 @@ class Net(nn.Module):
         return o
 ";
         assert_eq!(repeated(text), [("record".to_string(), Some(OnRepeatedModules::EveryModuleByApply))]);
+    }
+
+    #[test]
+    fn a_hook_registered_by_a_function_called_in_a_loop() {
+        let text = "class Watch:
+    def __init__(self, model):
+        for name, mod in model.named_modules():
+            self.attach(mod)
+
+    def attach(self, module):
+        self.register(module)
+
+    def register(self, module):
+        module.register_forward_hook(self.record)
+
+    def record(self, m, i, o):
+        return o
+";
+        assert_eq!(repeated(text), [("record".to_string(), Some(OnRepeatedModules::ByCallInLoop))]);
+        let comprehension = "def attach(module):
+    return module.register_forward_hook(record)
+
+def record(m, i, o):
+    return o
+
+def watch(model):
+    return [attach(m) for m in model.modules()]
+";
+        assert_eq!(repeated(comprehension), [("record".to_string(), Some(OnRepeatedModules::ByCallInLoop))]);
+        // Called once, outside any loop: one module.
+        let once =
+            text.replace("for name, mod in model.named_modules():\n            self.attach(mod)", "self.attach(model)");
+        assert_eq!(repeated(&once), [("record".to_string(), None)]);
     }
 }

@@ -27,6 +27,139 @@ pub fn enclosing_block(body: &[Stmt], output: TextRange, is_output: &dyn Fn(&Stm
     (only_flag_and_output && block.body.iter().any(sets_flag)).then(|| block.range())
 }
 
+/// The flag or counter that code next to `output` updates when the guard cannot take it in (not a
+/// warn-once block of its own): a flag set beside the call (`logger.warning(err)` then
+/// `setattr(self, "warned", True)` in a helper whose caller tests the flag), or state that an `if`
+/// around the call tests and a statement beside that `if` updates (`COUNTS[key] += 1` then
+/// `if COUNTS[key] <= n: log(...)`; `if not self.warned: print(...)` then `self.warned = True`).
+/// Guarding the call alone, that state still changes under compile while the message is skipped, so
+/// the message is never written, not even by a later eager run. Measured under torch 2.15 on both
+/// shapes (issue #27's blind audit: fairseq's NaN detector, detectron2's `log_first_n`).
+pub fn state_updated_beside(file: &[Stmt], body: &[Stmt], output: TextRange) -> Option<String> {
+    let mut suite = body;
+    let mut tests: Vec<String> = Vec::new();
+    loop {
+        let at = suite.iter().position(|stmt| stmt.range().contains_range(output))?;
+        let inner = &suite[at];
+        let (next, test) = match inner {
+            _ if inner.range() == output => (None, None),
+            Stmt::If(block) if block.body.iter().any(|s| s.range().contains_range(output)) => {
+                (Some(&block.body), Some(&*block.test))
+            }
+            Stmt::If(block) => {
+                let clause = block.elif_else_clauses.iter().find(|c| c.range().contains_range(output))?;
+                (Some(&clause.body), clause.test.as_ref())
+            }
+            Stmt::With(s) => (Some(&s.body), None),
+            // A loop or `try` runs its body several times or not at all: the pairing is unclear.
+            _ => return None,
+        };
+        if let Some(test) = test {
+            reads_in(test, &mut tests);
+        }
+        let siblings = suite.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, stmt)| stmt);
+        for stmt in siblings {
+            let Some((state, flag_like)) = state_set_by(stmt, body) else { continue };
+            // A flag or counter set beside the call is what a caller tests (`setattr` with a
+            // computed name cannot be looked up: taken as one).
+            let tested = tests.contains(&state) || state.contains('<') || tested_in(file, &state);
+            if tests.contains(&state) || (flag_like && tested) {
+                return Some(state);
+            }
+        }
+        suite = next?;
+    }
+}
+
+/// Whether some `if` or `while` test of the file reads `state`.
+fn tested_in(file: &[Stmt], state: &str) -> bool {
+    use ruff_python_ast::visitor::{Visitor, walk_stmt};
+    struct Tests<'n> {
+        state: &'n str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Tests<'_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            let mut reads = Vec::new();
+            match stmt {
+                Stmt::If(block) => {
+                    reads_in(&block.test, &mut reads);
+                    block.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()).for_each(|t| reads_in(t, &mut reads));
+                }
+                Stmt::While(block) => reads_in(&block.test, &mut reads),
+                _ => {}
+            }
+            self.found |= reads.iter().any(|read| read == self.state);
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut tests = Tests { state, found: false };
+    tests.visit_body(file);
+    tests.found
+}
+
+/// The outliving state a statement updates, and whether the update looks like a flag or a counter
+/// (a bool stored, an augmented assignment, `setattr(..., bool)`, `.add(...)`). Subscripts
+/// and method calls name their receiver (`COUNTS[key] += 1` updates `COUNTS`).
+fn state_set_by(stmt: &Stmt, body: &[Stmt]) -> Option<(String, bool)> {
+    // `True`/`False`: a flag. A cache entry stored beside a warning (`mapping[name] = None` in
+    // transformers' `lazy_load_kernel`) gates nothing: the next call warns again.
+    let constant = |value: &Expr| matches!(value, Expr::BooleanLiteral(_));
+    match stmt {
+        Stmt::Assign(assign) => match assign.targets.as_slice() {
+            [target] => Some((outliving(target, body)?, constant(&assign.value))),
+            _ => None,
+        },
+        Stmt::AugAssign(assign) => Some((outliving(&assign.target, body)?, true)),
+        Stmt::Expr(ast::StmtExpr { value, .. }) => {
+            let Expr::Call(call) = value.as_ref() else { return None };
+            match call.func.as_ref() {
+                Expr::Name(name) if name.id.as_str() == "setattr" => match call.arguments.args.as_ref() {
+                    [object, Expr::StringLiteral(field), value] => {
+                        Some((format!("{}.{}", dotted_name(object)?, field.value.to_str()), constant(value)))
+                    }
+                    [object, field, value] => {
+                        Some((format!("{}.<{}>", dotted_name(object)?, dotted_name(field)?), constant(value)))
+                    }
+                    _ => None,
+                },
+                Expr::Attribute(method) if method.attr.id.as_str() == "add" => Some((outliving(&method.value, body)?, true)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The name of what an assignment target updates, when that outlives the call: an attribute, an
+/// item of a name the function does not bind (a module-level counter), a `global` name.
+fn outliving(target: &Expr, body: &[Stmt]) -> Option<String> {
+    match target {
+        Expr::Name(name) => declared_global(body, name.id.as_str()).then(|| name.id.to_string()),
+        Expr::Attribute(_) => dotted_name(target),
+        Expr::Subscript(subscript) => {
+            let base = dotted_name(&subscript.value)?;
+            (base.contains('.') || declared_global(body, &base) || !assigned_in(body, &base)).then_some(base)
+        }
+        _ => None,
+    }
+}
+
+/// Every name and attribute chain an `if` test reads, inside subscripts and calls too.
+fn reads_in(expr: &Expr, out: &mut Vec<String>) {
+    use ruff_python_ast::visitor::{Visitor, walk_expr};
+    struct Reads<'o>(&'o mut Vec<String>);
+    impl<'a> Visitor<'a> for Reads<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Some(name) = matches!(expr, Expr::Name(_) | Expr::Attribute(_)).then(|| dotted_name(expr)).flatten() {
+                self.0.push(name);
+            }
+            walk_expr(self, expr);
+        }
+    }
+    Reads(out).visit_expr(expr);
+}
+
 /// The innermost `if` whose own body holds the statement at `range`.
 fn innermost_if(body: &[Stmt], range: TextRange) -> Option<&ast::StmtIf> {
     for stmt in body {
