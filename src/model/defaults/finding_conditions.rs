@@ -4,7 +4,7 @@
 //! branch's condition, the outermost first.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Expr, Stmt};
+use ruff_python_ast::{self as ast, BoolOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 pub struct FindingConditions {
@@ -57,6 +57,33 @@ pub fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
+/// The test of an `if` that returns when it holds (`if not self.checks: return x`, no `elif` or
+/// `else`, its body ending in `return`): the statements after it run only when the test fails.
+/// Not one that raises: `if self.vision_tower is None: raise ...` is what the function needs to
+/// run at all, and a caller that reaches the rest has what it needs.
+pub fn early_exit_test(stmt: &Stmt) -> Option<&Expr> {
+    let Stmt::If(if_stmt) = stmt else { return None };
+    let leaves = matches!(if_stmt.body.last(), Some(Stmt::Return(_)));
+    (leaves && if_stmt.elif_else_clauses.is_empty()).then_some(&*if_stmt.test)
+}
+
+/// The range of the statements after `body[at]`, when there are any.
+pub fn rest_range(body: &[Stmt], at: usize) -> Option<TextRange> {
+    body_range(body.get(at + 1..)?)
+}
+
+/// Each part of `a and b and c` with what runs only when it holds (for `or`, fails): the parts
+/// after it. After the first part that is the whole test: a finding on the whole test (`if
+/// self.every > 0 and step.item():`) needs it too.
+pub fn short_circuit(bool_op: &ast::ExprBoolOp) -> impl Iterator<Item = (&Expr, TextRange)> {
+    let values = &bool_op.values;
+    values.iter().enumerate().filter_map(move |(at, value)| {
+        let rest = values.get(at + 1..)?;
+        let after = rest.first()?.range().cover(rest.last()?.range());
+        Some((value, if at == 0 { bool_op.range() } else { after }))
+    })
+}
+
 /// What a walk of branches asks of each test: the condition under which a branch runs.
 pub trait BranchTests {
     /// The condition under which `test` holds (`flag`, `flag and x`): its body runs only then.
@@ -74,6 +101,21 @@ pub struct BranchWalk<'w, T> {
 }
 
 impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
+    /// After `if <test>: return ...`, the rest of the body runs only when the test fails: a
+    /// finding there needs what makes it fail (`if not self.checks: return x` -> `checks` on).
+    fn visit_body(&mut self, body: &'b [Stmt]) {
+        for (at, stmt) in body.iter().enumerate() {
+            self.visit_stmt(stmt);
+            if let Some(test) = early_exit_test(stmt)
+                && let Some(rest) = rest_range(body, at)
+                && self.conditions.touches(rest)
+                && let Some(condition) = self.tests.needs_false(test)
+            {
+                self.conditions.mark(rest, &condition);
+            }
+        }
+    }
+
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.conditions.touches(stmt.range()) || matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
             return;
@@ -109,6 +151,20 @@ impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
                 self.conditions.mark(if_exp.body.range(), &condition);
             } else if let Some(condition) = self.tests.needs_false(&if_exp.test) {
                 self.conditions.mark(if_exp.orelse.range(), &condition);
+            }
+        }
+        // In `a and b`, `b` runs only when `a` holds (`self.every > 0 and step.item() % ...`);
+        // in `a or b`, only when `a` fails. The first part that says so wins.
+        if let Expr::BoolOp(bool_op) = expr {
+            for (part, rest) in short_circuit(bool_op) {
+                let condition = match bool_op.op {
+                    BoolOp::And => self.tests.needs(part),
+                    BoolOp::Or => self.tests.needs_false(part),
+                };
+                if let Some(condition) = condition {
+                    self.conditions.mark(rest, &condition);
+                    break;
+                }
             }
         }
         walk_expr(self, expr);
