@@ -38,6 +38,7 @@ use crate::model::defaults::keyword_flags::off_unless_keyword_passed;
 use crate::model::defaults::replaced_submodules::off_unless_replaced;
 use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
+use crate::model::flow::impossible_calls::never_runs;
 use crate::model::flow::loops::{InLoop, LoopCalls};
 use crate::model::flow::shapes::InputSizes;
 use crate::model::tensors::tensor::Tensors;
@@ -259,6 +260,7 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered], hand_
     let mut diagnostics = run_rules(&checker, &enabled);
     Tensors::forget_kept(model);
     drop_dead_code_findings(model, &mut diagnostics);
+    drop_findings_no_call_reaches(model, &mut diagnostics);
     for hand_on in hand_on {
         hand_on(&model.source.text, &mut diagnostics);
     }
@@ -273,6 +275,16 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered], hand_
 /// every rule alike: the hazard is real only on a path that is not taken.
 fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>) {
     diagnostics.retain(|diagnostic| model.dead_code.covering(diagnostic.range).is_none());
+}
+
+/// Drops the findings in a function every call of which leaves out a required argument
+/// (`impossible_calls`): the call raises `TypeError` before Dynamo traces the body.
+fn drop_findings_no_call_reaches(model: &FileModel, diagnostics: &mut Vec<Diagnostic>) {
+    let mut verdicts: HashMap<usize, bool> = HashMap::default();
+    diagnostics.retain(|diagnostic| match model.region_function_at(diagnostic.range) {
+        Some(function) => !*verdicts.entry(function).or_insert_with(|| never_runs(model, function)),
+        None => true,
+    });
 }
 
 /// Findings in code the default config turns off (`config_defaults`) are real only for a config

@@ -20,7 +20,7 @@ pub fn through_calls(
         .iter()
         .enumerate()
         .filter(|&(at, _)| conditions[at].is_none())
-        .filter_map(|(at, &range)| Some((at, holder(model, range)?)))
+        .filter_map(|(at, &range)| Some((at, model.region_function_at(range)?)))
         .filter(|&(_, function)| only_called(model, function))
         .collect();
     if pending.is_empty() {
@@ -62,16 +62,6 @@ fn needed_by_every_call(
     let (caller, condition) = first?;
     let (caller, callee) = (&model.function(caller).qualname, &model.function(function).name);
     Some(format!("{condition}, where `{caller}` calls `{callee}`"))
-}
-
-/// The innermost region function whose code holds `range`.
-fn holder(model: &FileModel, range: TextRange) -> Option<usize> {
-    model
-        .region_functions()
-        .iter()
-        .copied()
-        .filter(|&function| model.function(function).node.range().contains_range(range))
-        .min_by_key(|&function| model.function(function).node.range().len())
 }
 
 /// Compiled only because functions of this file call it: no root of its own (not a `forward`, a
