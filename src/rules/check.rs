@@ -31,6 +31,7 @@ use ruff_text_size::TextRange;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::compiled::reach::describe;
+use crate::model::defaults::call_conditions::through_calls;
 use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::defaults::constructor_flags::off_unless_built_with;
 use crate::model::defaults::half_precision::off_unless_half_precision;
@@ -38,6 +39,7 @@ use crate::model::defaults::keyword_flags::off_unless_keyword_passed;
 use crate::model::defaults::replaced_submodules::off_unless_replaced;
 use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
+use crate::model::flow::impossible_calls::never_runs;
 use crate::model::flow::loops::{InLoop, LoopCalls};
 use crate::model::flow::shapes::InputSizes;
 use crate::model::tensors::tensor::Tensors;
@@ -259,6 +261,7 @@ pub fn check(model: &FileModel, settings: &Settings, rules: &[Registered], hand_
     let mut diagnostics = run_rules(&checker, &enabled);
     Tensors::forget_kept(model);
     drop_dead_code_findings(model, &mut diagnostics);
+    drop_findings_no_call_reaches(model, &mut diagnostics);
     for hand_on in hand_on {
         hand_on(&model.source.text, &mut diagnostics);
     }
@@ -275,37 +278,57 @@ fn drop_dead_code_findings(model: &FileModel, diagnostics: &mut Vec<Diagnostic>)
     diagnostics.retain(|diagnostic| model.dead_code.covering(diagnostic.range).is_none());
 }
 
+/// Drops the findings in a function every call of which leaves out a required argument
+/// (`impossible_calls`): the call raises `TypeError` before Dynamo traces the body.
+fn drop_findings_no_call_reaches(model: &FileModel, diagnostics: &mut Vec<Diagnostic>) {
+    let mut verdicts: HashMap<usize, bool> = HashMap::default();
+    diagnostics.retain(|diagnostic| match model.region_function_at(diagnostic.range) {
+        Some(function) => !*verdicts.entry(function).or_insert_with(|| never_runs(model, function)),
+        None => true,
+    });
+}
+
 /// Findings in code the default config turns off (`config_defaults`) are real only for a config
 /// that turns it on, those in a branch on a flag the caller leaves unset (`unset_flags`, or
 /// `keyword_flags` through `**kwargs`) only for a caller who sets it, those in a branch for a replaced submodule (`replaced_submodules`)
 /// only for a model where someone replaced it, and those in a branch on a constructor flag left
 /// off (`constructor_flags`) only for a module built with it, those behind a test for a half
 /// precision dtype (`half_precision`) only for a float16 or bfloat16 run: low, and the message
-/// says when.
+/// says when. So are those in a function that only such branches call (`call_conditions`).
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     if diagnostics.is_empty() {
         return;
     }
     let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
-    let mut conditions = match model.config_defaults.is_empty() {
-        true => vec![None; ranges.len()],
-        false => off_by_default(model, &ranges, &mut HashSet::default()),
-    };
-    let unset = off_unless_passed(model, &ranges, &mut HashSet::default());
-    let keyword = off_unless_keyword_passed(model, &ranges);
-    let replaced = off_unless_replaced(model, &ranges);
-    let built = off_unless_built_with(model, &ranges);
-    let half = off_unless_half_precision(model, &ranges);
-    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built).zip(half);
-    for (slot, ((((unset, keyword), replaced), built), half)) in conditions.iter_mut().zip(others) {
-        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built).or(half);
-    }
+    let conditions = conditions_at(model, &ranges);
+    let conditions = through_calls(model, &ranges, conditions, |sites| conditions_at(model, sites));
     for (diagnostic, condition) in diagnostics.iter_mut().zip(conditions) {
         if let Some(condition) = condition {
             diagnostic.severity = Severity::Low;
             diagnostic.message.push_str(&format!("; {condition}"));
         }
     }
+}
+
+/// The condition the code at each of `ranges` needs under the defaults, as the analyses above say.
+fn conditions_at(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
+    if ranges.is_empty() {
+        return Vec::new();
+    }
+    let mut conditions = match model.config_defaults.is_empty() {
+        true => vec![None; ranges.len()],
+        false => off_by_default(model, ranges, &mut HashSet::default()),
+    };
+    let unset = off_unless_passed(model, ranges, &mut HashSet::default());
+    let keyword = off_unless_keyword_passed(model, ranges);
+    let replaced = off_unless_replaced(model, ranges);
+    let built = off_unless_built_with(model, ranges);
+    let half = off_unless_half_precision(model, ranges);
+    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built).zip(half);
+    for (slot, ((((unset, keyword), replaced), built), half)) in conditions.iter_mut().zip(others) {
+        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built).or(half);
+    }
+    conditions
 }
 
 /// The findings of `rules` that can find anything in the file: each region function walked once

@@ -20,7 +20,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::model::defaults::finding_conditions::{FindingConditions, body_range};
+use crate::model::defaults::finding_conditions::{FindingConditions, body_range, early_exit_test, rest_range};
 use crate::model::file::configured::{ConfigDefault, Value};
 use crate::model::file::imports::unqualified;
 use crate::model::file::module::is_self;
@@ -156,7 +156,7 @@ fn literal(model: &FileModel, value: &Expr) -> Option<ConfigDefault> {
 }
 
 /// A Python int or float literal's value (`1_000`, `1e-5`, `- 2`); `None` for hex and the like.
-fn number(text: &str) -> Option<f64> {
+pub(crate) fn number(text: &str) -> Option<f64> {
     let plain: String = text.chars().filter(|c| *c != '_' && !c.is_whitespace()).collect();
     plain.parse().ok()
 }
@@ -667,6 +667,22 @@ impl OffBranches<'_, '_, '_> {
 }
 
 impl<'b> Visitor<'b> for OffBranches<'_, '_, '_> {
+    /// After `if <test>: return ...` on a test the default config makes true
+    /// (`if self.config.max_positions: return ...`), the rest of the body is off.
+    fn visit_body(&mut self, body: &'b [Stmt]) {
+        for (at, stmt) in body.iter().enumerate() {
+            self.visit_stmt(stmt);
+            if let Some(test) = early_exit_test(stmt)
+                && let Some(rest) = rest_range(body, at)
+                && self.touches(rest)
+                && let Some(truth) = self.flags.truth(test, 0)
+                && truth.value
+            {
+                self.mark(rest, &truth.not().condition());
+            }
+        }
+    }
+
     fn visit_stmt(&mut self, stmt: &'b Stmt) {
         if !self.touches(stmt.range()) {
             return;

@@ -57,6 +57,33 @@ pub fn body_range(body: &[Stmt]) -> Option<TextRange> {
     Some(TextRange::new(body.first()?.start(), body.last()?.end()))
 }
 
+/// The test of an `if` that returns when it holds (`if not self.checks: return x`, no `elif` or
+/// `else`, its body ending in `return`): the statements after it run only when the test fails.
+/// Not one that raises: `if self.vision_tower is None: raise ...` is what the function needs to
+/// run at all, and a caller that reaches the rest has what it needs.
+pub fn early_exit_test(stmt: &Stmt) -> Option<&Expr> {
+    let Stmt::If(if_stmt) = stmt else { return None };
+    let leaves = matches!(if_stmt.body.last(), Some(Stmt::Return(_)));
+    (leaves && if_stmt.elif_else_clauses.is_empty()).then_some(&*if_stmt.test)
+}
+
+/// The range of the statements after `body[at]`, when there are any.
+pub fn rest_range(body: &[Stmt], at: usize) -> Option<TextRange> {
+    body_range(body.get(at + 1..)?)
+}
+
+/// Each part of `a and b and c` with what runs only when it holds (for `or`, fails): the parts
+/// after it. After the first part that is the whole test: a finding on the whole test (`if
+/// self.every > 0 and step.item():`) needs it too.
+pub fn short_circuit(bool_op: &ast::ExprBoolOp) -> impl Iterator<Item = (&Expr, TextRange)> {
+    let values = &bool_op.values;
+    values.iter().enumerate().filter_map(move |(at, value)| {
+        let rest = values.get(at + 1..)?;
+        let after = rest.first()?.range().cover(rest.last()?.range());
+        Some((value, if at == 0 { bool_op.range() } else { after }))
+    })
+}
+
 /// What a walk of branches asks of each test: the condition under which a branch runs.
 pub trait BranchTests {
     /// The condition under which `test` holds (`flag`, `flag and x`): its body runs only then.
@@ -65,41 +92,24 @@ pub trait BranchTests {
     fn needs_false(&self, test: &Expr) -> Option<String>;
 }
 
-/// A walk of a function's body that marks the findings in `if`/`elif`/`else` clauses, after an
-/// `if` that returns or raises, and in the arms of conditional expressions by what `tests` says of
-/// each test; nested functions and classes are not its body.
+/// A walk of a function's body that marks the findings in `if`/`elif`/`else` clauses and in the
+/// arms of conditional expressions by what `tests` says of each test; nested functions and
+/// classes are not its body.
 pub struct BranchWalk<'w, T> {
     pub tests: T,
     pub conditions: &'w mut FindingConditions,
 }
 
-impl<T: BranchTests> BranchWalk<'_, T> {
-    /// An `if` with no other clause whose body ends in `return` or `raise` (`if not self.gated:
-    /// return x`): the statements after it run only when its test fails.
-    /// `flag and t.any()`: Python evaluates the operands after a test only when it holds, so a
-    /// finding there, or one on the whole `and` whose first operand is such a test (a branch on
-    /// it breaks the graph only when the first operand lets it reach the tensor), needs it.
-    fn mark_after_leading_operand(&mut self, and: &ast::ExprBoolOp) {
-        let Some(first) = and.values.first() else { return };
-        if let Some(condition) = self.tests.needs(first) {
-            self.conditions.mark(and.range(), &condition);
-        }
-    }
-
-    fn after_early_exit(&self, stmt: &Stmt) -> Option<String> {
-        let Stmt::If(if_stmt) = stmt else { return None };
-        let exits = matches!(if_stmt.body.last(), Some(Stmt::Return(_) | Stmt::Raise(_)));
-        (exits && if_stmt.elif_else_clauses.is_empty()).then(|| self.tests.needs_false(&if_stmt.test)).flatten()
-    }
-}
-
 impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
+    /// After `if <test>: return ...`, the rest of the body runs only when the test fails: a
+    /// finding there needs what makes it fail (`if not self.checks: return x` -> `checks` on).
     fn visit_body(&mut self, body: &'b [Stmt]) {
         for (at, stmt) in body.iter().enumerate() {
             self.visit_stmt(stmt);
-            let rest = &body[at + 1..];
-            if let Some(rest) = body_range(rest).filter(|&rest| self.conditions.touches(rest))
-                && let Some(condition) = self.after_early_exit(stmt)
+            if let Some(test) = early_exit_test(stmt)
+                && let Some(rest) = rest_range(body, at)
+                && self.conditions.touches(rest)
+                && let Some(condition) = self.tests.needs_false(test)
             {
                 self.conditions.mark(rest, &condition);
             }
@@ -143,10 +153,19 @@ impl<'b, T: BranchTests> Visitor<'b> for BranchWalk<'_, T> {
                 self.conditions.mark(if_exp.orelse.range(), &condition);
             }
         }
-        if let Expr::BoolOp(bool_op) = expr
-            && bool_op.op == BoolOp::And
-        {
-            self.mark_after_leading_operand(bool_op);
+        // In `a and b`, `b` runs only when `a` holds (`self.every > 0 and step.item() % ...`);
+        // in `a or b`, only when `a` fails. The first part that says so wins.
+        if let Expr::BoolOp(bool_op) = expr {
+            for (part, rest) in short_circuit(bool_op) {
+                let condition = match bool_op.op {
+                    BoolOp::And => self.tests.needs(part),
+                    BoolOp::Or => self.tests.needs_false(part),
+                };
+                if let Some(condition) = condition {
+                    self.conditions.mark(rest, &condition);
+                    break;
+                }
+            }
         }
         walk_expr(self, expr);
     }

@@ -1,6 +1,7 @@
 //! What the defaults leave off: code that runs only under a config, a flag, a constructor argument
 //! or a replaced submodule that the defaults do not give, and the condition each finding needs.
 
+pub mod call_conditions;
 pub mod config_defaults;
 pub mod constructor_flags;
 pub mod finding_conditions;

@@ -23,9 +23,10 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{self as ast, BoolOp, Expr, ExprContext, Stmt, UnaryOp};
+use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, ExprContext, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+use crate::model::defaults::config_defaults::number;
 use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_entry_point;
@@ -56,31 +57,37 @@ pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange], asked: &mut Ha
     conditions.into_vec()
 }
 
-/// A flag parameter: its name and its default's text.
+/// A flag parameter: its name and its default's text; for a number (`rollout_steps=1`), its value:
+/// such a flag is tested by comparing it (`if rollout_steps > 1:`), not by its truth.
 struct Flag {
     name: String,
     default: String,
+    number: Option<f64>,
 }
 
-/// The parameters of `def` defaulting to `None` or `False`, annotated `bool` (or not annotated).
+/// The parameters of `def` defaulting to `None` or `False`, annotated `bool` (or not annotated),
+/// and those defaulting to a number, annotated `int` or `float` (or not annotated).
 fn flag_parameters(model: &FileModel, def: &ast::StmtFunctionDef) -> Vec<Flag> {
     def.parameters
         .iter_non_variadic_params()
         .filter_map(|parameter| {
             let default = parameter.default()?;
-            if !matches!(
-                default,
-                Expr::NoneLiteral(_) | Expr::BooleanLiteral(ast::ExprBooleanLiteral { value: false, .. })
-            ) {
-                return None;
-            }
-            let annotated_bool = match parameter.parameter.annotation.as_deref() {
-                Some(annotation) => model.source.text[annotation.range()].contains("bool"),
+            let text = &model.source.text[default.range()];
+            let (number, kinds): (Option<f64>, &[&str]) = match default {
+                Expr::NoneLiteral(_) | Expr::BooleanLiteral(ast::ExprBooleanLiteral { value: false, .. }) => {
+                    (None, &["bool"])
+                }
+                Expr::NumberLiteral(_) => (Some(number(text)?), &["int", "float"]),
+                _ => return None,
+            };
+            let annotated_so = match parameter.parameter.annotation.as_deref() {
+                Some(annotation) => kinds.iter().any(|kind| model.source.text[annotation.range()].contains(kind)),
                 None => true,
             };
-            annotated_bool.then(|| Flag {
+            annotated_so.then(|| Flag {
                 name: parameter.parameter.name.id.to_string(),
-                default: model.source.text[default.range()].to_string(),
+                default: text.to_string(),
+                number,
             })
         })
         .collect()
@@ -334,7 +341,7 @@ struct FlagTests<'a> {
 
 impl FlagTests<'_> {
     fn condition(&self, flag: usize) -> String {
-        let Flag { name, default } = &self.flags[flag];
+        let Flag { name, default, .. } = &self.flags[flag];
         format!("only when `{}` is called with `{name}=True` ({default} by default)", self.def.name.id)
     }
 
@@ -348,26 +355,85 @@ impl FlagTests<'_> {
             }),
             _ => None,
         }?;
-        (!Stores::of(self.def, &self.flags[flag].name).rebound_before(test.start())).then_some(flag)
+        self.unassigned_at(flag, test).then_some(flag)
     }
 
+    /// A flag tested by its truth: not a number.
     fn flag(&self, name: &str) -> Option<usize> {
-        self.flags.iter().position(|flag| flag.name == name)
+        self.flags.iter().position(|flag| flag.name == name && flag.number.is_none())
+    }
+
+    fn unassigned_at(&self, flag: usize, test: &Expr) -> bool {
+        !Stores::of(self.def, &self.flags[flag].name).rebound_before(test.start())
+    }
+
+    /// `rollout_steps > 1` on a number flag, unassigned before it, when its default makes the
+    /// comparison come out `wanted`: the condition under which it comes out the other way.
+    fn comparison(&self, test: &Expr, wanted: bool) -> Option<String> {
+        let Expr::Compare(compare) = test else { return None };
+        let ([op], [Expr::NumberLiteral(literal)], Expr::Name(name)) =
+            (&*compare.ops, &*compare.comparators, compare.left.as_ref())
+        else {
+            return None;
+        };
+        let flag = self.flags.iter().position(|flag| flag.name == name.id.as_str() && flag.number.is_some())?;
+        let (bound, written) = literal_value(literal)?;
+        let default = self.flags[flag].number?;
+        let holds = match op {
+            CmpOp::Lt => default < bound,
+            CmpOp::LtE => default <= bound,
+            CmpOp::Gt => default > bound,
+            CmpOp::GtE => default >= bound,
+            CmpOp::Eq => default == bound,
+            CmpOp::NotEq => default != bound,
+            _ => return None,
+        };
+        if holds != wanted || !self.unassigned_at(flag, test) {
+            return None;
+        }
+        let op = if wanted { negated(*op)? } else { *op };
+        let Flag { name, default, .. } = &self.flags[flag];
+        let function = &self.def.name.id;
+        Some(format!("only when `{function}` is called with `{name} {} {written}` ({default} by default)", op.as_str()))
     }
 }
 
+/// A number literal's value, and its text as the message writes it.
+fn literal_value(literal: &ast::ExprNumberLiteral) -> Option<(f64, String)> {
+    match &literal.value {
+        ast::Number::Int(int) => Some((int.as_u64()? as f64, int.to_string())),
+        ast::Number::Float(float) => Some((*float, format!("{float:?}"))),
+        ast::Number::Complex { .. } => None,
+    }
+}
+
+/// The comparison that holds exactly when `op` fails.
+fn negated(op: CmpOp) -> Option<CmpOp> {
+    Some(match op {
+        CmpOp::Lt => CmpOp::GtE,
+        CmpOp::LtE => CmpOp::Gt,
+        CmpOp::Gt => CmpOp::LtE,
+        CmpOp::GtE => CmpOp::Lt,
+        CmpOp::Eq => CmpOp::NotEq,
+        CmpOp::NotEq => CmpOp::Eq,
+        _ => return None,
+    })
+}
+
 impl BranchTests for FlagTests<'_> {
+    /// `flag`, or a comparison of a number flag that its default makes false (`rollout_steps > 1`).
     fn needs(&self, test: &Expr) -> Option<String> {
-        self.flag_needed(test).map(|flag| self.condition(flag))
+        self.flag_needed(test).map(|flag| self.condition(flag)).or_else(|| self.comparison(test, false))
     }
 
-    /// `not flag`: what follows it runs only when the flag is true.
+    /// `not flag`: what follows it runs only when the flag is true; so with a comparison that the
+    /// default makes true (`if rollout_steps <= 1: return x`).
     fn needs_false(&self, test: &Expr) -> Option<String> {
         match test {
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not && matches!(unary.operand.as_ref(), Expr::Name(_)) => {
                 self.needs(&unary.operand)
             }
-            _ => None,
+            _ => self.comparison(test, true),
         }
     }
 }

@@ -411,6 +411,15 @@ impl<'a> FileModel<'a> {
         &self.call_graph
     }
 
+    /// The innermost region function whose code holds `range`.
+    pub fn region_function_at(&self, range: TextRange) -> Option<usize> {
+        self.region_functions()
+            .iter()
+            .copied()
+            .filter(|&function| self.functions[function].node.range().contains_range(range))
+            .min_by_key(|&function| self.functions[function].node.range().len())
+    }
+
     /// Region functions in source order.
     pub fn region_functions(&self) -> &[usize] {
         debug_assert_eq!(self.region_order.len(), self.region.len(), "region changed after index_region");

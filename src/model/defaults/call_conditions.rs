@@ -1,0 +1,73 @@
+//! A function that only its own file's calls reach, every one of them under a condition the
+//! defaults leave off (`if self.pool: x = pooled(x, keep)`, `if steps > 1: return
+//! self.rollout(x, steps)`): its findings run only under that condition too. The conditions of the
+//! calls are asked of the same analyses as the findings' own (`conditions_at`).
+
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::model::compiled::reach::root_reason;
+use crate::model::file::FileModel;
+
+/// `conditions` (one per range in `ranges`, as the analyses found them) with the findings that
+/// have none given the condition of the calls that reach their function, when every call has one.
+pub fn through_calls(
+    model: &FileModel,
+    ranges: &[TextRange],
+    mut conditions: Vec<Option<String>>,
+    conditions_at: impl Fn(&[TextRange]) -> Vec<Option<String>>,
+) -> Vec<Option<String>> {
+    let pending: Vec<(usize, usize)> = ranges
+        .iter()
+        .enumerate()
+        .filter(|&(at, _)| conditions[at].is_none())
+        .filter_map(|(at, &range)| Some((at, model.region_function_at(range)?)))
+        .filter(|&(_, function)| only_called(model, function))
+        .collect();
+    if pending.is_empty() {
+        return conditions;
+    }
+    let mut functions: Vec<usize> = pending.iter().map(|&(_, function)| function).collect();
+    functions.sort_unstable();
+    functions.dedup();
+    let sites: Vec<(usize, usize, TextRange)> = functions
+        .iter()
+        .flat_map(|&function| {
+            model.calls().call_sites(function).map(move |(_, site)| (function, site.caller, site.call.range()))
+        })
+        .collect();
+    let site_ranges: Vec<TextRange> = sites.iter().map(|&(_, _, range)| range).collect();
+    let site_conditions = conditions_at(&site_ranges);
+    for (at, function) in pending {
+        conditions[at] = needed_by_every_call(model, function, &sites, &site_conditions);
+    }
+    conditions
+}
+
+/// The condition of the first call of `function` when every call of it has one: "only when
+/// `Pooler` is built with `pool=True` (False by default), where `Pooler.forward` calls `pooled`".
+fn needed_by_every_call(
+    model: &FileModel,
+    function: usize,
+    sites: &[(usize, usize, TextRange)],
+    site_conditions: &[Option<String>],
+) -> Option<String> {
+    let mut first: Option<(usize, &str)> = None;
+    for (&(callee, caller, _), condition) in sites.iter().zip(site_conditions) {
+        if callee != function {
+            continue;
+        }
+        let condition = condition.as_deref()?;
+        first.get_or_insert((caller, condition));
+    }
+    let (caller, condition) = first?;
+    let (caller, callee) = (&model.function(caller).qualname, &model.function(function).name);
+    Some(format!("{condition}, where `{caller}` calls `{callee}`"))
+}
+
+/// Compiled only because functions of this file call it: no root of its own (not a `forward`, a
+/// hook or compiled itself), not called from another file, and called here at least once.
+fn only_called(model: &FileModel, function: usize) -> bool {
+    root_reason(model, function).is_none()
+        && !model.called_from_other_files.contains(&model.function(function).qualname)
+        && model.calls().call_sites(function).next().is_some()
+}
