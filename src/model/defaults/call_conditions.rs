@@ -7,6 +7,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::reach::root_reason;
 use crate::model::file::FileModel;
+use crate::model::flow::calls::Mentions;
 
 /// `conditions` (one per range in `ranges`, as the analyses found them) with the findings that
 /// have none given the condition of the calls that reach their function, when every call has one.
@@ -16,13 +17,20 @@ pub fn through_calls(
     mut conditions: Vec<Option<String>>,
     conditions_at: impl Fn(&[TextRange]) -> Vec<Option<String>>,
 ) -> Vec<Option<String>> {
-    let pending: Vec<(usize, usize)> = ranges
+    let unconditioned: Vec<(usize, usize)> = ranges
         .iter()
         .enumerate()
         .filter(|&(at, _)| conditions[at].is_none())
         .filter_map(|(at, &range)| Some((at, model.region_function_at(range)?)))
         .filter(|&(_, function)| only_called(model, function))
         .collect();
+    if unconditioned.is_empty() {
+        return conditions;
+    }
+    let functions: Vec<usize> = unconditioned.iter().map(|&(_, function)| function).collect();
+    let mentions = Mentions::of(model, &functions);
+    let pending: Vec<(usize, usize)> =
+        unconditioned.into_iter().filter(|&(_, function)| mentions.only_in_calls(model, function)).collect();
     if pending.is_empty() {
         return conditions;
     }
@@ -43,25 +51,30 @@ pub fn through_calls(
     conditions
 }
 
-/// The condition of the first call of `function` when every call of it has one: "only when
-/// `Pooler` is built with `pool=True` (False by default), where `Pooler.forward` calls `pooled`".
+/// The conditions of the calls of `function` when every call has one: "only when `Pooler` is
+/// built with `pool=True` (False by default), where `Pooler.forward` calls `pooled`"; calls under
+/// different conditions give each ("only when A, where `f` calls `g`, or when B, where ...").
 fn needed_by_every_call(
     model: &FileModel,
     function: usize,
     sites: &[(usize, usize, TextRange)],
     site_conditions: &[Option<String>],
 ) -> Option<String> {
-    let mut first: Option<(usize, &str)> = None;
-    for (&(callee, caller, _), condition) in sites.iter().zip(site_conditions) {
-        if callee != function {
+    let callee = &model.function(function).name;
+    let mut each: Vec<String> = Vec::new();
+    for (&(called, caller, _), condition) in sites.iter().zip(site_conditions) {
+        if called != function {
             continue;
         }
         let condition = condition.as_deref()?;
-        first.get_or_insert((caller, condition));
+        let one = format!("{condition}, where `{}` calls `{callee}`", model.function(caller).qualname);
+        if !each.contains(&one) {
+            each.push(one);
+        }
     }
-    let (caller, condition) = first?;
-    let (caller, callee) = (&model.function(caller).qualname, &model.function(function).name);
-    Some(format!("{condition}, where `{caller}` calls `{callee}`"))
+    let (first, rest) = each.split_first()?;
+    let rest = rest.iter().map(|other| format!(", or {}", other.strip_prefix("only ").unwrap_or(other)));
+    Some(std::iter::once(first.clone()).chain(rest).collect())
 }
 
 /// Compiled only because functions of this file call it: no root of its own (not a `forward`, a

@@ -31,12 +31,13 @@ use crate::model::defaults::none_tests::{none_tests, tested_for_none};
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
+use crate::model::flow::reaching_binding::{last_binding, names_bound};
 /// For each of `ranges`, the condition its code needs when it sits in a branch on a flag the
 /// module's constructor leaves off: "only when `RelativeBias` is built with `expand=True` (False
 /// by default)".
 pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
-    let turned_on = turned_on(model);
+    let assigned = assigned(model);
     let turned_on_anywhere = std::cell::OnceCell::new();
     let file_none_tests = std::cell::OnceCell::new();
     for class in 0..model.classes.len() {
@@ -44,7 +45,7 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
             continue;
         }
         let none_tests = file_none_tests.get_or_init(|| none_tests(model));
-        let mut flags = flags_off(model, class, &turned_on, none_tests);
+        let mut flags = flags_off(model, class, &assigned, none_tests);
         // A literal flag that code in the file turns on, on any object (`model.monitor.enabled =
         // on`, a closure's `self.x = True`), is part of the file's own use: no condition.
         if flags.values().any(|flag| flag.parameter.is_none()) {
@@ -55,11 +56,10 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
             continue;
         }
         let name = model.classes[class].node.name.id.as_str();
-        let tests = FlagTests { class: name, flags: &flags, none_tests };
-        let mut walk = BranchWalk { tests, conditions: &mut conditions };
         for &method in model.methods_of(class) {
             if let FunctionNode::Def(def) = model.function(method).node {
-                walk.visit_body(&def.body);
+                let tests = FlagTests { class: name, flags: &flags, none_tests, method: Some(def) };
+                BranchWalk { tests, conditions: &mut conditions }.visit_body(&def.body);
             }
         }
     }
@@ -93,16 +93,24 @@ fn turns_off(assignment: &SelfAssignment) -> bool {
         || matches!(assignment.value(), Some(Expr::NoneLiteral(_)))
 }
 
-/// How many assignments in the classes of the file set each attribute of `self` to anything but
-/// off (counted once per file, not once per class: a file can hold tens of thousands).
-fn turned_on<'m>(model: &'m FileModel) -> HashMap<&'m str, usize> {
-    let mut counts: HashMap<&str, usize> = HashMap::default();
+/// How many assignments in the classes of the file set each attribute of `self`: to anything but
+/// off, and at all (counted once per file, not once per class: a file can hold tens of thousands).
+struct Assigned<'m> {
+    on: HashMap<&'m str, usize>,
+    all: HashMap<&'m str, usize>,
+}
+
+fn assigned<'m>(model: &'m FileModel) -> Assigned<'m> {
+    let mut assigned = Assigned { on: HashMap::default(), all: HashMap::default() };
     for owner in 0..model.classes.len() {
-        for assignment in self_assignments(model, owner).iter().filter(|a| !turns_off(a)) {
-            *counts.entry(assignment.attr.as_str()).or_default() += 1;
+        for assignment in self_assignments(model, owner) {
+            *assigned.all.entry(assignment.attr.as_str()).or_default() += 1;
+            if !turns_off(assignment) {
+                *assigned.on.entry(assignment.attr.as_str()).or_default() += 1;
+            }
         }
     }
-    counts
+    assigned
 }
 
 /// What the file turns on anywhere, on `self` or any other object, nested functions included:
@@ -196,15 +204,14 @@ impl<'a> Visitor<'a> for TurnedOnAnywhere<'a> {
 
 /// The attributes of `class` stored from an off-by-default `__init__` parameter, or as a literal
 /// `False`, that no method of the file's classes turns on (`turned_on`: see there).
-fn flags_off(
-    model: &FileModel,
-    class: usize,
-    turned_on: &HashMap<&str, usize>,
-    none_tests: &[&str],
-) -> HashMap<String, Flag> {
+fn flags_off(model: &FileModel, class: usize, assigned: &Assigned, none_tests: &[&str]) -> HashMap<String, Flag> {
+    let turned_on = &assigned.on;
     let Some(init) = model.method(class, "__init__") else { return HashMap::default() };
     let FunctionNode::Def(def) = model.function(init).node else { return HashMap::default() };
-    let parameters = off_parameters(def);
+    let mut parameters = off_parameters(def);
+    // `if scale is None: scale = dim ** -0.5` before `self.scale = scale`: the default is replaced.
+    let rebound = names_bound(&def.body);
+    parameters.retain(|name, _| !rebound.contains(name));
     let mut flags = HashMap::default();
     for assignment in self_assignments(model, class) {
         if assignment.method != init || !assignment.top_level {
@@ -245,12 +252,7 @@ fn flags_off(
     }
     // A literal `False` is a flag only while nothing in the file sets it to anything else. A flag
     // on by default is one only while no method of the class turns it off either.
-    let turned_off = |attr: &str| {
-        (0..model.classes.len()).any(|owner| {
-            let stored = |a: &SelfAssignment| owner == class && a.method == init && a.top_level;
-            self_assignments(model, owner).iter().any(|a| a.attr == attr && !stored(a))
-        })
-    };
+    let turned_off = |attr: &str| assigned.all.get(attr) != stores.get(attr);
     flags.retain(|attr, flag| match flag.parameter {
         Some(_) if flag.default.text == "True" && turned_off(attr) => false,
         Some(_) => turned_on.get(attr.as_str()) == stores.get(attr.as_str()),
@@ -348,11 +350,13 @@ impl<'a> Visitor<'a> for Passed<'_> {
     }
 }
 
-/// Whether a value passed for a flag leaves it as it was: its default `True`, or `False` or `None`
-/// for a flag that is off by default.
+/// Whether a value passed for a flag leaves it as it was: its default `True` or `None`, or `False`
+/// or `None` for a flag `False` by default.
 fn passes_default(value: &Expr, default: &Default) -> bool {
     match default.text.as_str() {
         "True" => matches!(value, Expr::BooleanLiteral(b) if b.value),
+        // `norm=False` for `norm=None` passes `self.norm is not None`.
+        "None" => value.is_none_literal_expr(),
         _ => matches!(value, Expr::BooleanLiteral(b) if !b.value) || value.is_none_literal_expr(),
     }
 }
@@ -363,6 +367,8 @@ struct FlagTests<'w> {
     flags: &'w HashMap<String, Flag>,
     /// The file's own tests for `None` (`exists`).
     none_tests: &'w [&'w str],
+    /// The method walked, whose local names may hold a flag.
+    method: Option<&'w ast::StmtFunctionDef>,
 }
 
 /// What a test gives in a module built as its defaults say, under compile.
@@ -379,7 +385,7 @@ impl ByDefault {
     }
 }
 
-impl FlagTests<'_> {
+impl<'w> FlagTests<'w> {
     /// `test` in a module built as its defaults say: `self.expand` (off), `self.x is not None` or
     /// `exists(self.x)` (a `None` default), `self.use_scan` (on), `self.frac < 1.0`, and `not`,
     /// `and` of those and of `is_compiling()` (true under compile).
@@ -389,22 +395,34 @@ impl FlagTests<'_> {
             Expr::UnaryOp(not) if not.op == UnaryOp::Not => {
                 self.by_default(&not.operand).map(|known| ByDefault { holds: !known.holds, ..known })
             }
-            Expr::Attribute(attr) if is_self(&attr.value) => self.truth_by_default(attr),
-            Expr::Compare(compare) => match (&*compare.ops, &*compare.comparators, compare.left.as_ref()) {
-                ([CmpOp::IsNot], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
-                    self.set_by_default(attr)
+            Expr::Attribute(_) | Expr::Name(_) => self.truth_by_default(self.flag_attribute(test)?),
+            Expr::Compare(compare) => {
+                let attr = self.flag_attribute(&compare.left)?;
+                match (&*compare.ops, &*compare.comparators) {
+                    ([CmpOp::IsNot], [Expr::NoneLiteral(_)]) => self.set_by_default(attr),
+                    ([CmpOp::Is], [Expr::NoneLiteral(_)]) => {
+                        self.set_by_default(attr).map(|known| ByDefault { holds: true, ..known })
+                    }
+                    ([op], [Expr::NumberLiteral(bound)]) => self.comparison_by_default(attr, *op, bound),
+                    _ => None,
                 }
-                ([CmpOp::Is], [Expr::NoneLiteral(_)], Expr::Attribute(attr)) if is_self(&attr.value) => {
-                    self.set_by_default(attr).map(|known| ByDefault { holds: true, ..known })
-                }
-                ([op], [Expr::NumberLiteral(bound)], Expr::Attribute(attr)) if is_self(&attr.value) => {
-                    self.comparison_by_default(attr, *op, bound)
-                }
-                _ => None,
-            },
+            }
             Expr::Call(call) if is_compiling_call(test) && call.arguments.is_empty() => Some(ByDefault::fixed(true)),
-            Expr::Call(call) => match tested_for_none(call, self.none_tests)? {
-                Expr::Attribute(attr) if is_self(&attr.value) => self.set_by_default(attr),
+            Expr::Call(call) => self.set_by_default(self.flag_attribute(tested_for_none(call, self.none_tests)?)?),
+            _ => None,
+        }
+    }
+
+    /// `self.x`, or a local name the method last bound to it before `expr` in the same block
+    /// (`cap = self.token_cap`, `b, n, cap = *x.shape, self.token_cap`).
+    fn flag_attribute<'e>(&self, expr: &'e Expr) -> Option<&'e ast::ExprAttribute>
+    where
+        'w: 'e,
+    {
+        match expr {
+            Expr::Attribute(attr) if is_self(&attr.value) => Some(attr),
+            Expr::Name(name) => match last_binding(self.method?, name.id.as_str(), name.range())?.0 {
+                Expr::Attribute(attr) if is_self(&attr.value) => Some(attr),
                 _ => None,
             },
             _ => None,

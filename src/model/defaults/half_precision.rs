@@ -5,6 +5,9 @@
 //! reaches the `.any()` and its graph does not break there. A model runs in float32 unless the
 //! user asks for less: a finding behind such a test is real only for a float16 run, so it stays,
 //! low, and says so ("only when `hidden_states` is float16").
+//!
+//! Not in a file that asks for half precision itself (`h = self.proj(x).half()`, `autocast`,
+//! `dtype=torch.float16`): its runs may be float16 whatever the user asks.
 
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{BoolOp, CmpOp, Expr, UnaryOp};
@@ -17,7 +20,8 @@ use crate::model::file::{FileModel, FunctionNode};
 /// precision guards it.
 pub fn off_unless_half_precision(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
-    if model.source.text.contains(".dtype") {
+    let text = model.source.text.as_str();
+    if text.contains(".dtype") && !HALF_PRECISION_ASKED.iter().any(|asked| text.contains(asked)) {
         for function in &model.functions {
             let FunctionNode::Def(def) = function.node else { continue };
             if conditions.touches(def.range()) {
@@ -27,6 +31,18 @@ pub fn off_unless_half_precision(model: &FileModel, ranges: &[TextRange]) -> Vec
     }
     conditions.into_vec()
 }
+
+/// What a file writes to run in half precision itself.
+const HALF_PRECISION_ASKED: &[&str] = &[
+    ".half()",
+    ".bfloat16()",
+    "autocast",
+    "dtype=torch.float16",
+    "dtype=torch.bfloat16",
+    "(torch.float16",
+    "(torch.bfloat16",
+    "set_default_dtype",
+];
 
 struct DtypeTests;
 

@@ -413,11 +413,19 @@ impl<'a> FileModel<'a> {
 
     /// The innermost region function whose code holds `range`.
     pub fn region_function_at(&self, range: TextRange) -> Option<usize> {
-        self.region_functions()
-            .iter()
-            .copied()
-            .filter(|&function| self.functions[function].node.range().contains_range(range))
-            .min_by_key(|&function| self.functions[function].node.range().len())
+        // In source order functions nest or are apart: the innermost one holding `range` is the
+        // last one starting at or before it that holds it (a search, not a scan: a file can hold
+        // tens of thousands of functions, each with a finding).
+        let order = self.region_functions();
+        let before = order.partition_point(|&function| self.functions[function].node.range().start() <= range.start());
+        for &function in order[..before].iter().rev() {
+            if self.functions[function].node.range().contains_range(range) {
+                return Some(function);
+            }
+            // An outermost function that does not hold it ends before it: so do all before it.
+            self.functions[function].parent?;
+        }
+        None
     }
 
     /// Region functions in source order.

@@ -169,3 +169,43 @@ fn reaches_end(body: &[Stmt]) -> bool {
         _ => true,
     }
 }
+
+/// How often the file's code names each of some functions: as a name read (`pooled`, a call's
+/// callee or a value handed on) or as an attribute (`self.pooled`, `super().pooled`), in one walk.
+pub struct Mentions(rustc_hash::FxHashMap<String, usize>);
+
+impl Mentions {
+    pub fn of(model: &FileModel, functions: &[usize]) -> Self {
+        struct Count<'n> {
+            counts: rustc_hash::FxHashMap<String, usize>,
+            names: rustc_hash::FxHashSet<&'n str>,
+        }
+        impl<'a> Visitor<'a> for Count<'_> {
+            fn visit_expr(&mut self, expr: &'a Expr) {
+                let named = match expr {
+                    Expr::Name(name) => Some(name.id.as_str()),
+                    Expr::Attribute(attr) => Some(attr.attr.id.as_str()),
+                    _ => None,
+                };
+                if let Some(named) = named.filter(|named| self.names.contains(named)) {
+                    *self.counts.entry(named.to_string()).or_default() += 1;
+                }
+                walk_expr(self, expr);
+            }
+        }
+        let names = functions.iter().map(|&function| model.function(function).name.as_str()).collect();
+        let mut count = Count { counts: rustc_hash::FxHashMap::default(), names };
+        count.visit_body(model.source.parsed.suite());
+        Mentions(count.counts)
+    }
+
+    /// Whether the file names `function` only in the calls the call graph knows. A reference
+    /// handed on (`checkpoint(self.tiled, x)`, `partial(self.tiled, ...)`, `map(pooled, xs)`,
+    /// `self.reduce = self.pooled`), a `super().tiled(...)`, an attribute of that name set
+    /// elsewhere or a call from code Dynamo does not trace may run it where no call site shows.
+    /// Another function of the same name counts too: the answer errs towards "named elsewhere".
+    pub fn only_in_calls(&self, model: &FileModel, function: usize) -> bool {
+        let mentions = self.0.get(&model.function(function).name).copied().unwrap_or(0);
+        mentions <= model.calls().call_sites(function).count()
+    }
+}

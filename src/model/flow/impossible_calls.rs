@@ -6,6 +6,7 @@ use ruff_python_ast::{self as ast, Expr};
 
 use crate::model::compiled::reach::root_reason;
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::flow::calls::Mentions;
 
 /// Whether `function` is compiled only through calls of this file and each of them would raise
 /// `TypeError` for a missing argument.
@@ -15,6 +16,7 @@ pub fn never_runs(model: &FileModel, function: usize) -> bool {
     if root_reason(model, function).is_some()
         || model.called_from_other_files.contains(&info.qualname)
         || !def.decorator_list.is_empty()
+        || !Mentions::of(model, &[function]).only_in_calls(model, function)
     {
         return false;
     }

@@ -174,6 +174,27 @@ impl<'a> Visitor<'a> for NameUses<'_> {
     }
 }
 
+/// The names `body` binds anywhere (assignments, `for` and `with` targets, walrus), nested
+/// functions and classes included.
+pub fn names_bound(body: &[Stmt]) -> rustc_hash::FxHashSet<&str> {
+    struct Stores<'a> {
+        names: rustc_hash::FxHashSet<&'a str>,
+    }
+    impl<'a> Visitor<'a> for Stores<'a> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Name(name) = expr
+                && name.ctx == ast::ExprContext::Store
+            {
+                self.names.insert(name.id.as_str());
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut stores = Stores { names: rustc_hash::FxHashSet::default() };
+    stores.visit_body(body);
+    stores.names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

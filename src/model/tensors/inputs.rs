@@ -348,9 +348,9 @@ impl<'a> Visitor<'a> for PythonUses<'_> {
                     self.mark(&attr.value);
                 }
             }
-            // `p["input_ids"]`
+            // `p["input_ids"]`, `p[0]["flip"]`
             Expr::Subscript(subscript) if matches!(subscript.slice.as_ref(), Expr::StringLiteral(_)) => {
-                self.mark(&subscript.value);
+                self.mark(subscript_base(&subscript.value));
             }
             Expr::Compare(compare) => {
                 let operands: Vec<&Expr> = std::iter::once(compare.left.as_ref()).chain(&compare.comparators).collect();
@@ -376,4 +376,36 @@ impl<'a> Visitor<'a> for PythonUses<'_> {
         }
         walk_expr(self, expr);
     }
+}
+
+/// The value a chain of subscripts starts from: `metas[0][1]` -> `metas`.
+fn subscript_base(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Subscript(subscript) => subscript_base(&subscript.value),
+        other => other,
+    }
+}
+
+/// The names among `names` that `body` indexes with a string (`meta["flip"]`, `metas[0]["flip"]`):
+/// no tensor takes a string index, so they hold dicts or lists of them, whatever a caller passes.
+pub fn indexed_by_text(body: &[Stmt], names: &HashSet<String>) -> HashSet<String> {
+    struct TextIndexes<'n> {
+        names: &'n HashSet<String>,
+        found: HashSet<String>,
+    }
+    impl<'a> Visitor<'a> for TextIndexes<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Subscript(subscript) = expr
+                && subscript.slice.is_string_literal_expr()
+                && let Expr::Name(base) = subscript_base(&subscript.value)
+                && self.names.contains(base.id.as_str())
+            {
+                self.found.insert(base.id.to_string());
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut indexes = TextIndexes { names, found: HashSet::default() };
+    indexes.visit_body(body);
+    indexes.found
 }

@@ -43,7 +43,7 @@ use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::{init_method, is_module_class, method_body, self_assignments};
 use crate::model::flow::calls::{argument, returned_values};
 use crate::model::flow::submodules;
-use crate::model::tensors::inputs::presumed_tensors;
+use crate::model::tensors::inputs::{indexed_by_text, presumed_tensors};
 use crate::model::tensors::torch_calls::{
     DTYPE_KEEPING_METHODS, FULL_REDUCTIONS, MASK_METHODS, PYTHON_VALUE_METHODS, TAKES_NO_TENSOR, TENSOR_ATTRIBUTES,
     TENSOR_ONLY_METHODS, keeps_rank, torch_function_returns_tensor,
@@ -767,6 +767,14 @@ fn told(model: &FileModel, function: usize, summaries: &HashMap<usize, Summary>)
         if some_python && all_python && !called_elsewhere {
             facts.passed_python.insert(name.to_string());
         }
+    }
+    // A parameter the function indexes with a string (`img_meta[0]["flip"]`) holds dicts, whatever
+    // the callers pass (they presume an unannotated input a tensor).
+    if !facts.passed_tensors.is_empty()
+        && let FunctionNode::Def(def) = model.function(function).node
+    {
+        let containers = indexed_by_text(&def.body, &facts.passed_tensors);
+        facts.passed_tensors.retain(|name| !containers.contains(name));
     }
     facts
 }

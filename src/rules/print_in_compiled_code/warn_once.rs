@@ -44,30 +44,95 @@ pub fn state_updated_beside(file: &[Stmt], body: &[Stmt], output: TextRange) -> 
         let (next, test) = match inner {
             _ if inner.range() == output => (None, None),
             Stmt::If(block) if block.body.iter().any(|s| s.range().contains_range(output)) => {
-                (Some(&block.body), Some(&*block.test))
+                (Some(&block.body[..]), Some(&*block.test))
             }
             Stmt::If(block) => {
                 let clause = block.elif_else_clauses.iter().find(|c| c.range().contains_range(output))?;
-                (Some(&clause.body), clause.test.as_ref())
+                (Some(&clause.body[..]), clause.test.as_ref())
             }
-            Stmt::With(s) => (Some(&s.body), None),
-            // A loop or `try` runs its body several times or not at all: the pairing is unclear.
+            Stmt::With(s) => (Some(&s.body[..]), None),
+            // A loop runs its body several times or not at all, a `try` may leave it half way:
+            // what they hold is still beside the call (`for name in names: print(name)` then
+            // `self.warned = True`; `try: print(...)` / `finally: self.warned = True`).
+            Stmt::For(s) => (parts_holding(&[&s.body, &s.orelse], output), None),
+            Stmt::While(s) => (parts_holding(&[&s.body, &s.orelse], output), None),
+            Stmt::Try(s) => {
+                let handlers: Vec<&[Stmt]> = s
+                    .handlers
+                    .iter()
+                    .map(|ast::ExceptHandler::ExceptHandler(handler)| handler.body.as_slice())
+                    .collect();
+                let parts: Vec<&[Stmt]> = [&s.body[..], &s.orelse, &s.finalbody].into_iter().chain(handlers).collect();
+                (parts_holding(&parts, output), None)
+            }
             _ => return None,
         };
         if let Some(test) = test {
             reads_in(test, &mut tests);
         }
-        let siblings = suite.iter().enumerate().filter(|(i, _)| *i != at).map(|(_, stmt)| stmt);
-        for stmt in siblings {
+        // Beside the call: the statements of this block other than the one holding it, and
+        // whatever they hold (`if self.training: self.warned = True`); for a loop or `try`, its
+        // other parts too.
+        let mut beside: Vec<&Stmt> = Vec::new();
+        for (i, stmt) in suite.iter().enumerate() {
+            if i == at {
+                if !matches!(stmt, Stmt::If(_) | Stmt::With(_)) {
+                    nested_in_other_parts(stmt, output, &mut beside);
+                }
+            } else {
+                nested_statements(stmt, &mut beside);
+            }
+        }
+        for stmt in beside {
             let Some((state, flag_like)) = state_set_by(stmt, body) else { continue };
-            // A flag or counter set beside the call is what a caller tests (`setattr` with a
-            // computed name cannot be looked up: taken as one).
-            let tested = tests.contains(&state) || state.contains('<') || tested_in(file, &state);
-            if tests.contains(&state) || (flag_like && tested) {
+            // A flag or counter set right beside the call is what a caller tests (`setattr` with
+            // a computed name cannot be looked up: taken as one); one set deeper counts only
+            // when an `if` around the call tests it (another warn-once block's flag does not).
+            let direct = suite.iter().any(|sibling| std::ptr::eq(sibling, stmt));
+            let tested = || state.contains('<') || tested_in(file, &state);
+            if tests.contains(&state) || (direct && flag_like && tested()) {
                 return Some(state);
             }
         }
         suite = next?;
+    }
+}
+
+/// The part of a compound statement that holds `output`.
+fn parts_holding<'a>(parts: &[&'a [Stmt]], output: TextRange) -> Option<&'a [Stmt]> {
+    parts.iter().copied().find(|part| part.iter().any(|stmt| stmt.range().contains_range(output)))
+}
+
+/// `stmt` and every statement it holds, nested functions and classes aside.
+fn nested_statements<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
+    use ruff_python_ast::statement_visitor::{StatementVisitor, walk_stmt};
+    struct Nested<'a, 'o>(&'o mut Vec<&'a Stmt>);
+    impl<'a> StatementVisitor<'a> for Nested<'a, '_> {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            self.0.push(stmt);
+            if !matches!(stmt, Stmt::FunctionDef(_) | Stmt::ClassDef(_)) {
+                walk_stmt(self, stmt);
+            }
+        }
+    }
+    Nested(out).visit_stmt(stmt);
+}
+
+/// The statements of a loop's or a `try`'s parts that do not hold `output`, and what they hold.
+fn nested_in_other_parts<'a>(stmt: &'a Stmt, output: TextRange, out: &mut Vec<&'a Stmt>) {
+    let parts: Vec<&'a [Stmt]> = match stmt {
+        Stmt::For(s) => vec![&s.body, &s.orelse],
+        Stmt::While(s) => vec![&s.body, &s.orelse],
+        Stmt::Try(s) => [&s.body[..], &s.orelse, &s.finalbody]
+            .into_iter()
+            .chain(s.handlers.iter().map(|ast::ExceptHandler::ExceptHandler(handler)| handler.body.as_slice()))
+            .collect(),
+        _ => return,
+    };
+    for part in parts {
+        for inner in part.iter().filter(|inner| !inner.range().contains_range(output)) {
+            nested_statements(inner, out);
+        }
     }
 }
 
@@ -110,6 +175,9 @@ fn state_set_by(stmt: &Stmt, body: &[Stmt]) -> Option<(String, bool)> {
             [target] => Some((outliving(target, body)?, constant(&assign.value))),
             _ => None,
         },
+        Stmt::AnnAssign(assign) => {
+            Some((outliving(&assign.target, body)?, assign.value.as_deref().is_some_and(constant)))
+        }
         Stmt::AugAssign(assign) => Some((outliving(&assign.target, body)?, true)),
         Stmt::Expr(ast::StmtExpr { value, .. }) => {
             let Expr::Call(call) = value.as_ref() else { return None };
