@@ -26,7 +26,7 @@ use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::compiled_code::is_compiling_call;
-use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
+use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions, compares};
 use crate::model::defaults::none_tests::{none_tests, tested_for_none};
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
@@ -478,15 +478,7 @@ impl<'w> FlagTests<'w> {
     ) -> Option<ByDefault> {
         let flag = self.flags.get(attr.attr.id.as_str())?;
         let (default, bound) = (flag.default.number?, number_value(&literal.value)?);
-        let holds = match op {
-            CmpOp::Lt => default < bound,
-            CmpOp::LtE => default <= bound,
-            CmpOp::Gt => default > bound,
-            CmpOp::GtE => default >= bound,
-            CmpOp::Eq => default == bound,
-            CmpOp::NotEq => default != bound,
-            _ => return None,
-        };
+        let holds = compares(default, op, bound)?;
         // Only the way the default fails is written: "built with `frac >= 1.0`" would be a guess.
         if holds {
             return None;

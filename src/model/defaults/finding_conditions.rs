@@ -4,7 +4,7 @@
 //! branch's condition, the outermost first.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{self as ast, BoolOp, Expr, Stmt};
+use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 pub struct FindingConditions {
@@ -65,6 +65,21 @@ pub fn early_exit_test(stmt: &Stmt) -> Option<&Expr> {
     let Stmt::If(if_stmt) = stmt else { return None };
     let leaves = matches!(if_stmt.body.last(), Some(Stmt::Return(_)));
     (leaves && if_stmt.elif_else_clauses.is_empty()).then_some(&*if_stmt.test)
+}
+
+/// What `default <op> bound` gives: whether a number the defaults leave makes a comparison with a
+/// literal hold (`steps > 1` with `steps=1`: no). `None` for an operator that is no comparison of
+/// numbers.
+pub fn compares(default: f64, op: CmpOp, bound: f64) -> Option<bool> {
+    Some(match op {
+        CmpOp::Lt => default < bound,
+        CmpOp::LtE => default <= bound,
+        CmpOp::Gt => default > bound,
+        CmpOp::GtE => default >= bound,
+        CmpOp::Eq => default == bound,
+        CmpOp::NotEq => default != bound,
+        _ => return None,
+    })
 }
 
 /// The range of the statements after `body[at]`, when there are any.

@@ -27,7 +27,7 @@ use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, ExprContext, Stmt, Unary
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use crate::model::defaults::config_defaults::number;
-use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions};
+use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions, compares};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
@@ -379,15 +379,7 @@ impl FlagTests<'_> {
         let flag = self.flags.iter().position(|flag| flag.name == name.id.as_str() && flag.number.is_some())?;
         let (bound, written) = literal_value(literal)?;
         let default = self.flags[flag].number?;
-        let holds = match op {
-            CmpOp::Lt => default < bound,
-            CmpOp::LtE => default <= bound,
-            CmpOp::Gt => default > bound,
-            CmpOp::GtE => default >= bound,
-            CmpOp::Eq => default == bound,
-            CmpOp::NotEq => default != bound,
-            _ => return None,
-        };
+        let holds = compares(default, *op, bound)?;
         if holds != wanted || !self.unassigned_at(flag, test) {
             return None;
         }
