@@ -16,12 +16,14 @@ pub fn never_runs(model: &FileModel, function: usize) -> bool {
     if root_reason(model, function).is_some()
         || model.called_from_other_files.contains(&info.qualname)
         || !def.decorator_list.is_empty()
-        || !Mentions::of(model, &[function]).only_in_calls(model, function)
     {
         return false;
     }
     let mut sites = model.calls().call_sites(function).peekable();
-    sites.peek().is_some() && sites.all(|(_, site)| misses_an_argument(def, info.class.is_some(), site.call))
+    let every_call_misses =
+        sites.peek().is_some() && sites.all(|(_, site)| misses_an_argument(def, info.class.is_some(), site.call));
+    // Last, as it walks the file: a reference handed on may still run it.
+    every_call_misses && Mentions::of(model, &[function]).only_in_calls(model, function)
 }
 
 /// Whether `call` leaves out a parameter of `def` that has no default. A method called through an
