@@ -15,6 +15,7 @@ use ruff_python_ast::Expr;
 use crate::model::compiled::compile_scope::{
     CompileTarget, Held, builders_called, classes_named, compile_targets, held_in,
 };
+use crate::model::compiled::module_builders::{Builds, builds};
 use crate::model::compiled::reach::{Target, root_reason, targets};
 use crate::model::compiled::untraced::{forward_replacing_decorators, untraced_decorators};
 use crate::model::defaults::config_defaults::ClassDefaults;
@@ -31,6 +32,9 @@ use crate::model::file::mutation::StateAttributes;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
 use crate::model::flow::message_checks::own_message_checks;
+
+mod compile_map;
+use compile_map::CompileMap;
 /// What one file contributes to the index.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
@@ -97,6 +101,8 @@ pub struct FunctionSummary {
     pub imported_decorators: Vec<String>,
     /// Compiled or registered as a hook: a root whatever its class.
     pub root: Option<Reason>,
+    /// What a module-level function may return of the project's modules (`module_builders`).
+    pub builds: Builds,
     pub targets: Vec<Callee>,
 }
 
@@ -235,6 +241,7 @@ impl FileSummary {
                     disabled: f.disabled,
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
+                    builds: builds(model, index),
                     targets: if f.disabled { Vec::new() } else { exact(callees(index).collect()) },
                 }
             })
@@ -434,9 +441,9 @@ pub struct ProjectIndex {
     forward_replaced: HashSet<ClassId>,
     /// Classes nothing builds: named only in dead code of their file, imported by no other file.
     never_built: HashSet<ClassId>,
-    /// The module classes whose `forward` the project's own compile calls trace, when every call
-    /// names what it compiles (`compile_scope`); None: every module's `forward`.
-    compiled: Option<HashSet<ClassId>>,
+    /// What the project's own compile calls trace, when every call names what it compiles
+    /// (`compile_scope`); None: every module's `forward`.
+    compiled: Option<CompileMap>,
 }
 
 impl ProjectIndex {
@@ -462,74 +469,6 @@ impl ProjectIndex {
         index.compiled = index.find_compiled();
         index.disable_through_imported_decorators();
         index
-    }
-
-    /// The classes the project's compile calls trace: the ones they name, the classes those
-    /// name in their code (submodules, transitively) and their bases. None when no call names a
-    /// module, or one names something tcfix cannot resolve: then every `forward` may be compiled.
-    fn find_compiled(&self) -> Option<HashSet<ClassId>> {
-        let mut named: Vec<ClassId> = Vec::new();
-        for (file, summary) in self.files.iter().enumerate() {
-            for target in &summary.compile_targets {
-                match target {
-                    CompileTarget::Function => {}
-                    CompileTarget::Unknown => return None,
-                    CompileTarget::Classes(classes) => {
-                        named.push(self.find_class(file, &classes[0])?);
-                        named.extend(classes[1..].iter().filter_map(|class| self.find_class(file, class)));
-                    }
-                    CompileTarget::ItemsOf(attr) => {
-                        let held = self.classes_held_in(attr);
-                        if held.is_empty() {
-                            return None;
-                        }
-                        named.extend(held);
-                    }
-                }
-            }
-        }
-        if named.is_empty() {
-            return None;
-        }
-        let mut compiled: HashSet<ClassId> = HashSet::default();
-        while let Some(class) = named.pop() {
-            if !compiled.insert(class) {
-                continue;
-            }
-            let summary = self.class(class);
-            for name in summary.classes_named.iter().chain(&summary.bases) {
-                named.extend(self.find_class(class.file, name));
-            }
-            // `self.mlp = make_mlp(dim)`: the module a project function builds is unseen.
-            if summary.builders_called.iter().any(|function| self.is_project_function(class.file, function)) {
-                return None;
-            }
-        }
-        Some(compiled)
-    }
-
-    fn is_project_function(&self, file: usize, qualified: &str) -> bool {
-        self.function_in(file, qualified).is_some() || !self.find_functions(qualified).is_empty()
-    }
-
-    /// The module classes built into `self.<attr>` anywhere in the project (`self.layers =
-    /// nn.ModuleList([Block(...) ...])`): the items a loop over `x.<attr>` compiles; with what
-    /// their holder names (`Block(norm_layer=RMSNorm)` passes `RMSNorm` in).
-    fn classes_held_in(&self, attr: &str) -> Vec<ClassId> {
-        let mut held = Vec::new();
-        for (file, summary) in self.files.iter().enumerate() {
-            for Held { class, holder, .. } in summary.held_in.iter().filter(|held| held.attr == attr) {
-                let Some(class) = self.find_class(file, class).filter(|class| self.module_classes.contains(class))
-                else {
-                    continue;
-                };
-                held.push(class);
-                if let Some(holder) = self.local_class(file, holder) {
-                    held.extend(self.class(holder).classes_named.iter().filter_map(|name| self.find_class(file, name)));
-                }
-            }
-        }
-        held
     }
 
     /// Mark `disabled` the functions decorated with another file's name for an untraced
@@ -630,7 +569,7 @@ impl ProjectIndex {
             facts[file].never_built.insert(self.files[file].classes[class].qualname.clone());
         }
         if let Some(compiled) = &self.compiled {
-            for &id in self.module_classes.difference(compiled) {
+            for &id in self.module_classes.difference(&compiled.classes) {
                 facts[id.file].outside_compile_scope.insert(self.class(id).qualname.clone());
             }
         }
@@ -829,8 +768,8 @@ impl ProjectIndex {
         let mut queue: VecDeque<FunctionId> = VecDeque::new();
         for (file, summary) in self.files.iter().enumerate() {
             for (index, function) in summary.functions.iter().enumerate() {
-                if let Some(reason) = self.root_reason(file, function) {
-                    let id = FunctionId { file, function: index };
+                let id = FunctionId { file, function: index };
+                if let Some(reason) = self.root_reason(id, function) {
                     reached.insert(id, reason);
                     queue.push_back(id);
                 }
@@ -857,18 +796,22 @@ impl ProjectIndex {
         (reached, called_from_other_files)
     }
 
-    fn root_reason(&self, file: usize, function: &FunctionSummary) -> Option<Reason> {
+    fn root_reason(&self, id: FunctionId, function: &FunctionSummary) -> Option<Reason> {
+        let file = id.file;
         if function.disabled {
             return None;
         }
         if function.root.is_some() {
             return function.root.clone();
         }
+        if self.compiled.as_ref().is_some_and(|compiled| compiled.methods.contains(&id)) {
+            return Some(Reason::Compiled);
+        }
         let class = self.local_class(file, self.files[file].class_of(function)?)?;
         let traced_forward = self.module_classes.contains(&class)
             && !self.forward_replaced.contains(&class)
             && !self.never_built.contains(&class)
-            && self.compiled.as_ref().is_none_or(|compiled| compiled.contains(&class));
+            && self.compiled.as_ref().is_none_or(|compiled| compiled.classes.contains(&class));
         (is_entry_point(function.name()) && traced_forward).then_some(Reason::Forward)
     }
 
@@ -1052,6 +995,75 @@ mod tests {
         let scopes = "import torch\nfrom pkg.layers import Attention\n\ndef probe():\n    model = Attention()\n\ndef main(model):\n    return torch.compile(model)\n";
         assert_eq!(findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", scopes)]), every);
     }
+
+    /// A policy whose training `forward` logs `loss.item()` and whose `predict` prints.
+    const POLICY: &str = "import torch\nfrom torch import nn\nfrom pkg.layers import Attention\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.encoder = Attention()\n\n    def forward(self, batch):\n        loss = self.encoder(batch).sum()\n        return loss, {'loss': loss.item()}\n\n    def predict(self, batch):\n        print(batch)\n        return self.encoder(batch)\n";
+
+    #[test]
+    fn a_compiled_method_is_traced_with_what_its_class_holds_and_not_its_forward() {
+        // The encoder's .item() and predict's print; Policy.forward's loss.item() runs eagerly.
+        let compiled = ["pkg/layers.py TCF103", "pkg/policy.py TCF101"];
+        let of_parameter = "import torch\n\ndef setup(policy):\n    policy.predict = torch.compile(policy.predict)\n";
+        let files = [("pkg/policy.py", POLICY), ("pkg/layers.py", ATTENTION), ("rollout.py", of_parameter)];
+        assert_eq!(findings(&files), compiled);
+        let through_a_name = "import torch\n\ndef setup(policy):\n    method = policy.predict\n    policy.predict = torch.compile(method, mode='max-autotune')\n";
+        let files = [("pkg/policy.py", POLICY), ("pkg/layers.py", ATTENTION), ("rollout.py", through_a_name)];
+        assert_eq!(findings(&files), compiled);
+        let on_self = POLICY.replace(
+            "self.encoder = Attention()\n",
+            "self.encoder = Attention()\n        self.predict = torch.compile(self.predict)\n",
+        );
+        assert_eq!(findings(&[("pkg/policy.py", &on_self), ("pkg/layers.py", ATTENTION)]), compiled);
+    }
+
+    #[test]
+    fn a_compiled_attribute_is_the_module_built_into_it() {
+        let holder = "import torch\nfrom torch import nn\nfrom pkg.model import Block\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.body = Block()\n        self.body = torch.compile(self.body)\n\n    def forward(self, x):\n        print(x)\n        return self.body(x)\n";
+        let files = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("pkg/net.py", holder)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+    }
+
+    #[test]
+    fn blocks_yielded_by_a_generator_are_the_items_compiled() {
+        let train = "from pkg.model import Transformer\n\ndef compile_targets(model):\n    for i, block in enumerate(getattr(model, 'layers', ())):\n        yield f'layers.{i}', block\n\nmodel = Transformer()\nfor name, block in compile_targets(model):\n    block.compile()\n";
+        let files = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", train)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+    }
+
+    #[test]
+    fn a_function_that_builds_a_submodule_is_followed_to_what_it_returns() {
+        let train = "from pkg.model import Transformer\nmodel = Transformer()\nfor block in model.layers:\n    block.compile()\n";
+        let blocks_with = |builder: &str| {
+            BLOCKS.replace(
+                "        self.attn = Attention()\n",
+                "        self.attn = Attention()\n        self.extra = build(2)\n",
+            ) + builder
+        };
+        let with_extra = |builder: &str| {
+            let model = blocks_with(builder);
+            findings(&[
+                ("pkg/model.py", &model),
+                ("pkg/layers.py", ATTENTION),
+                ("pkg/extra.py", EXTRA),
+                ("train.py", train),
+            ])
+        };
+        // Returns no module (its annotation says so), or what its caller gave it: the map holds.
+        let blocks_only = ["pkg/layers.py TCF103", "pkg/model.py TCF101"];
+        assert_eq!(with_extra("\ndef build(n) -> torch.dtype:\n    return lookup(n)\n"), blocks_only);
+        assert_eq!(with_extra("\ndef build(n, wrap=None):\n    return wrap(n)\n"), blocks_only);
+        // Returns a project class: that class is traced too.
+        let extra = "\nfrom pkg.extra import Extra\n\ndef build(n):\n    return Extra(n)\n";
+        assert_eq!(with_extra(extra), ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+        // Returns from a registry tcfix cannot read: every forward may be compiled.
+        let registry = "\nfrom pkg.extra import Extra\nREGISTRY = {'extra': Extra}\n\ndef build(n):\n    module = REGISTRY['extra'](n)\n    return module\n";
+        assert_eq!(
+            with_extra(registry),
+            ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]
+        );
+    }
+
+    const EXTRA: &str = "from torch import nn\n\nclass Extra(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n";
 
     #[test]
     fn a_compiled_class_holds_what_its_arguments_and_its_holder_name() {

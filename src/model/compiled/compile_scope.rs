@@ -17,9 +17,10 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::discover::is_test_file;
-use crate::model::file::FileModel;
+use crate::model::compiled::yielded_modules::{Yielded, generators, loop_item};
 use crate::model::file::imports::Imports;
 use crate::model::file::self_assignments;
+use crate::model::file::{Class, FileModel};
 /// What one compile call compiles.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CompileTarget {
@@ -30,6 +31,11 @@ pub enum CompileTarget {
     /// with the classes named in its arguments, by their qualified names as the file's imports
     /// give them.
     Classes(Vec<String>),
+    /// An attribute of something (`torch.compile(self.unet)`, `torch.compile(policy.predict)`):
+    /// the modules built into attributes of that name, or the methods of that name. When the
+    /// receiver is `self`, the qualname of the class whose method makes the call: its method, or
+    /// one of its subclasses' overrides, is the one compiled.
+    Member { name: String, of_class: Option<String> },
     /// A function (`torch.compile(step)`): a root of its own, no say on modules.
     Function,
     /// Something tcfix cannot name (`torch.compile(model)` of a parameter): maybe the whole model.
@@ -44,7 +50,15 @@ pub fn compile_targets(model: &FileModel) -> Vec<CompileTarget> {
         return Vec::new();
     }
     let functions: Vec<&str> = model.functions.iter().map(|f| f.name.as_str()).collect();
-    let mut finder = Finder { imports: &model.imports, functions, bindings: HashMap::default(), found: Vec::new() };
+    let mut finder = Finder {
+        imports: &model.imports,
+        functions,
+        classes: &model.classes,
+        class: None,
+        generators: generators(model, iterated_items),
+        bindings: HashMap::default(),
+        found: Vec::new(),
+    };
     finder.visit_body(model.source.parsed.suite());
     finder.found
 }
@@ -91,12 +105,16 @@ pub fn held_in(model: &FileModel) -> Vec<Held> {
     held
 }
 
-/// The functions a class calls to build its attributes (`self.mlp = make_mlp(dim)`): the
-/// modules they return are submodules the compile map cannot see into.
+/// The functions a class calls in `__init__` to build its attributes (`self.mlp =
+/// make_mlp(dim)`): the modules they return are submodules the compile map cannot see into,
+/// where they may build a project module (`module_builders`). Other methods set state, not submodules
+/// (`self._queues = populate_queues(...)` in `select_action`).
 pub fn builders_called(model: &FileModel, class: usize) -> Vec<String> {
     let mut calls = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
     for assignment in self_assignments(model, class) {
-        if let Some(value) = assignment.value() {
+        if model.function(assignment.method).name == "__init__"
+            && let Some(value) = assignment.value()
+        {
             calls.visit_expr(value);
         }
     }
@@ -116,6 +134,14 @@ struct Calls<'i> {
 
 impl<'a> Visitor<'a> for Calls<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
+        // `self.transformer.to(dtype=as_dtype(name))`: a method of a module the class already
+        // holds returns that module; its arguments build nothing held.
+        if let Expr::Call(call) = expr
+            && let Expr::Attribute(method) = call.func.as_ref()
+            && matches!(method.value.as_ref(), Expr::Attribute(held) if held.value.as_name_expr().is_some_and(|name| name.id.as_str() == "self"))
+        {
+            return;
+        }
         if let Expr::Call(call) = expr
             && let Some(qualified) = self.imports.qualified_name(&call.func)
         {
@@ -169,12 +195,20 @@ enum Bound {
     ItemOf(String),
     /// An instance of the first class, built with the others (`Classifier(Backbone())`).
     Instance(Vec<String>),
+    /// A function (`functools.partial(random_shift, pad=4)`).
+    Function,
+    /// An attribute read into a name (`method = policy.predict`).
+    Member(CompileTarget),
 }
 
 struct Finder<'i> {
     imports: &'i Imports,
     /// The file's function names: `torch.compile(step)` compiles a function.
     functions: Vec<&'i str>,
+    classes: &'i [Class<'i>],
+    /// The qualname of the class whose body is being walked: what `self` is in its methods.
+    class: Option<&'i str>,
+    generators: HashMap<String, Yielded>,
     /// Names bound so far in the scope being walked (each def starts with none: its parameters
     /// hold what its callers pass, which this walk cannot know).
     bindings: HashMap<String, Bound>,
@@ -190,12 +224,42 @@ impl Finder<'_> {
             Expr::Name(name) => match self.bindings.get(name.id.as_str()) {
                 Some(Bound::ItemOf(attr)) => CompileTarget::ItemsOf(attr.clone()),
                 Some(Bound::Instance(classes)) => CompileTarget::Classes(classes.clone()),
-                None if self.functions.contains(&name.id.as_str()) => CompileTarget::Function,
+                Some(Bound::Function) => CompileTarget::Function,
+                Some(Bound::Member(member)) => member.clone(),
+                None if self.names_function(compiled) => CompileTarget::Function,
                 None => CompileTarget::Unknown,
             },
             Expr::Call(call) => self.instance_of(call).map_or(CompileTarget::Unknown, CompileTarget::Classes),
+            Expr::Attribute(_) if self.names_function(compiled) => CompileTarget::Function,
+            Expr::Attribute(attribute) if is_reference(&attribute.value) => {
+                let on_self = matches!(attribute.value.as_ref(), Expr::Name(name) if name.id.as_str() == "self");
+                CompileTarget::Member {
+                    name: attribute.attr.id.to_string(),
+                    of_class: self.class.filter(|_| on_self).map(str::to_string),
+                }
+            }
             _ => CompileTarget::Unknown,
         }
+    }
+
+    /// One of the file's functions, or a function of torch's (`flex_attention`): never a module.
+    fn names_function(&self, expr: &Expr) -> bool {
+        if let Expr::Name(name) = expr
+            && self.functions.contains(&name.id.as_str())
+            && self.imports.get(name.id.as_str()).is_none()
+        {
+            return true;
+        }
+        self.imports.qualified_name(expr).is_some_and(|qualified| {
+            qualified.starts_with("torch.")
+                && qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_lowercase))
+        })
+    }
+
+    /// `functools.partial(step, ...)` of a function.
+    fn partial_of_function(&self, call: &ast::ExprCall) -> bool {
+        self.imports.refers_to(&call.func, "functools.partial")
+            && call.arguments.args.first().is_some_and(|first| self.names_function(first))
     }
 
     /// `Classifier(Backbone(), head=Head)`: the class built, then every class named in its
@@ -211,23 +275,44 @@ impl Finder<'_> {
     }
 
     fn bind_loop(&mut self, for_stmt: &ast::StmtFor) {
-        let Some(attr) = iterated_items(&for_stmt.iter) else { return };
-        // `for block in x.layers`, `for i, block in enumerate(x.layers)`, `for name, block in
-        // x.layers.named_children()`: the module is the last name of the target.
-        let item = match for_stmt.target.as_ref() {
-            Expr::Name(name) => Some(name),
-            Expr::Tuple(tuple) => tuple.elts.last().and_then(Expr::as_name_expr),
+        if let Some(attr) = iterated_items(&for_stmt.iter)
+            && let Some(item) = loop_item(&for_stmt.target)
+        {
+            self.bindings.insert(item.id.to_string(), Bound::ItemOf(attr));
+            return;
+        }
+        // `for name, block, options in self.compile_targets()`: what the generator yields there.
+        let Some(Yielded { position, attr }) = self.generator_called(&for_stmt.iter) else { return };
+        let item = match (position, for_stmt.target.as_ref()) {
+            (None, Expr::Name(name)) => Some(name),
+            (Some(position), Expr::Tuple(tuple)) => tuple.elts.get(*position).and_then(Expr::as_name_expr),
             _ => None,
         };
         if let Some(item) = item {
-            self.bindings.insert(item.id.to_string(), Bound::ItemOf(attr));
+            self.bindings.insert(item.id.to_string(), Bound::ItemOf(attr.clone()));
         }
+    }
+
+    /// `self.compile_targets()`, `compile_targets(model)`: a call of one of the file's generators.
+    fn generator_called(&self, iter: &Expr) -> Option<&Yielded> {
+        let Expr::Call(call) = iter else { return None };
+        let name = match call.func.as_ref() {
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(method) => method.attr.id.as_str(),
+            _ => return None,
+        };
+        self.generators.get(name)
     }
 
     fn bind_assignment(&mut self, assign: &ast::StmtAssign) {
         let [Expr::Name(name)] = assign.targets.as_slice() else { return };
         let bound = match assign.value.as_ref() {
+            Expr::Call(call) if self.partial_of_function(call) => Some(Bound::Function),
             Expr::Call(call) => self.instance_of(call).map(Bound::Instance),
+            value @ Expr::Attribute(_) => match self.target(value) {
+                member @ CompileTarget::Member { .. } => Some(Bound::Member(member)),
+                _ => None,
+            },
             value => items_attribute(value).map(Bound::ItemOf),
         };
         match bound {
@@ -268,6 +353,15 @@ impl<'a> Visitor<'a> for Finder<'_> {
                 let outer = std::mem::take(&mut self.bindings);
                 walk_stmt(self, stmt);
                 self.bindings = outer;
+                return;
+            }
+            Stmt::ClassDef(def) => {
+                let outer = self.class;
+                let classes = self.classes;
+                self.class =
+                    classes.iter().find(|class| std::ptr::eq(class.node, def)).map(|class| class.qualname.as_str());
+                walk_stmt(self, stmt);
+                self.class = outer;
                 return;
             }
             Stmt::For(for_stmt) => self.bind_loop(for_stmt),
@@ -313,6 +407,16 @@ fn is_test_function(name: &str) -> bool {
     name.starts_with("test_") || name == "test"
 }
 
+/// `self`, `policy`, `self.model`: something a compiled attribute is read from (not a call's
+/// result, which tcfix cannot name).
+fn is_reference(expr: &Expr) -> bool {
+    match expr {
+        Expr::Name(_) => true,
+        Expr::Attribute(attribute) => is_reference(&attribute.value),
+        _ => false,
+    }
+}
+
 /// `model.layers[i]`, `self.blocks[0]`: an item of the module list in that attribute.
 fn items_attribute(expr: &Expr) -> Option<String> {
     let Expr::Subscript(subscript) = expr else { return None };
@@ -321,13 +425,18 @@ fn items_attribute(expr: &Expr) -> Option<String> {
 }
 
 /// The attribute whose module list a loop walks: `x.layers`, `enumerate(x.layers)`,
-/// `x.layers.named_children()`, `x.layers.children()`, `x.layers.values()`, `x.layers.items()`.
+/// `x.layers.named_children()`, `x.layers.children()`, `x.layers.values()`, `x.layers.items()`,
+/// `getattr(x, "layers", ())`.
 fn iterated_items(iter: &Expr) -> Option<String> {
     match iter {
         Expr::Attribute(attr) => Some(attr.attr.id.to_string()),
         Expr::Subscript(subscript) => iterated_items(&subscript.value),
         Expr::Call(call) => match call.func.as_ref() {
             Expr::Name(name) if name.id.as_str() == "enumerate" => iterated_items(call.arguments.args.first()?),
+            Expr::Name(name) if name.id.as_str() == "getattr" => match call.arguments.args.get(1)? {
+                Expr::StringLiteral(attr) => Some(attr.value.to_str().to_string()),
+                _ => None,
+            },
             Expr::Attribute(method)
                 if matches!(method.attr.id.as_str(), "children" | "named_children" | "values" | "items")
                     && call.arguments.is_empty() =>

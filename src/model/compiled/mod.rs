@@ -6,6 +6,8 @@ pub mod compile_scope;
 pub mod compiled_code;
 pub mod dynamo_config;
 pub mod hooks;
+pub mod module_builders;
 pub mod reach;
 pub mod uncalled_setters;
 pub mod untraced;
+pub mod yielded_modules;

@@ -1,0 +1,198 @@
+//! Which module-level functions may build a project module (`self.mlp = make_mlp(dim)`): the
+//! compile map cannot see into what they return. A function that calls nothing of the project's
+//! (`_replace_submodules(self.backbone, predicate, func)` only calls its parameters, builtins and
+//! torch; `as_dtype(name)` only looks a name up) returns what its caller gave it, or no module.
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{self as ast, Expr, Stmt};
+
+use crate::model::file::{FileModel, FunctionNode};
+
+/// What a module-level function may return of the project's modules.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Builds {
+    /// No project module: it calls nothing of the project's, or its annotation says so.
+    Nothing,
+    /// An instance of one of these classes or of a subclass (`-> BaseActionSpace` over a
+    /// registry's entries, `return DDIMScheduler(**kwargs)`), or what these functions return
+    /// (`return rope_table(end, dim)`), by their qualified names.
+    Returns { classes: Vec<String>, functions: Vec<String> },
+    /// Anything.
+    Unknown,
+}
+
+/// What the file's function may return of the project's modules. Methods and nested functions
+/// are no builders a class calls by name.
+pub fn builds(model: &FileModel, function: usize) -> Builds {
+    let f = model.function(function);
+    let FunctionNode::Def(def) = f.node else { return Builds::Nothing };
+    if f.parent.is_some() || f.class.is_some() {
+        return Builds::Nothing;
+    }
+    if let Some(returns) = def.returns.as_deref() {
+        if returns_no_module(model, returns) {
+            return Builds::Nothing;
+        }
+        if let Some(class) = annotated_class(model, returns) {
+            return Builds::Returns { classes: vec![class], functions: Vec::new() };
+        }
+    }
+    if let Some((classes, functions)) = returned_calls(model, def) {
+        if classes.is_empty() && functions.is_empty() {
+            return Builds::Nothing;
+        }
+        return Builds::Returns { classes, functions };
+    }
+    let mut calls = ProjectCalls { model, own: &f.name, found: false };
+    calls.visit_body(&def.body);
+    if calls.found { Builds::Unknown } else { Builds::Nothing }
+}
+
+/// The classes and functions the function calls in its `return`s, when each returns such a
+/// call, `None`, or what the caller gave it (a parameter, or a parameter's call: `func(module)`).
+fn returned_calls(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<(Vec<String>, Vec<String>)> {
+    let parameters: Vec<&str> = def.parameters.iter().map(|p| p.name().as_str()).collect();
+    let from_caller = |expr: &Expr| matches!(expr, Expr::Name(name) if parameters.contains(&name.id.as_str()));
+    let mut returns = Returns { values: Vec::new() };
+    returns.visit_body(&def.body);
+    let (mut classes, mut functions) = (Vec::new(), Vec::new());
+    for value in returns.values {
+        match value {
+            None | Some(Expr::NoneLiteral(_)) => {}
+            Some(value) if from_caller(value) => {}
+            Some(Expr::Call(call)) if from_caller(&call.func) => {}
+            Some(Expr::Call(call)) => {
+                let qualified = model.imports.qualified_name(&call.func)?;
+                let last = qualified.rsplit('.').next()?;
+                if last.starts_with(char::is_uppercase) {
+                    classes.push(qualified);
+                } else if matches!(call.func.as_ref(), Expr::Name(_))
+                    || model.imports.get(chain_head(&call.func)?).is_some()
+                {
+                    functions.push(qualified);
+                } else {
+                    // `self.build()`, `x.to(...)`: a method of something tcfix cannot name.
+                    return None;
+                }
+            }
+            Some(_) => return None,
+        }
+    }
+    Some((classes, functions))
+}
+
+/// The values of a function's `return`s, outside nested functions.
+struct Returns<'a> {
+    values: Vec<Option<&'a Expr>>,
+}
+
+impl<'a> Visitor<'a> for Returns<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
+            Stmt::Return(ret) => self.values.push(ret.value.as_deref()),
+            _ => walk_stmt(self, stmt),
+        }
+    }
+}
+
+/// `-> BaseActionSpace`, `-> "layers.Block"`: one class, not torch's (`nn.Module` says nothing).
+fn annotated_class(model: &FileModel, returns: &Expr) -> Option<String> {
+    let qualified = match returns {
+        Expr::Name(_) | Expr::Attribute(_) => model.imports.qualified_name(returns)?,
+        _ => return None,
+    };
+    let last = qualified.rsplit('.').next()?;
+    (last.starts_with(char::is_uppercase) && !qualified.starts_with("torch.") && !qualified.starts_with("typing."))
+        .then_some(qualified)
+}
+
+/// Finds a call that may build a project module: of something imported from outside torch, of
+/// another of the file's functions or classes, or of a registry's entry (`MODELS[name](...)`).
+struct ProjectCalls<'m, 'a> {
+    model: &'m FileModel<'a>,
+    own: &'m str,
+    found: bool,
+}
+
+impl ProjectCalls<'_, '_> {
+    fn may_build(&self, func: &Expr) -> bool {
+        let head = match func {
+            Expr::Subscript(_) => return true,
+            Expr::Name(name) => name.id.as_str(),
+            Expr::Attribute(attribute) => match chain_head(&attribute.value) {
+                Some(head) => head,
+                None => return false,
+            },
+            _ => return false,
+        };
+        if let Some(imported) = self.model.imports.get(head) {
+            return !imported.starts_with("torch");
+        }
+        head != self.own
+            && (self.model.resolve_name(head, None).is_some() || self.model.classes.iter().any(|c| c.qualname == head))
+    }
+}
+
+impl<'a> Visitor<'a> for ProjectCalls<'_, '_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if !self.found {
+            walk_stmt(self, stmt);
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && self.may_build(&call.func)
+        {
+            self.found = true;
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// `-> str | None`, `-> tuple[int, int]`, `-> torch.dtype`: an annotation whose every type is a
+/// builtin value, a typing wrapper or one of torch's value types.
+fn returns_no_module(model: &FileModel, returns: &Expr) -> bool {
+    match returns {
+        Expr::NoneLiteral(_) => true,
+        Expr::BinOp(union) => returns_no_module(model, &union.left) && returns_no_module(model, &union.right),
+        Expr::Subscript(generic) => {
+            returns_no_module(model, &generic.value) && returns_no_module(model, &generic.slice)
+        }
+        Expr::Tuple(tuple) => tuple.elts.iter().all(|element| returns_no_module(model, element)),
+        Expr::Name(_) | Expr::Attribute(_) => model.imports.qualified_name(returns).is_some_and(|name| {
+            matches!(
+                name.as_str(),
+                "str"
+                    | "int"
+                    | "float"
+                    | "bool"
+                    | "bytes"
+                    | "dict"
+                    | "list"
+                    | "tuple"
+                    | "set"
+                    | "frozenset"
+                    | "typing.Optional"
+                    | "typing.Union"
+                    | "typing.Dict"
+                    | "typing.List"
+                    | "typing.Tuple"
+                    | "torch.dtype"
+                    | "torch.device"
+                    | "torch.Tensor"
+                    | "torch.Size"
+            )
+        }),
+        _ => false,
+    }
+}
+
+fn chain_head(expr: &Expr) -> Option<&str> {
+    match expr {
+        Expr::Name(name) => Some(name.id.as_str()),
+        Expr::Attribute(attribute) => chain_head(&attribute.value),
+        _ => None,
+    }
+}

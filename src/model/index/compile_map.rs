@@ -1,0 +1,226 @@
+//! What the project's own compile calls trace (`compile_scope` reads the calls, this resolves
+//! them over the whole project): the module classes whose `forward` runs compiled, and the
+//! methods compiled on their own (`torch.compile(policy.predict_action_chunk)`).
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::{ClassId, FunctionId, ProjectIndex};
+use crate::model::compiled::compile_scope::{CompileTarget, Held};
+use crate::model::compiled::module_builders::Builds;
+
+pub(super) struct CompileMap {
+    /// The module classes whose `forward` is traced.
+    pub classes: HashSet<ClassId>,
+    /// Methods compiled by themselves: roots, while their class's `forward` may stay eager.
+    pub methods: HashSet<FunctionId>,
+}
+
+impl ProjectIndex {
+    /// The classes the project's compile calls trace: the ones they name, the classes those
+    /// name in their code (submodules, transitively) and their bases; and the methods they
+    /// compile, with the classes their holders name. None when no call names a module or a
+    /// method, or one names something tcfix cannot resolve: then every `forward` may be compiled.
+    pub(super) fn find_compiled(&self) -> Option<CompileMap> {
+        let mut named: Vec<ClassId> = Vec::new();
+        let mut methods: HashSet<FunctionId> = HashSet::default();
+        for (file, summary) in self.files.iter().enumerate() {
+            for target in &summary.compile_targets {
+                match target {
+                    CompileTarget::Function => {}
+                    CompileTarget::Unknown => return None,
+                    CompileTarget::Classes(classes) => {
+                        named.push(self.find_class(file, &classes[0])?);
+                        named.extend(classes[1..].iter().filter_map(|class| self.find_class(file, class)));
+                    }
+                    CompileTarget::ItemsOf(attr) => {
+                        let held = self.classes_held_in(attr);
+                        if held.is_empty() {
+                            return None;
+                        }
+                        named.extend(held);
+                    }
+                    CompileTarget::Member { name, of_class } => {
+                        let of_class = of_class.as_deref().and_then(|class| self.local_class(file, class));
+                        let held = self.classes_held_in(name);
+                        let compiled = self.methods_named(name, of_class);
+                        if held.is_empty() && compiled.is_empty() {
+                            return None;
+                        }
+                        named.extend(held);
+                        for &method in &compiled {
+                            named.extend(self.held_by_method_class(method)?);
+                        }
+                        methods.extend(compiled);
+                    }
+                }
+            }
+        }
+        if named.is_empty() && methods.is_empty() {
+            return None;
+        }
+        let classes = self.named_transitively(named)?;
+        Some(CompileMap { classes, methods })
+    }
+
+    /// The named classes, what they name in turn and their bases, and what the project
+    /// functions they build submodules with return (`-> BaseActionSpace`: it and its
+    /// subclasses). None when such a function may return any project module: it is unseen.
+    fn named_transitively(&self, mut named: Vec<ClassId>) -> Option<HashSet<ClassId>> {
+        let mut compiled: HashSet<ClassId> = HashSet::default();
+        while let Some(class) = named.pop() {
+            if !compiled.insert(class) {
+                continue;
+            }
+            let summary = self.class(class);
+            for name in summary.classes_named.iter().chain(&summary.bases) {
+                named.extend(self.find_class(class.file, name));
+            }
+            named.extend(self.built_through_project_functions(class)?);
+        }
+        Some(compiled)
+    }
+
+    /// The classes the project functions a class builds submodules with may return: an
+    /// annotated or returned class and its subclasses. None when one may return anything.
+    fn built_through_project_functions(&self, class: ClassId) -> Option<Vec<ClassId>> {
+        let mut built = Vec::new();
+        for builder in &self.class(class).builders_called {
+            built.extend(self.returned_by(class.file, builder, 0)?);
+        }
+        Some(built)
+    }
+
+    /// The project classes a call of `function` (as `file` names it) may return. A function
+    /// outside the project returns none of them.
+    fn returned_by(&self, file: usize, function: &str, depth: usize) -> Option<Vec<ClassId>> {
+        if depth > 8 {
+            return None;
+        }
+        let mut built = Vec::new();
+        for function in self.function_in(file, function).into_iter().chain(self.find_functions(function)) {
+            match &self.function(function).builds {
+                Builds::Nothing => {}
+                Builds::Unknown => return None,
+                Builds::Returns { classes, functions } => {
+                    for returned in classes {
+                        built.extend(self.instances_of(function.file, returned));
+                    }
+                    for called in functions {
+                        built.extend(self.returned_by(function.file, called, depth + 1)?);
+                    }
+                }
+            }
+        }
+        Some(built)
+    }
+
+    /// The classes whose instances a value of class `qualified` may be: it and its subclasses,
+    /// or for a library's class (`Callable`, `PreTrainedModel`) the project's subclasses of it.
+    fn instances_of(&self, file: usize, qualified: &str) -> Vec<ClassId> {
+        match self.find_class(file, qualified) {
+            Some(class) => {
+                let mut found = self.subclasses_of(class);
+                found.push(class);
+                found
+            }
+            None => self.subclasses_of_library_class(qualified),
+        }
+    }
+
+    /// What a compiled method's class, its bases and its subclasses (which may inherit the
+    /// method) name: their submodules run inside the method. The classes themselves are not
+    /// named: their `forward` is not the method. None when one builds a submodule through a
+    /// project function.
+    fn held_by_method_class(&self, method: FunctionId) -> Option<Vec<ClassId>> {
+        let holder = ClassId { file: method.file, class: self.function(method).class? };
+        let mut held = Vec::new();
+        let mut classes = self.subclasses_of(holder);
+        classes.push(holder);
+        let mut seen: HashSet<ClassId> = HashSet::default();
+        while let Some(class) = classes.pop() {
+            if !seen.insert(class) {
+                continue;
+            }
+            held.extend(self.built_through_project_functions(class)?);
+            let summary = self.class(class);
+            held.extend(summary.classes_named.iter().filter_map(|name| self.find_class(class.file, name)));
+            classes.extend(summary.bases.iter().filter_map(|base| self.find_class(class.file, base)));
+        }
+        held.retain(|class| !seen.contains(class));
+        Some(held)
+    }
+
+    /// The project's methods called `name`: of `of_class` (its own or inherited) and of its
+    /// subclasses when the call compiles `self.<name>`; else of every class.
+    fn methods_named(&self, name: &str, of_class: Option<ClassId>) -> Vec<FunctionId> {
+        let mut found = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (function, f) in summary.functions.iter().enumerate() {
+                let Some(class) = f.class else { continue };
+                let class = ClassId { file, class };
+                if f.name() == name && of_class.is_none_or(|of| class == of || self.descends_from(class, of, 0)) {
+                    found.push(FunctionId { file, function });
+                }
+            }
+        }
+        if let Some(of) = of_class
+            && !found.iter().any(|method| self.function(*method).class == Some(of.class) && method.file == of.file)
+        {
+            found.extend(self.inherited_method(of, name, 0));
+        }
+        found
+    }
+
+    fn subclasses_of(&self, ancestor: ClassId) -> Vec<ClassId> {
+        let classes = self
+            .files
+            .iter()
+            .enumerate()
+            .flat_map(|(file, summary)| (0..summary.classes.len()).map(move |class| ClassId { file, class }));
+        classes.filter(|&class| self.descends_from(class, ancestor, 0)).collect()
+    }
+
+    fn subclasses_of_library_class(&self, qualified: &str) -> Vec<ClassId> {
+        let mut found = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for (class, own) in summary.classes.iter().enumerate() {
+                if own.bases.iter().any(|base| base == qualified) {
+                    let class = ClassId { file, class };
+                    found.push(class);
+                    found.extend(self.subclasses_of(class));
+                }
+            }
+        }
+        found
+    }
+
+    fn descends_from(&self, class: ClassId, ancestor: ClassId, depth: usize) -> bool {
+        depth <= 32
+            && self
+                .class(class)
+                .bases
+                .iter()
+                .filter_map(|base| self.find_class(class.file, base))
+                .any(|base| base == ancestor || self.descends_from(base, ancestor, depth + 1))
+    }
+
+    /// The module classes built into `self.<attr>` anywhere in the project (`self.layers =
+    /// nn.ModuleList([Block(...) ...])`): the items a loop over `x.<attr>` compiles; with what
+    /// their holder names (`Block(norm_layer=RMSNorm)` passes `RMSNorm` in).
+    fn classes_held_in(&self, attr: &str) -> Vec<ClassId> {
+        let mut held = Vec::new();
+        for (file, summary) in self.files.iter().enumerate() {
+            for Held { class, holder, .. } in summary.held_in.iter().filter(|held| held.attr == attr) {
+                let Some(class) = self.find_class(file, class).filter(|class| self.module_classes.contains(class))
+                else {
+                    continue;
+                };
+                held.push(class);
+                if let Some(holder) = self.local_class(file, holder) {
+                    held.extend(self.class(holder).classes_named.iter().filter_map(|name| self.find_class(file, name)));
+                }
+            }
+        }
+        held
+    }
+}
