@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ruff_python_ast::Expr;
 
 use crate::model::compiled::compile_scope::{
-    CompileTarget, Held, builders_called, classes_named, compile_targets, held_in,
+    CompileTarget, Held, Kept, builders_called, classes_named, compile_targets, held_in, kept_called, kept_given,
 };
 use crate::model::compiled::module_builders::{Builds, builds};
 use crate::model::compiled::reach::{Target, root_reason, targets};
@@ -86,6 +86,8 @@ pub struct ClassSummary {
     pub classes_named: Vec<String>,
     /// The functions it calls to build its attributes (`compile_scope`).
     pub builders_called: Vec<String>,
+    /// The values it is given and keeps (`compile_scope::kept_given`).
+    pub kept_given: Vec<Kept>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -103,6 +105,8 @@ pub struct FunctionSummary {
     pub root: Option<Reason>,
     /// What a module-level function may return of the project's modules (`module_builders`).
     pub builds: Builds,
+    /// The values its class was given and kept that it calls (`compile_scope::kept_called`).
+    pub kept_called: Vec<String>,
     pub targets: Vec<Callee>,
 }
 
@@ -214,7 +218,7 @@ fn dotted(path: &Path) -> String {
 
 impl FileSummary {
     pub fn of(model: &FileModel) -> Self {
-        let classes = model
+        let classes: Vec<ClassSummary> = model
             .classes
             .iter()
             .enumerate()
@@ -226,6 +230,7 @@ impl FileSummary {
                 torch_submodules: exact(torch_submodules(model, class)),
                 classes_named: exact(classes_named(model, class)),
                 builders_called: exact(builders_called(model, class)),
+                kept_given: kept_given(model, class),
             })
             .collect();
         let first_function = first_of_each(model.functions.iter().map(|f| f.qualname.as_str()));
@@ -242,6 +247,9 @@ impl FileSummary {
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
                     builds: builds(model, index),
+                    kept_called: f
+                        .class
+                        .map_or_else(Vec::new, |class| kept_called(model, index, &classes[class].kept_given)),
                     targets: if f.disabled { Vec::new() } else { exact(callees(index).collect()) },
                 }
             })
@@ -1055,12 +1063,44 @@ mod tests {
         // Returns a project class: that class is traced too.
         let extra = "\nfrom pkg.extra import Extra\n\ndef build(n):\n    return Extra(n)\n";
         assert_eq!(with_extra(extra), ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+        // Returns a torch container of a project class.
+        let held =
+            "\nfrom pkg.extra import Extra\n\ndef build(n):\n    return nn.Sequential(nn.Linear(n, n), Extra(n))\n";
+        assert_eq!(with_extra(held), ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101"]);
         // Returns from a registry tcfix cannot read: every forward may be compiled.
         let registry = "\nfrom pkg.extra import Extra\nREGISTRY = {'extra': Extra}\n\ndef build(n):\n    module = REGISTRY['extra'](n)\n    return module\n";
         assert_eq!(
             with_extra(registry),
             ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]
         );
+    }
+
+    #[test]
+    fn what_a_compiled_method_or_attribute_may_run_that_tcfix_cannot_name_keeps_every_forward() {
+        let net = "from torch import nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n\nclass Tiny(nn.Module):\n    def forward(self, x):\n        return x\n\nclass Other(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.model = Tiny()\n\n    def forward(self, x):\n        return self.model(x)\n";
+        // A module given to the class and kept without an annotation: any.
+        let agent = "import torch\nfrom pkg.net import Net\n\nclass Agent:\n    def __init__(self, net):\n        self.net = net\n\n    def act(self, obs):\n        return self.net(obs)\n\nagent = Agent(Net())\nagent.act = torch.compile(agent.act)\n";
+        assert_eq!(findings(&[("pkg/net.py", net), ("run.py", agent)]), ["pkg/net.py TCF101"]);
+        // `self.model` of a trainer given its model: not another class's `self.model`.
+        let trainer = "import torch\n\nclass Trainer:\n    def __init__(self, model):\n        self.model = model\n        self.model = torch.compile(self.model)\n";
+        assert_eq!(findings(&[("pkg/net.py", net), ("train.py", trainer)]), ["pkg/net.py TCF101"]);
+        // A generator that yields itself as well as its blocks.
+        let units = BLOCKS.to_string()
+            + "\n    def units(self):\n        yield self\n        for block in self.layers:\n            yield block\n";
+        let train = "from pkg.model import Transformer\nmodel = Transformer()\nfor unit in model.units():\n    unit.compile()\n";
+        assert_eq!(
+            findings(&[("pkg/model.py", &units), ("pkg/layers.py", ATTENTION), ("train.py", train)]),
+            ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]
+        );
+    }
+
+    #[test]
+    fn a_compiled_method_that_calls_self_runs_forward() {
+        let policy = POLICY
+            .replace("        print(batch)\n        return self.encoder(batch)\n", "        return self(batch)\n");
+        let rollout = "import torch\n\ndef setup(policy):\n    policy.predict = torch.compile(policy.predict)\n";
+        let files = [("pkg/policy.py", policy.as_str()), ("pkg/layers.py", ATTENTION), ("rollout.py", rollout)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/policy.py TCF103"]);
     }
 
     const EXTRA: &str = "from torch import nn\n\nclass Extra(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n";

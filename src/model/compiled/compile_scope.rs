@@ -17,6 +17,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::discover::is_test_file;
+use crate::model::compiled::reach::{Target, targets};
 use crate::model::compiled::yielded_modules::{Yielded, generators, loop_item};
 use crate::model::file::imports::Imports;
 use crate::model::file::self_assignments;
@@ -32,9 +33,11 @@ pub enum CompileTarget {
     /// give them.
     Classes(Vec<String>),
     /// An attribute of something (`torch.compile(self.unet)`, `torch.compile(policy.predict)`):
-    /// the modules built into attributes of that name, or the methods of that name. When the
-    /// receiver is `self`, the qualname of the class whose method makes the call: its method, or
-    /// one of its subclasses' overrides, is the one compiled.
+    /// the module the receiver's class holds in it, or its method of that name (or a subclass's
+    /// override). `of_class` is the receiver's class where the file says it (`self` in a
+    /// method, `model = Net()`), qualified as the file's imports give it; None for a receiver
+    /// passed in, whose method of that name is any project class's, and whose attribute is
+    /// unknown.
     Member { name: String, of_class: Option<String> },
     /// A function (`torch.compile(step)`): a root of its own, no say on modules.
     Function,
@@ -105,14 +108,15 @@ pub fn held_in(model: &FileModel) -> Vec<Held> {
     held
 }
 
-/// The functions a class calls in `__init__` to build its attributes (`self.mlp =
-/// make_mlp(dim)`): the modules they return are submodules the compile map cannot see into,
-/// where they may build a project module (`module_builders`). Other methods set state, not submodules
-/// (`self._queues = populate_queues(...)` in `select_action`).
+/// The functions a class calls to build its attributes (`self.mlp = make_mlp(dim)`) in
+/// `__init__` and the methods it calls (`self._init_layers()`): the modules they return are
+/// submodules the compile map cannot see into, where they may build a project module
+/// (`module_builders`). Other methods set state (`self.stats = aggregate(...)` in `update`).
 pub fn builders_called(model: &FileModel, class: usize) -> Vec<String> {
     let mut calls = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
+    let building = methods_building(model, class);
     for assignment in self_assignments(model, class) {
-        if model.function(assignment.method).name == "__init__"
+        if building.contains(&assignment.method)
             && let Some(value) = assignment.value()
         {
             calls.visit_expr(value);
@@ -122,6 +126,69 @@ pub fn builders_called(model: &FileModel, class: usize) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// A value a class is given and keeps (`def __init__(self, net: Net): self.net = net`): a
+/// module it may hold that it did not build.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct Kept {
+    pub attr: String,
+    /// A class its annotation names, qualified; None without an annotation: anything.
+    pub class: Option<String>,
+}
+
+pub fn kept_given(model: &FileModel, class: usize) -> Vec<Kept> {
+    let building = methods_building(model, class);
+    let mut kept = Vec::new();
+    for assignment in self_assignments(model, class) {
+        let Some(Expr::Name(value)) = assignment.value() else { continue };
+        if !building.contains(&assignment.method) {
+            continue;
+        }
+        let Some(parameters) = model.function(assignment.method).node.parameters() else { continue };
+        let Some(parameter) = parameters.iter().find(|p| p.name().as_str() == value.id.as_str()) else { continue };
+        let attr = &assignment.attr;
+        match parameter.annotation() {
+            None => kept.push(Kept { attr: attr.clone(), class: None }),
+            Some(annotation) => {
+                let mut named = Named { imports: &model.imports, found: Vec::new() };
+                named.visit_expr(annotation);
+                let classes = named.found.into_iter().filter(|name| !name.starts_with("typing."));
+                kept.extend(classes.map(|class| Kept { attr: attr.clone(), class: Some(class) }));
+            }
+        }
+    }
+    kept.sort();
+    kept.dedup();
+    kept
+}
+
+/// The kept values a method calls (`self.net(obs)`): modules that run when it does.
+pub fn kept_called(model: &FileModel, function: usize, kept: &[Kept]) -> Vec<String> {
+    let f = model.function(function);
+    let text = &model.source.text[f.node.range()];
+    let mut called: Vec<String> =
+        kept.iter().filter(|k| text.contains(&format!("self.{}(", k.attr))).map(|k| k.attr.clone()).collect();
+    called.dedup();
+    called
+}
+
+/// `__init__` and the class's methods it calls, transitively.
+fn methods_building(model: &FileModel, class: usize) -> Vec<usize> {
+    let Some(init) = model.method(class, "__init__") else { return Vec::new() };
+    let mut building = vec![init];
+    let mut next = 0;
+    while let Some(&method) = building.get(next) {
+        next += 1;
+        for target in targets(model, method) {
+            let Target::Local(qualname) = target else { continue };
+            let called = model.functions.iter().position(|f| f.qualname == qualname && f.class == Some(class));
+            if let Some(called) = called.filter(|called| !building.contains(called)) {
+                building.push(called);
+            }
+        }
+    }
+    building
 }
 
 /// The calls in an expression: of classes (`Block(...)` inside `nn.ModuleList([...])`), and of
@@ -232,11 +299,17 @@ impl Finder<'_> {
             Expr::Call(call) => self.instance_of(call).map_or(CompileTarget::Unknown, CompileTarget::Classes),
             Expr::Attribute(_) if self.names_function(compiled) => CompileTarget::Function,
             Expr::Attribute(attribute) if is_reference(&attribute.value) => {
-                let on_self = matches!(attribute.value.as_ref(), Expr::Name(name) if name.id.as_str() == "self");
-                CompileTarget::Member {
-                    name: attribute.attr.id.to_string(),
-                    of_class: self.class.filter(|_| on_self).map(str::to_string),
-                }
+                let of_class = match attribute.value.as_ref() {
+                    Expr::Name(name) if name.id.as_str() == "self" => self.class.map(str::to_string),
+                    Expr::Name(name) => match self.bindings.get(name.id.as_str()) {
+                        Some(Bound::Instance(classes)) => Some(classes[0].clone()),
+                        // A name bound to something else the file says (a module list's item).
+                        Some(_) => return CompileTarget::Unknown,
+                        None => None,
+                    },
+                    _ => None,
+                };
+                CompileTarget::Member { name: attribute.attr.id.to_string(), of_class }
             }
             _ => CompileTarget::Unknown,
         }

@@ -15,7 +15,8 @@ pub enum Builds {
     Nothing,
     /// An instance of one of these classes or of a subclass (`-> BaseActionSpace` over a
     /// registry's entries, `return DDIMScheduler(**kwargs)`), or what these functions return
-    /// (`return rope_table(end, dim)`), by their qualified names.
+    /// (`return rope_table(end, dim)`: one of the file's or an imported one), by their
+    /// qualified names.
     Returns { classes: Vec<String>, functions: Vec<String> },
     /// Anything.
     Unknown,
@@ -43,7 +44,8 @@ pub fn builds(model: &FileModel, function: usize) -> Builds {
         }
         return Builds::Returns { classes, functions };
     }
-    let mut calls = ProjectCalls { model, own: &f.name, found: false };
+    let parameters = def.parameters.iter().map(|p| p.name().as_str()).collect();
+    let mut calls = ProjectCalls { model, own: &f.name, parameters, found: false };
     calls.visit_body(&def.body);
     if calls.found { Builds::Unknown } else { Builds::Nothing }
 }
@@ -65,11 +67,15 @@ fn returned_calls(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<(Vec<
                 let qualified = model.imports.qualified_name(&call.func)?;
                 let last = qualified.rsplit('.').next()?;
                 if last.starts_with(char::is_uppercase) {
+                    // `nn.Sequential(nn.Linear(d, d), Gate())`: what the container holds too.
+                    classes.extend(classes_called(model, &call.arguments));
                     classes.push(qualified);
-                } else if matches!(call.func.as_ref(), Expr::Name(_))
-                    || model.imports.get(chain_head(&call.func)?).is_some()
+                } else if model.imports.get(chain_head(&call.func)?).is_some()
+                    || model.resolve_name(&qualified, None).is_some()
                 {
                     functions.push(qualified);
+                } else if matches!(call.func.as_ref(), Expr::Name(_)) {
+                    // A builtin (`sorted(...)`, `dict(...)`): no module of the project.
                 } else {
                     // `self.build()`, `x.to(...)`: a method of something tcfix cannot name.
                     return None;
@@ -79,6 +85,30 @@ fn returned_calls(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<(Vec<
         }
     }
     Some((classes, functions))
+}
+
+/// The classes called in a call's arguments (`Gate()` in `nn.Sequential(..., Gate())`).
+fn classes_called(model: &FileModel, arguments: &ast::Arguments) -> Vec<String> {
+    let mut calls = ClassCalls { model, found: Vec::new() };
+    calls.visit_arguments(arguments);
+    calls.found
+}
+
+struct ClassCalls<'m, 'a> {
+    model: &'m FileModel<'a>,
+    found: Vec<String>,
+}
+
+impl<'a> Visitor<'a> for ClassCalls<'_, '_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Call(call) = expr
+            && let Some(qualified) = self.model.imports.qualified_name(&call.func)
+            && qualified.rsplit('.').next().is_some_and(|last| last.starts_with(char::is_uppercase))
+        {
+            self.found.push(qualified);
+        }
+        walk_expr(self, expr);
+    }
 }
 
 /// The values of a function's `return`s, outside nested functions.
@@ -108,19 +138,24 @@ fn annotated_class(model: &FileModel, returns: &Expr) -> Option<String> {
 }
 
 /// Finds a call that may build a project module: of something imported from outside torch, of
-/// another of the file's functions or classes, or of a registry's entry (`MODELS[name](...)`).
+/// another of the file's functions or classes, of a registry's entry (`MODELS[name](...)`), or of
+/// a parameter's attribute (`cfg.gate_cls()`).
 struct ProjectCalls<'m, 'a> {
     model: &'m FileModel<'a>,
     own: &'m str,
+    parameters: Vec<&'a str>,
     found: bool,
 }
 
 impl ProjectCalls<'_, '_> {
     fn may_build(&self, func: &Expr) -> bool {
         let head = match func {
-            Expr::Subscript(_) => return true,
+            // `REGISTRY[name](...)`, `getattr(gates, kind)()`: a callee looked up at run time.
+            Expr::Subscript(_) | Expr::Call(_) => return true,
             Expr::Name(name) => name.id.as_str(),
             Expr::Attribute(attribute) => match chain_head(&attribute.value) {
+                // `cfg.gate_cls()`: a class the caller's value names.
+                Some(head) if self.parameters.contains(&head) => return true,
                 Some(head) => head,
                 None => return false,
             },
@@ -152,13 +187,16 @@ impl<'a> Visitor<'a> for ProjectCalls<'_, '_> {
 }
 
 /// `-> str | None`, `-> tuple[int, int]`, `-> torch.dtype`: an annotation whose every type is a
-/// builtin value, a typing wrapper or one of torch's value types.
+/// builtin scalar or one of torch's value types, maybe in containers or typing wrappers.
 fn returns_no_module(model: &FileModel, returns: &Expr) -> bool {
     match returns {
         Expr::NoneLiteral(_) => true,
         Expr::BinOp(union) => returns_no_module(model, &union.left) && returns_no_module(model, &union.right),
+        // `tuple[int, int]`, `Optional[str]`: a container or wrapper of such types (a bare
+        // `list` may hold modules).
         Expr::Subscript(generic) => {
-            returns_no_module(model, &generic.value) && returns_no_module(model, &generic.slice)
+            model.imports.qualified_name(&generic.value).is_some_and(|name| is_container(&name))
+                && returns_no_module(model, &generic.slice)
         }
         Expr::Tuple(tuple) => tuple.elts.iter().all(|element| returns_no_module(model, element)),
         Expr::Name(_) | Expr::Attribute(_) => model.imports.qualified_name(returns).is_some_and(|name| {
@@ -169,24 +207,31 @@ fn returns_no_module(model: &FileModel, returns: &Expr) -> bool {
                     | "float"
                     | "bool"
                     | "bytes"
-                    | "dict"
-                    | "list"
-                    | "tuple"
-                    | "set"
-                    | "frozenset"
-                    | "typing.Optional"
-                    | "typing.Union"
-                    | "typing.Dict"
-                    | "typing.List"
-                    | "typing.Tuple"
                     | "torch.dtype"
                     | "torch.device"
                     | "torch.Tensor"
                     | "torch.Size"
+                    | "numpy.ndarray"
             )
         }),
         _ => false,
     }
+}
+
+fn is_container(name: &str) -> bool {
+    matches!(
+        name,
+        "list"
+            | "tuple"
+            | "dict"
+            | "set"
+            | "frozenset"
+            | "typing.Optional"
+            | "typing.Union"
+            | "typing.List"
+            | "typing.Tuple"
+            | "typing.Dict"
+    )
 }
 
 fn chain_head(expr: &Expr) -> Option<&str> {

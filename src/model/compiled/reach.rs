@@ -44,6 +44,16 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
             }),
         }
     }
+    // `self(x)` runs the module's own `forward` (a compiled `generate` calling `self(idx)`).
+    if let Some(class) = model.self_class(function)
+        && calls_self(model, function)
+    {
+        match model.method(class, "forward") {
+            Some(method) => targets.push(Target::Local(model.function(method).qualname.clone())),
+            None => targets
+                .push(Target::InheritedMethod { class: model.classes[class].qualname.clone(), name: "forward".into() }),
+        }
+    }
     // `self.x = v` runs a property setter `x.setter` (of the class or a base) where there is
     // one; `del self.x` its deleter.
     let accessor_targets = collector.self_stores.iter().map(|&attr| (attr, Accessor::Setter));
@@ -72,6 +82,14 @@ pub fn targets(model: &FileModel, function: usize) -> Vec<Target> {
     targets.sort();
     targets.dedup();
     targets
+}
+
+/// Whether the function's text calls `self(...)`: a word `self` right before `(`.
+fn calls_self(model: &FileModel, function: usize) -> bool {
+    let text = &model.source.text[model.function(function).node.range()];
+    text.match_indices("self(").any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(|before| before.is_alphanumeric() || before == '_' || before == '.')
+    })
 }
 
 /// Why each of the file's functions starts a compiled region on its own (before reachability).

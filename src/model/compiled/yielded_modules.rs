@@ -11,7 +11,7 @@ use crate::model::file::{FileModel, FunctionNode};
 
 /// What a generator yields: the items of the module list in `attr`, alone or at `position` of
 /// the tuples it yields.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct Yielded {
     pub position: Option<usize>,
     pub attr: String,
@@ -25,10 +25,13 @@ pub fn generators(model: &FileModel, items_of: fn(&Expr) -> Option<String>) -> H
     let mut found = HashMap::default();
     for function in &model.functions {
         let FunctionNode::Def(def) = function.node else { continue };
-        let mut walker = Walker { items_of, loop_items: HashMap::default(), yielded: None };
+        let mut walker = Walker { items_of, loop_items: HashMap::default(), yields: Vec::new() };
         walker.visit_body(&def.body);
-        if let Some(yielded) = walker.yielded {
-            found.insert(function.name.clone(), yielded);
+        // Every yield must give the same list's items at the same place: one that yields
+        // `self`, another list or something else makes the loop's items unknown.
+        let Some(Some(first)) = walker.yields.first() else { continue };
+        if walker.yields.iter().all(|other| other.as_ref() == Some(first)) {
+            found.insert(function.name.clone(), first.clone());
         }
     }
     found
@@ -38,7 +41,8 @@ struct Walker {
     items_of: fn(&Expr) -> Option<String>,
     /// Loop variables over a module list's items, with the list's attribute.
     loop_items: HashMap<String, String>,
-    yielded: Option<Yielded>,
+    /// What each yield gives: None where it is not a module list's item.
+    yields: Vec<Option<Yielded>>,
 }
 
 impl Walker {
@@ -72,10 +76,10 @@ impl<'a> Visitor<'a> for Walker {
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Yield(ast::ExprYield { value: Some(value), .. }) = expr
-            && self.yielded.is_none()
-        {
-            self.yielded = self.yielded(value);
+        match expr {
+            Expr::Yield(ast::ExprYield { value: Some(value), .. }) => self.yields.push(self.yielded(value)),
+            Expr::Yield(_) | Expr::YieldFrom(_) => self.yields.push(None),
+            _ => {}
         }
         walk_expr(self, expr);
     }

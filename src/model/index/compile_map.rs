@@ -40,8 +40,14 @@ impl ProjectIndex {
                         named.extend(held);
                     }
                     CompileTarget::Member { name, of_class } => {
-                        let of_class = of_class.as_deref().and_then(|class| self.local_class(file, class));
-                        let held = self.classes_held_in(name);
+                        let of_class = match of_class {
+                            Some(class) => Some(self.find_class(file, class)?),
+                            None => None,
+                        };
+                        let held = match of_class {
+                            Some(class) => self.held_by(class, name)?,
+                            None => Vec::new(),
+                        };
                         let compiled = self.methods_named(name, of_class);
                         if held.is_empty() && compiled.is_empty() {
                             return None;
@@ -90,17 +96,64 @@ impl ProjectIndex {
         Some(built)
     }
 
-    /// The project classes a call of `function` (as `file` names it) may return. A function
-    /// outside the project returns none of them.
+    /// The project modules a class was given and kept that the compiled method's code calls
+    /// (`net: Net`: it and its subclasses). None when one may be any module (no annotation,
+    /// `nn.Module`).
+    fn kept_modules(&self, class: ClassId, reached: &[FunctionId]) -> Option<Vec<ClassId>> {
+        let mut kept = Vec::new();
+        for given in &self.class(class).kept_given {
+            if !reached.iter().any(|&function| self.function(function).kept_called.contains(&given.attr)) {
+                continue;
+            }
+            let given = given.class.as_deref().filter(|given| !given.starts_with("torch."))?;
+            let modules = self.instances_of(class.file, given).into_iter();
+            kept.extend(modules.filter(|module| self.module_classes.contains(module)));
+        }
+        Some(kept)
+    }
+
+    /// The functions a compiled method reaches through the calls tcfix resolves.
+    fn reached_from(&self, method: FunctionId) -> Vec<FunctionId> {
+        let mut reached = vec![method];
+        let mut seen: HashSet<FunctionId> = HashSet::from_iter([method]);
+        let mut next = 0;
+        while let Some(&function) = reached.get(next) {
+            next += 1;
+            for target in &self.function(function).targets {
+                for callee in self.resolve(function.file, target) {
+                    if seen.insert(callee) {
+                        reached.push(callee);
+                    }
+                }
+            }
+        }
+        reached
+    }
+
+    /// The project classes a call of `function` (as `file` names it) may return.
     fn returned_by(&self, file: usize, function: &str, depth: usize) -> Option<Vec<ClassId>> {
         if depth > 8 {
             return None;
         }
         let mut built = Vec::new();
-        for function in self.function_in(file, function).into_iter().chain(self.find_functions(function)) {
+        let found: Vec<FunctionId> =
+            self.function_in(file, function).into_iter().chain(self.find_functions(function)).collect();
+        // What a class calls outside the project (`deque(...)`, `resnet18()`) is the library's
+        // (as before the compile map followed builders); what a project builder returns from a
+        // library's function (`instantiate(cfg.model)`) may be any project module.
+        if found.is_empty() {
+            if depth > 0 {
+                eprintln!("DBG lib {function}");
+            }
+            return (depth == 0).then(Vec::new);
+        }
+        for function in found {
             match &self.function(function).builds {
                 Builds::Nothing => {}
-                Builds::Unknown => return None,
+                Builds::Unknown => {
+                    eprintln!("DBG unknown {}", self.function(function).qualname);
+                    return None;
+                }
                 Builds::Returns { classes, functions } => {
                     for returned in classes {
                         built.extend(self.instances_of(function.file, returned));
@@ -137,11 +190,13 @@ impl ProjectIndex {
         let mut classes = self.subclasses_of(holder);
         classes.push(holder);
         let mut seen: HashSet<ClassId> = HashSet::default();
+        let reached = self.reached_from(method);
         while let Some(class) = classes.pop() {
             if !seen.insert(class) {
                 continue;
             }
             held.extend(self.built_through_project_functions(class)?);
+            held.extend(self.kept_modules(class, &reached)?);
             let summary = self.class(class);
             held.extend(summary.classes_named.iter().filter_map(|name| self.find_class(class.file, name)));
             classes.extend(summary.bases.iter().filter_map(|base| self.find_class(class.file, base)));
@@ -202,6 +257,30 @@ impl ProjectIndex {
                 .iter()
                 .filter_map(|base| self.find_class(class.file, base))
                 .any(|base| base == ancestor || self.descends_from(base, ancestor, depth + 1))
+    }
+
+    /// The modules a class (or a base) holds in `self.<attr>`: built there, or given and kept.
+    /// None when it keeps one of any class there.
+    fn held_by(&self, class: ClassId, attr: &str) -> Option<Vec<ClassId>> {
+        let mut held = Vec::new();
+        let mut classes = vec![class];
+        let mut seen: HashSet<ClassId> = HashSet::default();
+        while let Some(class) = classes.pop() {
+            if !seen.insert(class) {
+                continue;
+            }
+            let summary = self.class(class);
+            let built =
+                self.files[class.file].held_in.iter().filter(|h| h.attr == attr && h.holder == summary.qualname);
+            let built = built.filter_map(|h| self.find_class(class.file, &h.class));
+            held.extend(built.filter(|built| self.module_classes.contains(built)));
+            for kept in summary.kept_given.iter().filter(|kept| kept.attr == attr) {
+                let given = kept.class.as_deref().filter(|given| !given.starts_with("torch."))?;
+                held.extend(self.instances_of(class.file, given));
+            }
+            classes.extend(summary.bases.iter().filter_map(|base| self.find_class(class.file, base)));
+        }
+        Some(held)
     }
 
     /// The module classes built into `self.<attr>` anywhere in the project (`self.layers =
