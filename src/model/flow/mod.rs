@@ -2,6 +2,7 @@
 //! function runs in, the binding that reaches a use, and the Python ints read from tensor sizes.
 
 pub mod calls;
+pub mod grad_free;
 pub mod impossible_calls;
 pub mod loops;
 pub mod message_checks;
