@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod grad_free;
+pub mod imported_calls;
 pub mod impossible_calls;
 pub mod loops;
 pub mod message_checks;
