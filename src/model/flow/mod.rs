@@ -7,6 +7,7 @@ pub mod imported_calls;
 pub mod impossible_calls;
 pub mod loops;
 pub mod message_checks;
+pub mod own_containers;
 pub mod reaching_binding;
 pub mod shapes;
 pub mod submodules;
