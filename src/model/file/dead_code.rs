@@ -15,8 +15,8 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
-use crate::model::flow::imported_calls::Passed;
 use crate::model::file::rare_paths::{one_shot_global, only_when_empty, only_when_not_finite};
+use crate::model::flow::imported_calls::Passed;
 use crate::source::SourceFile;
 
 /// Why a piece of code does not run on a normal compiled call.
@@ -365,7 +365,9 @@ fn helpers_called_elsewhere(suite: &[Stmt], references: &References) -> Vec<Stri
             _ => None,
         })
         .filter(|def| def.decorator_list.is_empty() && !is_entry_point(&def.name.id))
-        .filter(|def| def.parameters.iter_non_variadic_params().any(|p| p.default.as_deref().and_then(off_literal).is_some()))
+        .filter(|def| {
+            def.parameters.iter_non_variadic_params().any(|p| p.default.as_deref().and_then(off_literal).is_some())
+        })
         .filter(|def| {
             let name = def.name.id.as_str();
             !references.calls.contains_key(name) && !references.other_uses.contains(name)
@@ -380,7 +382,8 @@ fn helpers_called_elsewhere(suite: &[Stmt], references: &References) -> Vec<Stri
 /// none of the calls passes `warning` (or passes it `False`).
 pub fn off_unless_passed_elsewhere<'a>(def: &'a ast::StmtFunctionDef, passed: &Passed) -> Vec<(TextRange, DeadReason)> {
     let rebound = stored_names(&def.body);
-    let positional = def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate().map(|(at, p)| (Some(at), p));
+    let positional =
+        def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate().map(|(at, p)| (Some(at), p));
     let keyword = def.parameters.kwonlyargs.iter().map(|p| (None, p));
     let mut off: HashMap<&'a str, Off> = HashMap::default();
     for (position, parameter) in positional.chain(keyword) {

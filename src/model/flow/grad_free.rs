@@ -41,7 +41,8 @@ const FACTORIES: [&str; 20] = [
 ];
 
 /// Keywords that set how a result is laid out, not what it is computed from.
-const LAYOUT_KEYWORDS: [&str; 8] = ["dim", "keepdim", "dtype", "device", "non_blocking", "copy", "memory_format", "out"];
+const LAYOUT_KEYWORDS: [&str; 8] =
+    ["dim", "keepdim", "dtype", "device", "non_blocking", "copy", "memory_format", "out"];
 
 /// How deep a chain of bindings is followed (`w` from `counts` from `valid` ...).
 const MAX_DEPTH: usize = 8;
@@ -107,9 +108,10 @@ impl<'m, 'a> GradFree<'m, 'a> {
     /// A factory, a cast to an integer type, `detach`, or a torch function or tensor method whose
     /// tensors are all grad-free.
     fn call_is_grad_free(&self, call: &ast::ExprCall, at: TextRange, depth: usize) -> bool {
-        let asks_for_grad = call.arguments.find_keyword("requires_grad").is_some_and(|keyword| {
-            !matches!(&keyword.value, Expr::BooleanLiteral(literal) if !literal.value)
-        });
+        let asks_for_grad = call
+            .arguments
+            .find_keyword("requires_grad")
+            .is_some_and(|keyword| !matches!(&keyword.value, Expr::BooleanLiteral(literal) if !literal.value));
         if asks_for_grad {
             return false;
         }

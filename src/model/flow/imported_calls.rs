@@ -67,7 +67,8 @@ impl Passed {
         };
         let keywords = named(&|value| !value.is_none_literal_expr() && !is_false(value));
         let falses = named(&is_false);
-        let hidden = arguments.args.iter().any(Expr::is_starred_expr) || arguments.keywords.iter().any(|k| k.arg.is_none());
+        let hidden =
+            arguments.args.iter().any(Expr::is_starred_expr) || arguments.keywords.iter().any(|k| k.arg.is_none());
         Passed { keywords, falses, positional: arguments.args.len(), hidden }
     }
 }
