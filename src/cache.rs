@@ -480,6 +480,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
         project_lengths: _,
         captures: _,
         message_checks: _,
+        passed_from_elsewhere,
     } = facts;
     let mut hasher = fingerprint_hasher();
     for set in [
@@ -498,6 +499,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
     sorted(reached.iter().map(|(name, reason)| format!("{name} {reason:?}"))).hash(&mut hasher);
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
     sorted(imported_submodules.iter()).hash(&mut hasher);
+    sorted(passed_from_elsewhere.iter().map(|(name, passed)| format!("{name} {passed:?}"))).hash(&mut hasher);
     (shared, settings, setup_code).hash(&mut hasher);
     hasher.finish()
 }

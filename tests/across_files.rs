@@ -285,3 +285,59 @@ fn a_check_re_exported_from_another_file_gets_the_safe_fix() {
     let without = findings(&[project[0], project[3], project[4]]);
     assert!(without.contains(finding) && without.contains("tcfix does not know `_assert`"), "{without}");
 }
+
+/// A resampling helper whose warning is off unless a caller asks for it. Measured under torch
+/// 2.15 (the same shape, a head compiled with `backend="eager"`, two calls): no caller passing
+/// `warn`: 0 breaks, 1 graph; a caller passing `warn=True`: a break per call.
+const RESAMPLE: &str = "import warnings
+
+import torch.nn.functional as F
+
+
+def resample(x, size=None, mode=\"nearest\", warn=False):
+    if warn:
+        if size is not None and x.shape[-1] * 2 < size[-1]:
+            warnings.warn(\"upsampling more than twice\")
+    return F.interpolate(x, size=size, mode=mode)
+";
+
+/// A head that calls the helper with `call`.
+fn head_calling(call: &str) -> String {
+    format!(
+        "from torch import nn
+
+from .resampling import resample
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 1)
+
+    def forward(self, x):
+        return {call}
+"
+    )
+}
+
+#[test]
+fn a_flag_no_caller_of_another_file_passes_stays_off() {
+    let project = |call: &str| {
+        findings(&[("pkg/__init__.py", ""), ("pkg/resampling.py", RESAMPLE), ("pkg/head.py", &head_calling(call))])
+    };
+    let warning = "pkg/resampling.py:9:13: TCF101";
+    for unset in ["resample(self.conv(x), size=(8, 8))", "resample(self.conv(x), (8, 8), \"bilinear\", warn=False)"] {
+        let off = project(unset);
+        assert!(!off.contains(warning), "{unset}: {off}");
+    }
+    // Passed by keyword or in its place, through `**options`, or the helper handed on: it may run.
+    for set in [
+        "resample(self.conv(x), size=(8, 8), warn=True)",
+        "resample(self.conv(x), (8, 8), \"nearest\", True)",
+        "resample(self.conv(x), **self.options)",
+        "self.conv(x) if resample is None else self.apply(resample, x)",
+    ] {
+        let on = project(set);
+        assert!(on.contains(warning), "{set}: {on}");
+    }
+}

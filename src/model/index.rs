@@ -31,6 +31,7 @@ use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
+use crate::model::flow::imported_calls::{Passed, imported_calls};
 use crate::model::flow::message_checks::own_message_checks;
 
 mod compile_map;
@@ -69,6 +70,10 @@ pub struct FileSummary {
     pub captures: Captures,
     /// Its module-level checks that raise with their message only when they fail (`message_checks`).
     pub message_checks: Vec<String>,
+    /// What its uses of imported names pass to them (`imported_calls`).
+    pub imported_calls: Vec<(String, Passed)>,
+    /// Its module-level helpers that only other files call (`DeadCode::helpers_called_elsewhere`).
+    pub helpers_called_elsewhere: Vec<String>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -283,6 +288,8 @@ impl FileSummary {
             held_in: exact(held_in(model)),
             captures: Captures::of(model),
             message_checks: own_message_checks(model),
+            imported_calls: imported_calls(model),
+            helpers_called_elsewhere: model.dead_code.helpers_called_elsewhere.clone(),
         }
     }
 }
@@ -627,7 +634,51 @@ impl ProjectIndex {
         for FunctionId { file, function } in called_from_other_files {
             facts[file].called_from_other_files.insert(self.files[file].functions[function].qualname.clone());
         }
+        for (FunctionId { file, function }, passed) in self.passed_to_helpers() {
+            facts[file].passed_from_elsewhere.insert(self.files[file].functions[function].qualname.clone(), passed);
+        }
         facts
+    }
+
+    /// For each module-level helper that only other files name (`helpers_called_elsewhere`),
+    /// what their uses of it pass, merged.
+    fn passed_to_helpers(&self) -> HashMap<FunctionId, Passed> {
+        let mut passed: HashMap<FunctionId, Passed> = HashMap::default();
+        if self.files.iter().all(|summary| summary.helpers_called_elsewhere.is_empty()) {
+            return passed;
+        }
+        for (file, summary) in self.files.iter().enumerate() {
+            for (name, uses) in &summary.imported_calls {
+                for helper in self.find_functions_reexported(name, 0) {
+                    let defined = &self.files[helper.file];
+                    let qualname = &defined.functions[helper.function].qualname;
+                    if helper.file != file && defined.helpers_called_elsewhere.contains(qualname) {
+                        passed.entry(helper).or_default().merge(uses);
+                    }
+                }
+            }
+        }
+        passed
+    }
+
+    /// The functions an imported name means, also through the packages that re-export it
+    /// (`from .ops import resize` in a package's `__init__.py`).
+    fn find_functions_reexported(&self, qualified: &str, depth: usize) -> Vec<FunctionId> {
+        let mut found = self.find_functions(qualified);
+        let Some((module, name)) = qualified.rsplit_once('.') else { return found };
+        if depth > 8 {
+            return found;
+        }
+        let reexports: Vec<&str> = self
+            .modules_named(module)
+            .flat_map(|package| self.files[package].reexported.iter())
+            .filter(|(local, full)| local == name && full != qualified)
+            .map(|(_, full)| full.as_str())
+            .collect();
+        for full in reexports {
+            found.extend(self.find_functions_reexported(full, depth + 1));
+        }
+        found
     }
 
     /// The names a file asks about that another file uses.

@@ -22,6 +22,7 @@ use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_fun
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_self;
+use crate::model::flow::grad_free::GradFree;
 use crate::model::flow::reaching_binding::{Uses, last_binding};
 use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
@@ -117,6 +118,7 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
             && self.tensors.is_tensor(&assign.value)
             && !self.never_requires_grad(&target.value)
             && !self.never_requires_grad(&assign.value)
+            && !self.built_without_grad(&assign.value, stmt.range())
             && !self.is_detached(&assign.value)
             && !self.no_grad_blocks.iter().any(|block| block.contains_range(stmt.range()));
         if is_hazard {
@@ -189,6 +191,14 @@ impl IndexPutFinder<'_, '_> {
             },
             _ => false,
         }
+    }
+
+    /// Values computed only from integer or boolean tensors and fresh ones (`2.0 /
+    /// torch.sqrt(counts[nonempty])` with `counts = valid.sum(1).float()`): measured under torch
+    /// 2.15 (`aot_eager`, training), such a write compiles in one graph.
+    fn built_without_grad(&self, value: &Expr, at: TextRange) -> bool {
+        let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else { return false };
+        GradFree::new(self.function.model(), def, self.tensors).holds(value, at)
     }
 
     /// Integer and boolean tensors never require grad, and without grad the assignment compiles:

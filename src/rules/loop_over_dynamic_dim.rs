@@ -9,16 +9,14 @@
 
 mod range_list;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{Comprehension, Expr, ExprCall, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Fix, Safety};
 use crate::model::compiled::compiled_code::Site;
-use crate::model::file::module::is_self;
+use crate::model::flow::own_containers::indexes_own_container;
 use crate::model::flow::shapes::{InputSizes, only_for_single_step};
-use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -59,36 +57,6 @@ fn names_fixed_dimension(size: &Expr) -> bool {
     let Expr::Name(name) = size else { return false };
     let name = name.id.to_ascii_lowercase();
     FIXED_DIMENSION_WORDS.iter().any(|word| name.contains(word)) || name == "c"
-}
-
-/// Whether the loop body indexes one of the module's own containers with the loop variable
-/// (`self.embed_tokens[codebook]`, `self.heads[i]`, `self.temporal[frame]` of an `nn.ParameterList`):
-/// an input size that must match the number of entries the model holds is fixed by the model. Not
-/// a parameter or buffer (`self.pos[t]` of a `max_len`-row position table): its rows only cap the
-/// size, which still varies below the cap.
-fn indexes_own_container(tensors: &Tensors, target: &Expr, body: &[&Expr], stmts: &[Stmt]) -> bool {
-    struct Finder<'t, 'x> {
-        tensors: &'x Tensors<'x, 'x>,
-        target: &'t str,
-        found: bool,
-    }
-    impl<'a> Visitor<'a> for Finder<'_, '_> {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Subscript(subscript) = expr {
-                let own = matches!(subscript.value.as_ref(), Expr::Attribute(attr) if is_self(&attr.value));
-                let container = own && !self.tensors.is_tensor(&subscript.value);
-                if container && matches!(subscript.slice.as_ref(), Expr::Name(n) if n.id.as_str() == self.target) {
-                    self.found = true;
-                }
-            }
-            walk_expr(self, expr);
-        }
-    }
-    let Expr::Name(target) = target else { return false };
-    let mut finder = Finder { tensors, target: target.id.as_str(), found: false };
-    body.iter().for_each(|expr| finder.visit_expr(expr));
-    finder.visit_body(stmts);
-    finder.found
 }
 
 struct LoopFinder<'c, 'a> {

@@ -12,7 +12,7 @@ use ruff_python_ast::{Expr, ExprContext, Stmt};
 
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::call_graph::CallGraph;
-use crate::model::file::dead_code::{DeadCode, DeadReason};
+use crate::model::file::dead_code::{DeadCode, DeadReason, off_unless_passed_elsewhere};
 use crate::model::file::facts::Facts;
 use crate::model::file::module::{is_entry_point, is_self};
 use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
@@ -132,6 +132,13 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         }
     }
     model.uncalled_setters = setters;
+    for (qualname, passed) in &facts.passed_from_elsewhere {
+        let Some(function) = model.functions.iter().position(|f| &f.qualname == qualname) else { continue };
+        let FunctionNode::Def(def) = model.function(function).node else { continue };
+        for (range, reason) in off_unless_passed_elsewhere(def, passed) {
+            model.dead_code.add(range, reason);
+        }
+    }
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.imported_submodules = facts.imported_submodules.clone();
     model.called_from_other_files = facts.called_from_other_files.clone();

@@ -16,6 +16,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
 use crate::model::file::rare_paths::{one_shot_global, only_when_empty, only_when_not_finite};
+use crate::model::flow::imported_calls::Passed;
 use crate::source::SourceFile;
 
 /// Why a piece of code does not run on a normal compiled call.
@@ -71,6 +72,10 @@ pub struct DeadCode {
     ranges: Vec<(TextRange, DeadReason)>,
     /// The class whose code raises when asked to train (`None` at module level), if one does.
     training_refused_by: Option<Option<String>>,
+    /// Module-level functions with a parameter that defaults off, named nowhere in the file: only
+    /// other files call them, and the project index tells what those calls pass
+    /// (`off_unless_passed_elsewhere`).
+    pub helpers_called_elsewhere: Vec<String>,
 }
 
 impl DeadCode {
@@ -90,7 +95,8 @@ impl DeadCode {
         finder.off_by_def = finder.settle_off_parameters(suite);
         finder.visit_body(suite);
         let names_used = finder.references.names_used();
-        let mut dead = DeadCode { training_refused_by, ..DeadCode::default() };
+        let helpers_called_elsewhere = helpers_called_elsewhere(suite, &finder.references);
+        let mut dead = DeadCode { training_refused_by, helpers_called_elsewhere, ..DeadCode::default() };
         for (range, reason) in finder.found {
             dead.add(range, reason);
         }
@@ -347,6 +353,61 @@ impl<'a> Visitor<'a> for Finder<'a> {
         }
         walk_expr(self, expr);
     }
+}
+
+/// The module-level `def`s with a parameter that defaults off (`warning=False`), that the file
+/// names nowhere: another file's calls decide whether that parameter is ever passed.
+fn helpers_called_elsewhere(suite: &[Stmt], references: &References) -> Vec<String> {
+    suite
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::FunctionDef(def) => Some(def),
+            _ => None,
+        })
+        .filter(|def| def.decorator_list.is_empty() && !is_entry_point(&def.name.id))
+        .filter(|def| {
+            def.parameters.iter_non_variadic_params().any(|p| p.default.as_deref().and_then(off_literal).is_some())
+        })
+        .filter(|def| {
+            let name = def.name.id.as_str();
+            !references.calls.contains_key(name) && !references.other_uses.contains(name)
+        })
+        .map(|def| def.name.id.to_string())
+        .collect()
+}
+
+/// The branches of a module-level `def` on its parameters that default off and that no call of
+/// the project passes, given what the calls of other files pass (`passes(name, position)`), with
+/// the reason: the `warnings.warn` under `if warning:` of `def resize(..., warning=False)` when
+/// none of the calls passes `warning` (or passes it `False`).
+pub fn off_unless_passed_elsewhere<'a>(def: &'a ast::StmtFunctionDef, passed: &Passed) -> Vec<(TextRange, DeadReason)> {
+    let rebound = stored_names(&def.body);
+    let positional =
+        def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate().map(|(at, p)| (Some(at), p));
+    let keyword = def.parameters.kwonlyargs.iter().map(|p| (None, p));
+    let mut off: HashMap<&'a str, Off> = HashMap::default();
+    for (position, parameter) in positional.chain(keyword) {
+        let Some(value) = parameter.default.as_deref().and_then(off_literal) else { continue };
+        let name = parameter.parameter.name.id.as_str();
+        if !rebound.contains(name) && !passed.passes(name, position) {
+            // `scale=False` for `scale=None`: still false, but no longer `None`.
+            off.insert(name, if passed.passes_false(name) { Off::False } else { value });
+        }
+    }
+    if off.is_empty() {
+        return Vec::new();
+    }
+    let mut finder = Finder {
+        found: Vec::new(),
+        training_refused: false,
+        flags: HashMap::default(),
+        references: References::default(),
+        parameters: vec![off],
+        off_by_def: HashMap::default(),
+    };
+    finder.visit_body(&def.body);
+    finder.found.retain(|(_, reason)| matches!(reason, DeadReason::ParameterOff(_)));
+    finder.found
 }
 
 /// Every `def` of the file, nested ones included.

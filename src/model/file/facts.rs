@@ -11,6 +11,7 @@ use crate::model::file::imports::unqualified;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
+use crate::model::flow::imported_calls::Passed;
 /// What the index tells one file about itself.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
@@ -53,6 +54,9 @@ pub struct Facts {
     /// The project's checks that raise with their message only when they fail (`message_checks`;
     /// shared by all files).
     pub message_checks: Arc<HashSet<String>>,
+    /// Of the file's module-level helpers that only other files call
+    /// (`DeadCode::helpers_called_elsewhere`), what those calls pass.
+    pub passed_from_elsewhere: HashMap<String, Passed>,
 }
 
 /// Which of the project's facts the analysis of a file can depend on, beyond its region.
@@ -159,6 +163,7 @@ impl Facts {
             && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
             && (dependence.checks_asked.iter())
                 .all(|name| self.message_checks.contains(name) == other.message_checks.contains(name))
+            && self.passed_from_elsewhere == other.passed_from_elsewhere
     }
 }
 

@@ -82,11 +82,42 @@ impl<'a> Visitor<'a> for InnerBinding<'_> {
     }
 }
 
-/// `name = value` as a whole statement: the value.
+/// `name = value` as a whole statement: the value. In an unpacking of a tuple written out
+/// (`b, n, cap = *x.shape, x.device, self.cap`), the element that lands in `name`: counted from
+/// the front up to the value's first `*`, from the back after its last one.
 fn binds<'a>(stmt: &'a Stmt, name: &str) -> Option<&'a Expr> {
     let Stmt::Assign(assign) = stmt else { return None };
-    let [Expr::Name(target)] = assign.targets.as_slice() else { return None };
-    (target.id.as_str() == name).then_some(&*assign.value)
+    match assign.targets.as_slice() {
+        [Expr::Name(target)] => (target.id.as_str() == name).then_some(&*assign.value),
+        [Expr::Tuple(targets)] => unpacked(&targets.elts, &assign.value, name),
+        _ => None,
+    }
+}
+
+/// The element of `value` (a tuple or list display) that unpacking it into `targets` gives `name`.
+fn unpacked<'a>(targets: &[Expr], value: &'a Expr, name: &str) -> Option<&'a Expr> {
+    let values = match value {
+        Expr::Tuple(tuple) => &tuple.elts,
+        Expr::List(list) => &list.elts,
+        _ => return None,
+    };
+    if targets.iter().any(|target| !matches!(target, Expr::Name(_))) {
+        return None;
+    }
+    let at = targets.iter().position(|target| matches!(target, Expr::Name(n) if n.id.as_str() == name))?;
+    let first_star = values.iter().position(Expr::is_starred_expr).unwrap_or(values.len());
+    let last_star = values.iter().rposition(Expr::is_starred_expr);
+    let element = match last_star {
+        None if values.len() == targets.len() => &values[at],
+        None => return None,
+        Some(_) if at < first_star => &values[at],
+        Some(last) => {
+            let from_end = targets.len() - at;
+            let index = values.len().checked_sub(from_end).filter(|&index| index > last)?;
+            &values[index]
+        }
+    };
+    Some(element)
 }
 
 /// The innermost statement holding `range` that runs once per pass of its block: the block and
@@ -239,5 +270,20 @@ mod tests {
         assert_eq!(reaching(source, "s", "s.tolist()"), None);
         let source = "def f(g):\n    s = g.sum(0)\n    while s.tolist():\n        s = [1]\n";
         assert_eq!(reaching(source, "s", "s.tolist()"), None);
+    }
+
+    #[test]
+    fn an_unpacked_tuple_gives_each_name_its_element() {
+        let source = "def f(x):\n    b, n, dev, cap = *x.shape, x.device, x.cap\n    y = cap\n";
+        assert_eq!(reaching(source, "cap", "y = cap").as_deref(), Some("x.cap"));
+        assert_eq!(reaching(source, "dev", "y = cap").as_deref(), Some("x.device"));
+        // `b` and `n` come out of the starred shape: no one element.
+        assert_eq!(reaching(source, "n", "y = cap"), None);
+        let source = "def f(x):\n    a, c = x.cap, x.pad\n    y = c\n";
+        assert_eq!(reaching(source, "c", "y = c").as_deref(), Some("x.pad"));
+        let source = "def f(x):\n    a, c = x.pair\n    y = c\n";
+        assert_eq!(reaching(source, "c", "y = c"), None);
+        let source = "def f(x):\n    a, *c = x.cap, x.pad, x.d\n    y = a\n";
+        assert_eq!(reaching(source, "a", "y = a"), None);
     }
 }
