@@ -6,6 +6,8 @@
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
+use rustc_hash::FxHashSet as HashSet;
+use std::cell::OnceCell;
 
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{NEW_MODULE_IMPORT, block_indent_unit, indent_unit, torch_name_at, wrap_in_if};
@@ -15,7 +17,7 @@ use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FunctionNode;
 use crate::model::file::imports::{Imports, dotted_name, last_segment};
 use crate::rules::bool_mask_index_put;
-use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 mod warn_once;
@@ -33,7 +35,7 @@ pub static RULE: Rule = Rule {
     backend_ops: &[],
 };
 
-pub const HOOKS: Hooks = Hooks::Function(start);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
 /// Logger methods, including transformers' `warning_once` / `info_once`: Dynamo breaks on any
 /// logger method it is not told to ignore.
@@ -60,58 +62,68 @@ struct Output {
     site: Site,
 }
 
-struct OutputFinder<'c, 'a> {
-    function: &'c Function<'c, 'a>,
+struct OutputFinder<'c> {
+    checker: &'c Checker<'c>,
+    /// The outputs of the function being walked.
     found: Vec<Output>,
     /// The call of the last output statement found.
     statement_call: Option<TextRange>,
+    /// The state the file's `if` and `while` tests read (`warn_once::tested_in`): read once for
+    /// the file, when a finding first asks (a generated file can hold thousands of findings).
+    tested: OnceCell<HashSet<String>>,
 }
 
-/// Each output call of the function's compiled code; one that makes up a statement of its own
-/// can be guarded.
-fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    Some(Box::new(OutputFinder { function, found: Vec::new(), statement_call: None }))
+/// Each output call of the region's compiled code; one that makes up a statement of its own can
+/// be guarded. A region rule only to keep what the file's tests read from one function to the next.
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(OutputFinder { checker, found: Vec::new(), statement_call: None, tested: OnceCell::new() })
 }
 
-impl<'a> FunctionHooks<'a> for OutputFinder<'_, 'a> {
-    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
+impl<'a> RegionHooks<'a> for OutputFinder<'_> {
+    fn stmt(&mut self, function: &Function<'_, 'a>, stmt: &'a Stmt, site: Site) {
         let Stmt::Expr(ast::StmtExpr { value, range, .. }) = stmt else {
             return;
         };
         let Expr::Call(call) = value.as_ref() else {
             return;
         };
-        if let Some(name) = output_call(call, &self.function.model().imports) {
+        if let Some(name) = output_call(call, &function.model().imports) {
             self.found.push(Output { name, call: call.range(), statement: Some(*range), site });
             self.statement_call = Some(call.range());
         }
     }
 
-    fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+    fn expr(&mut self, function: &Function<'_, 'a>, expr: &'a Expr, site: Site) -> bool {
         if let Expr::Call(call) = expr {
             // The call a statement is made of comes next: it was found as that statement.
             if self.statement_call != Some(call.range())
-                && let Some(name) = output_call(call, &self.function.model().imports) {
+                && let Some(name) = output_call(call, &function.model().imports) {
                     self.found.push(Output { name, call: call.range(), statement: None, site });
                 }
         }
         true
     }
 
-    fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
-        let function = self.function;
-        for output in self.found {
+    fn end(&mut self, function: &Function<'_, 'a>, diagnostics: &mut Vec<Diagnostic>) {
+        self.statement_call = None;
+        for output in std::mem::take(&mut self.found) {
             let message = format!("`{}` in {} breaks the graph", output.name, function.describe());
             let diagnostic = function.graph_break(Diagnostic::new(&RULE, output.call, message), output.site);
             diagnostics.push(match output.statement {
-                Some(statement) => with_guard_fix(function.checker, function.id, diagnostic, statement),
+                Some(statement) => with_guard_fix(self.checker, function.id, diagnostic, statement, &self.tested),
                 None => diagnostic.without_fix("the call is inside an expression: move it to a statement of its own"),
             });
         }
     }
 }
 
-fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, statement: TextRange) -> Diagnostic {
+fn with_guard_fix(
+    checker: &Checker,
+    function: usize,
+    diagnostic: Diagnostic,
+    statement: TextRange,
+    tested: &OnceCell<HashSet<String>>,
+) -> Diagnostic {
     let model = checker.model;
     // In a warn-once block the guard goes around the block, so that the flag is set only when the
     // message is written (guarding the call alone would silence it for good).
@@ -120,7 +132,10 @@ fn with_guard_fix(checker: &Checker, function: usize, diagnostic: Diagnostic, st
             let is_output = |stmt: &Stmt| is_output_statement(stmt, &model.imports);
             match warn_once::enclosing_block(&def.body, statement, &is_output) {
                 Some(block) => (block, None),
-                None => (statement, warn_once::state_updated_beside(model.source.parsed.suite(), &def.body, statement)),
+                None => {
+                    let tested = || tested.get_or_init(|| warn_once::tested_in(model.source.parsed.suite()));
+                    (statement, warn_once::state_updated_beside(&tested, &def.body, statement))
+                }
             }
         }
         FunctionNode::Lambda(_) => (statement, None),

@@ -103,18 +103,26 @@ impl DeadCode {
         (dead, names_used)
     }
 
-    /// Marks `range` dead, merging it into the ranges it overlaps.
+    /// Marks `range` dead, merging it into the ranges it overlaps or touches. The ranges stay
+    /// sorted and apart, so only its neighbours can merge: a file with thousands of dead
+    /// branches adds each in one binary search (sorting the whole list per range was quadratic).
     pub fn add(&mut self, range: TextRange, reason: DeadReason) {
-        self.ranges.push((range, reason));
-        self.ranges.sort_by_key(|(range, _)| (range.start(), std::cmp::Reverse(range.end())));
-        let mut merged: Vec<(TextRange, DeadReason)> = Vec::with_capacity(self.ranges.len());
-        for (range, reason) in self.ranges.drain(..) {
-            match merged.last_mut() {
-                Some((last, _)) if range.start() <= last.end() => *last = last.cover(range),
-                _ => merged.push((range, reason)),
-            }
+        let order = |range: &TextRange| (range.start(), std::cmp::Reverse(range.end()));
+        // After the ranges that sort with it or before it, as a stable sort puts it.
+        let at = self.ranges.partition_point(|(dead, _)| order(dead) <= order(&range));
+        self.ranges.insert(at, (range, reason));
+        let first = match at.checked_sub(1) {
+            Some(before) if range.start() <= self.ranges[before].0.end() => before,
+            _ => at,
+        };
+        let mut cover = self.ranges[first].0;
+        let mut end = first + 1;
+        while let Some((next, _)) = self.ranges.get(end).filter(|(next, _)| next.start() <= cover.end()) {
+            cover = cover.cover(*next);
+            end += 1;
         }
-        self.ranges = merged;
+        self.ranges[first].0 = cover;
+        self.ranges.drain(first + 1..end);
     }
 
     /// Why the code at `range` does not run, if it lies inside dead code.
@@ -750,5 +758,49 @@ mod tests {
         assert_eq!(dead.covering(range(45, 50)), Some(&DeadReason::TrainingOnly));
         assert_eq!(dead.covering(range(28, 41)), None);
         assert_eq!(dead.covering(range(31, 35)), None);
+    }
+
+    /// What `add` did when it sorted every range again and merged them all: the outermost
+    /// reason of each merged piece is kept, the earlier added one among ranges that sort alike.
+    fn merged_by_sorting_all(added: &[(TextRange, DeadReason)]) -> Vec<(TextRange, DeadReason)> {
+        let mut merged: Vec<(TextRange, DeadReason)> = Vec::new();
+        for (range, reason) in added {
+            merged.push((*range, reason.clone()));
+            merged.sort_by_key(|(range, _)| (range.start(), std::cmp::Reverse(range.end())));
+            let mut again: Vec<(TextRange, DeadReason)> = Vec::new();
+            for (range, reason) in merged.drain(..) {
+                match again.last_mut() {
+                    Some((last, _)) if range.start() <= last.end() => *last = last.cover(range),
+                    _ => again.push((range, reason)),
+                }
+            }
+            merged = again;
+        }
+        merged
+    }
+
+    #[test]
+    fn adding_ranges_one_at_a_time_merges_as_sorting_them_all_did() {
+        let reasons = [DeadReason::BeforeRaise, DeadReason::ExceptHandler, DeadReason::TrainingOnly];
+        // A fixed pseudo-random sequence: nested, touching, equal and apart ranges, in any order.
+        let mut seed: u32 = 12345;
+        let mut next = |below: u32| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (seed >> 16) % below
+        };
+        for _ in 0..200 {
+            let added: Vec<(TextRange, DeadReason)> = (0..next(12) + 1)
+                .map(|_| {
+                    let start = next(60);
+                    let range = TextRange::new(start.into(), (start + next(15)).into());
+                    (range, reasons[next(3) as usize].clone())
+                })
+                .collect();
+            let mut dead = DeadCode::default();
+            for (range, reason) in &added {
+                dead.add(*range, reason.clone());
+            }
+            assert_eq!(dead.ranges, merged_by_sorting_all(&added), "added {added:?}");
+        }
     }
 }

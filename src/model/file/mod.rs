@@ -121,6 +121,9 @@ pub struct FileModel<'a> {
     /// that holds it (`tensor::class_tensors`, following submodules of submodules) and the loop
     /// calls ask.
     pub(crate) held_classes: RefCell<HashMap<usize, Arc<HeldClasses>>>,
+    /// By capture option (`Capture as usize`): the code that option would make crash
+    /// (`capture_crashes::crash_with`), read from the text once, when a finding first asks.
+    pub(crate) capture_crashes: [OnceCell<Option<TextRange>>; 2],
 }
 
 #[derive(Clone, Copy)]
@@ -332,6 +335,7 @@ impl<'a> FileModel<'a> {
             class_dicts: OnceCell::new(),
             class_tensors: RefCell::default(),
             held_classes: RefCell::default(),
+            capture_crashes: Default::default(),
         }
     }
 

@@ -19,7 +19,13 @@ use crate::model::tensors::unbacked::mentions;
 /// in the compiled region: the option holds for the whole process, and an experts `forward` that a
 /// decorator dispatches to is compiled all the same. tcfix reads these from the text alone (no
 /// tensors model), so that the answer is the same for every finding of the file.
+/// Read once per file and option: every finding of the file asks, and the answer walks every
+/// function (a generated file can hold thousands of findings).
 pub fn crash_with(model: &FileModel, capture: Capture) -> Option<TextRange> {
+    *model.capture_crashes[capture as usize].get_or_init(|| first_crash_with(model, capture))
+}
+
+fn first_crash_with(model: &FileModel, capture: Capture) -> Option<TextRange> {
     (0..model.functions.len()).find_map(|function| {
         let mut scan = CrashScan::default();
         visit_compiled(model.function(function).node.body(), &mut scan);

@@ -5,6 +5,7 @@
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::model::file::imports::dotted_name;
 /// The `if` statement to guard instead of `output` (an output call's statement directly in its
@@ -35,7 +36,11 @@ pub fn enclosing_block(body: &[Stmt], output: TextRange, is_output: &dyn Fn(&Stm
 /// Guarding the call alone, that state still changes under compile while the message is skipped, so
 /// the message is never written, not even by a later eager run. Measured under torch 2.15 on both
 /// shapes (issue #27's blind audit: fairseq's NaN detector, detectron2's `log_first_n`).
-pub fn state_updated_beside(file: &[Stmt], body: &[Stmt], output: TextRange) -> Option<String> {
+pub fn state_updated_beside<'t>(
+    tested_in_file: &dyn Fn() -> &'t HashSet<String>,
+    body: &[Stmt],
+    output: TextRange,
+) -> Option<String> {
     let mut suite = body;
     let mut tests: Vec<String> = Vec::new();
     loop {
@@ -89,7 +94,7 @@ pub fn state_updated_beside(file: &[Stmt], body: &[Stmt], output: TextRange) -> 
             // a computed name cannot be looked up: taken as one); one set deeper counts only
             // when an `if` around the call tests it (another warn-once block's flag does not).
             let direct = suite.iter().any(|sibling| std::ptr::eq(sibling, stmt));
-            let tested = || state.contains('<') || tested_in(file, &state);
+            let tested = || state.contains('<') || tested_in_file().contains(&state);
             if tests.contains(&state) || (direct && flag_like && tested()) {
                 return Some(state);
             }
@@ -136,31 +141,27 @@ fn nested_in_other_parts<'a>(stmt: &'a Stmt, output: TextRange, out: &mut Vec<&'
     }
 }
 
-/// Whether some `if` or `while` test of the file reads `state`.
-fn tested_in(file: &[Stmt], state: &str) -> bool {
+/// Every name and attribute chain some `if` or `while` test of the file reads: the state a
+/// caller may test.
+pub fn tested_in(file: &[Stmt]) -> HashSet<String> {
     use ruff_python_ast::visitor::{Visitor, walk_stmt};
-    struct Tests<'n> {
-        state: &'n str,
-        found: bool,
-    }
-    impl<'a> Visitor<'a> for Tests<'_> {
+    struct Tests(Vec<String>);
+    impl<'a> Visitor<'a> for Tests {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            let mut reads = Vec::new();
             match stmt {
                 Stmt::If(block) => {
-                    reads_in(&block.test, &mut reads);
-                    block.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()).for_each(|t| reads_in(t, &mut reads));
+                    reads_in(&block.test, &mut self.0);
+                    block.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()).for_each(|t| reads_in(t, &mut self.0));
                 }
-                Stmt::While(block) => reads_in(&block.test, &mut reads),
+                Stmt::While(block) => reads_in(&block.test, &mut self.0),
                 _ => {}
             }
-            self.found |= reads.iter().any(|read| read == self.state);
             walk_stmt(self, stmt);
         }
     }
-    let mut tests = Tests { state, found: false };
+    let mut tests = Tests(Vec::new());
     tests.visit_body(file);
-    tests.found
+    tests.0.into_iter().collect()
 }
 
 /// The outliving state a statement updates, and whether the update looks like a flag or a counter
