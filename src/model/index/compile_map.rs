@@ -40,22 +40,8 @@ impl ProjectIndex {
                         named.extend(held);
                     }
                     CompileTarget::Member { name, of_class } => {
-                        let of_class = match of_class {
-                            Some(class) => Some(self.find_class(file, class)?),
-                            None => None,
-                        };
-                        let held = match of_class {
-                            Some(class) => self.held_by(class, name)?,
-                            None => Vec::new(),
-                        };
-                        let compiled = self.methods_named(name, of_class);
-                        if held.is_empty() && compiled.is_empty() {
-                            return None;
-                        }
+                        let (held, compiled) = self.member_compiled(file, name, of_class.as_deref())?;
                         named.extend(held);
-                        for &method in &compiled {
-                            named.extend(self.held_by_method_class(method)?);
-                        }
                         methods.extend(compiled);
                     }
                 }
@@ -66,6 +52,32 @@ impl ProjectIndex {
         }
         let classes = self.named_transitively(named)?;
         Some(CompileMap { classes, methods })
+    }
+
+    /// What `torch.compile(x.name)` traces: the modules x's class holds in `name`, or its
+    /// methods called `name` with what their classes hold. None when neither is found.
+    fn member_compiled(
+        &self,
+        file: usize,
+        name: &str,
+        of_class: Option<&str>,
+    ) -> Option<(Vec<ClassId>, Vec<FunctionId>)> {
+        let of_class = match of_class {
+            Some(class) => Some(self.find_class(file, class)?),
+            None => None,
+        };
+        let mut held = match of_class {
+            Some(class) => self.held_by(class, name)?,
+            None => Vec::new(),
+        };
+        let compiled = self.methods_named(name, of_class);
+        if held.is_empty() && compiled.is_empty() {
+            return None;
+        }
+        for &method in &compiled {
+            held.extend(self.held_by_method_class(method)?);
+        }
+        Some((held, compiled))
     }
 
     /// The named classes, what they name in turn and their bases, and what the project
