@@ -1111,6 +1111,8 @@ mod tests {
         let blocks_only = ["pkg/layers.py TCF103", "pkg/model.py TCF101"];
         assert_eq!(with_extra("\ndef build(n) -> torch.dtype:\n    return lookup(n)\n"), blocks_only);
         assert_eq!(with_extra("\ndef build(n, wrap=None):\n    return wrap(n)\n"), blocks_only);
+        let raises = "\ndef build(n):\n    if n < 0:\n        raise ValueError(n)\n    table = torch.ones(n)\n    return table\n";
+        assert_eq!(with_extra(raises), blocks_only);
         // Returns a project class: that class is traced too.
         let extra = "\nfrom pkg.extra import Extra\n\ndef build(n):\n    return Extra(n)\n";
         assert_eq!(with_extra(extra), ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101"]);
@@ -1122,6 +1124,11 @@ mod tests {
         let registry = "\nfrom pkg.extra import Extra\nREGISTRY = {'extra': Extra}\n\ndef build(n):\n    module = REGISTRY['extra'](n)\n    return module\n";
         assert_eq!(
             with_extra(registry),
+            ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]
+        );
+        let local_class = "\nfrom pkg.extra import Extra\nREGISTRY = {'extra': Extra}\n\ndef build(n):\n    cls = REGISTRY['extra']\n    return cls(n)\n";
+        assert_eq!(
+            with_extra(local_class),
             ["pkg/extra.py TCF101", "pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]
         );
     }

@@ -70,13 +70,15 @@ fn returned_calls(model: &FileModel, def: &ast::StmtFunctionDef) -> Option<(Vec<
                     // `nn.Sequential(nn.Linear(d, d), Gate())`: what the container holds too.
                     classes.extend(classes_called(model, &call.arguments));
                     classes.push(qualified);
+                } else if qualified.starts_with("torch.") || returns_scalar(&qualified) {
+                    // `torch.polar(...)`, `len(...)`: a tensor or a number.
                 } else if model.imports.get(chain_head(&call.func)?).is_some()
                     || model.resolve_name(&qualified, None).is_some()
                 {
                     functions.push(qualified);
-                } else if matches!(call.func.as_ref(), Expr::Name(_)) {
-                    // A builtin (`sorted(...)`, `dict(...)`): no module of the project.
                 } else {
+                    // `cls(**kwargs)` of a local name, `list(layers)`, `self.build()`: a value
+                    // tcfix cannot name.
                     // `self.build()`, `x.to(...)`: a method of something tcfix cannot name.
                     return None;
                 }
@@ -137,9 +139,9 @@ fn annotated_class(model: &FileModel, returns: &Expr) -> Option<String> {
         .then_some(qualified)
 }
 
-/// Finds a call that may build a project module: of something imported from outside torch, of
-/// another of the file's functions or classes, of a registry's entry (`MODELS[name](...)`), or of
-/// a parameter's attribute (`cfg.gate_cls()`).
+/// Finds a call that may build a project module: of anything but torch, a parameter (what the
+/// caller gave) or a builtin that returns a number (`len`): the file's functions and classes,
+/// imports, a registry's entry (`MODELS[name](...)`), a parameter's attribute (`cfg.gate_cls()`).
 struct ProjectCalls<'m, 'a> {
     model: &'m FileModel<'a>,
     own: &'m str,
@@ -164,14 +166,19 @@ impl ProjectCalls<'_, '_> {
         if let Some(imported) = self.model.imports.get(head) {
             return !imported.starts_with("torch");
         }
-        head != self.own
-            && (self.model.resolve_name(head, None).is_some() || self.model.classes.iter().any(|c| c.qualname == head))
+        if head == self.own || returns_scalar(head) {
+            return false;
+        }
+        // A parameter's call is what the caller gave; any other name (the file's function or
+        // class, a local `cls = REGISTRY[name]`, a builtin like `list`) may build a module.
+        !(matches!(func, Expr::Name(_)) && self.parameters.contains(&head))
     }
 }
 
 impl<'a> Visitor<'a> for ProjectCalls<'_, '_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        if !self.found {
+        // What a `raise` builds is an exception, not what the function returns.
+        if !self.found && !matches!(stmt, Stmt::Raise(_)) {
             walk_stmt(self, stmt);
         }
     }
@@ -216,6 +223,28 @@ fn returns_no_module(model: &FileModel, returns: &Expr) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Builtins that return a number, a string or a truth value, never a module.
+fn returns_scalar(name: &str) -> bool {
+    matches!(
+        name,
+        "len"
+            | "int"
+            | "float"
+            | "str"
+            | "bool"
+            | "abs"
+            | "round"
+            | "isinstance"
+            | "issubclass"
+            | "hasattr"
+            | "repr"
+            | "format"
+            | "hash"
+            | "id"
+            | "print"
+    )
 }
 
 fn is_container(name: &str) -> bool {

@@ -154,18 +154,12 @@ impl ProjectIndex {
         // (as before the compile map followed builders); what a project builder returns from a
         // library's function (`instantiate(cfg.model)`) may be any project module.
         if found.is_empty() {
-            if depth > 0 {
-                eprintln!("DBG lib {function}");
-            }
             return (depth == 0).then(Vec::new);
         }
         for function in found {
             match &self.function(function).builds {
                 Builds::Nothing => {}
-                Builds::Unknown => {
-                    eprintln!("DBG unknown {}", self.function(function).qualname);
-                    return None;
-                }
+                Builds::Unknown => return None,
                 Builds::Returns { classes, functions } => {
                     for returned in classes {
                         built.extend(self.instances_of(function.file, returned));
