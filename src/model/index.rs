@@ -1050,6 +1050,15 @@ mod tests {
         // `torch._dynamo.optimize(...)(model)` and `partial(torch.compile)` compile something unseen.
         let optimize = "import torch\nfrom pkg.layers import Attention\nm = Attention()\nfast = torch.compile(m)\n\ndef wrap(model):\n    return torch._dynamo.optimize('inductor')(model)\n";
         assert_eq!(findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", optimize)]), every);
+        // A loop variable that once held a project class's instance holds something else now.
+        let rebound = "import torch\nfrom pkg.layers import Attention\n\ndef main(models):\n    model = Attention()\n    for model in models:\n        torch.compile(model)\n";
+        assert_eq!(findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", rebound)]), every);
+        // A variable named like a method is no function.
+        let named_like_a_method = "import torch\nfrom pkg.layers import Attention\n\nclass Runner:\n    def model(self):\n        return None\n\ndef main(model):\n    attention = torch.compile(Attention())\n    return torch.compile(model)\n";
+        assert_eq!(
+            findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", named_like_a_method)]),
+            every
+        );
         // A name bound in another function says nothing of a parameter of this one.
         let scopes = "import torch\nfrom pkg.layers import Attention\n\ndef probe():\n    model = Attention()\n\ndef main(model):\n    return torch.compile(model)\n";
         assert_eq!(findings(&[("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", scopes)]), every);

@@ -52,7 +52,9 @@ pub fn compile_targets(model: &FileModel) -> Vec<CompileTarget> {
     if !(text.contains("compile") || text.contains("optimize")) || is_test_file(&model.source.path) {
         return Vec::new();
     }
-    let functions: Vec<&str> = model.functions.iter().map(|f| f.name.as_str()).collect();
+    // A bare name calls a function, never a method (`torch.compile(model)` of a variable named
+    // like some class's method is no function).
+    let functions: Vec<&str> = model.functions.iter().filter(|f| f.class.is_none()).map(|f| f.name.as_str()).collect();
     let mut finder = Finder {
         imports: &model.imports,
         functions,
@@ -348,6 +350,16 @@ impl Finder<'_> {
     }
 
     fn bind_loop(&mut self, for_stmt: &ast::StmtFor) {
+        // The loop rebinds its target: what those names held before says nothing now.
+        let targets = match for_stmt.target.as_ref() {
+            Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+            target => vec![target],
+        };
+        for target in targets {
+            if let Expr::Name(name) = target {
+                self.bindings.remove(name.id.as_str());
+            }
+        }
         if let Some(attr) = iterated_items(&for_stmt.iter)
             && let Some(item) = loop_item(&for_stmt.target)
         {
