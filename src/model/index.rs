@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ruff_python_ast::Expr;
 
 use crate::model::compiled::compile_scope::{
-    CompileTarget, Held, Kept, builders_called, classes_named, compile_targets, held_in, kept_called, kept_given,
+    CompileTarget, Held, Kept, builders_called, classes_named, compile_targets, held_in, kept_given, kept_used,
 };
 use crate::model::compiled::module_builders::{Builds, builds};
 use crate::model::compiled::reach::{Target, root_reason, targets};
@@ -110,8 +110,8 @@ pub struct FunctionSummary {
     pub root: Option<Reason>,
     /// What a module-level function may return of the project's modules (`module_builders`).
     pub builds: Builds,
-    /// The values its class was given and kept that it calls (`compile_scope::kept_called`).
-    pub kept_called: Vec<String>,
+    /// The values its class was given and kept that it uses (`compile_scope::kept_used`).
+    pub kept_used: Vec<String>,
     pub targets: Vec<Callee>,
 }
 
@@ -252,9 +252,9 @@ impl FileSummary {
                     imported_decorators: f.imported_decorators.clone(),
                     root: root_reason(model, index),
                     builds: builds(model, index),
-                    kept_called: f
+                    kept_used: f
                         .class
-                        .map_or_else(Vec::new, |class| kept_called(model, index, &classes[class].kept_given)),
+                        .map_or_else(Vec::new, |class| kept_used(model, index, &classes[class].kept_given)),
                     targets: if f.disabled { Vec::new() } else { exact(callees(index).collect()) },
                 }
             })
@@ -1148,6 +1148,13 @@ mod tests {
         // A module given to the class and kept without an annotation: any.
         let agent = "import torch\nfrom pkg.net import Net\n\nclass Agent:\n    def __init__(self, net):\n        self.net = net\n\n    def act(self, obs):\n        return self.net(obs)\n\nagent = Agent(Net())\nagent.act = torch.compile(agent.act)\n";
         assert_eq!(findings(&[("pkg/net.py", net), ("run.py", agent)]), ["pkg/net.py TCF101"]);
+        // Used, not called: through its own method, or handed to a function that calls it.
+        for use_ in ["self.net.forward(obs)", "run(self.net, obs)"] {
+            let agent = agent
+                .replace("self.net(obs)", use_)
+                .replace("class Agent", "def run(net, obs):\n    return net(obs)\n\nclass Agent");
+            assert_eq!(findings(&[("pkg/net.py", net), ("run.py", &agent)]), ["pkg/net.py TCF101"], "{use_}");
+        }
         // `self.model` of a trainer given its model: not another class's `self.model`.
         let trainer = "import torch\n\nclass Trainer:\n    def __init__(self, model):\n        self.model = model\n        self.model = torch.compile(self.model)\n";
         assert_eq!(findings(&[("pkg/net.py", net), ("train.py", trainer)]), ["pkg/net.py TCF101"]);

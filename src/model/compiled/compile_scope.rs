@@ -165,14 +165,24 @@ pub fn kept_given(model: &FileModel, class: usize) -> Vec<Kept> {
     kept
 }
 
-/// The kept values a method calls (`self.net(obs)`): modules that run when it does.
-pub fn kept_called(model: &FileModel, function: usize, kept: &[Kept]) -> Vec<String> {
+/// The kept values a method uses (`self.net(obs)`, `self.net.encode(obs)`, `run(self.net, obs)`):
+/// modules that may run when it does. Any use counts, not only a call: a module reached through
+/// one of its methods or handed to a function runs too, and missing it would drop its findings.
+pub fn kept_used(model: &FileModel, function: usize, kept: &[Kept]) -> Vec<String> {
     let f = model.function(function);
     let text = &model.source.text[f.node.range()];
-    let mut called: Vec<String> =
-        kept.iter().filter(|k| text.contains(&format!("self.{}(", k.attr))).map(|k| k.attr.clone()).collect();
-    called.dedup();
-    called
+    let mut used: Vec<String> = kept.iter().filter(|k| mentions(text, &k.attr)).map(|k| k.attr.clone()).collect();
+    used.dedup();
+    used
+}
+
+/// Whether the text names `self.attr` whole (`self.net` but not `self.network`).
+fn mentions(text: &str, attr: &str) -> bool {
+    let needle = format!("self.{attr}");
+    text.match_indices(&needle).any(|(at, _)| {
+        let next = text[at + needle.len()..].chars().next();
+        !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
 }
 
 /// `__init__` and the class's methods it calls, transitively.

@@ -108,13 +108,13 @@ impl ProjectIndex {
         Some(built)
     }
 
-    /// The project modules a class was given and kept that the compiled method's code calls
+    /// The project modules a class was given and kept that the compiled method's code uses
     /// (`net: Net`: it and its subclasses). None when one may be any module (no annotation,
     /// `nn.Module`).
     fn kept_modules(&self, class: ClassId, reached: &[FunctionId]) -> Option<Vec<ClassId>> {
         let mut kept = Vec::new();
         for given in &self.class(class).kept_given {
-            if !reached.iter().any(|&function| self.function(function).kept_called.contains(&given.attr)) {
+            if !reached.iter().any(|&function| self.function(function).kept_used.contains(&given.attr)) {
                 continue;
             }
             let given = given.class.as_deref().filter(|given| !given.starts_with("torch."))?;
