@@ -25,6 +25,7 @@ use crate::model::file::module::is_self;
 use crate::model::flow::grad_free::GradFree;
 use crate::model::flow::reaching_binding::{Uses, last_binding};
 use crate::model::tensors::tensor::Tensors;
+use crate::model::tensors::torch_calls::FACTORIES;
 use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
 
@@ -43,26 +44,6 @@ pub static RULE: Rule = Rule {
 };
 
 pub const HOOKS: Hooks = Hooks::Function(start);
-
-/// Calls that return a new tensor no one else holds.
-const FRESH_TENSOR: [&str; 16] = [
-    "zeros",
-    "ones",
-    "empty",
-    "full",
-    "zeros_like",
-    "ones_like",
-    "empty_like",
-    "full_like",
-    "clone",
-    "new_zeros",
-    "new_ones",
-    "new_empty",
-    "new_full",
-    "randn",
-    "rand",
-    "tensor",
-];
 
 /// The assignments of tensor values through a boolean mask in the function's compiled code.
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
@@ -273,7 +254,7 @@ fn masked_scatter_fix(model: &FileModel, function: usize, put: &IndexPut) -> Res
 /// same as writing into it.
 fn is_fresh_local(def: &ast::StmtFunctionDef, name: &str, put: TextRange) -> bool {
     matches!(last_binding(def, name, put), Some((Expr::Call(call), Uses::Untouched))
-        if last_segment(&call.func).is_some_and(|f| FRESH_TENSOR.contains(&f)))
+        if last_segment(&call.func).is_some_and(|f| FACTORIES.contains(&f) || f == "clone"))
 }
 
 /// The mask of `t[mask] = v` is a mask where it is used: the statement binding it last before, in

@@ -14,31 +14,7 @@ use crate::model::file::FileModel;
 use crate::model::file::imports::last_segment;
 use crate::model::flow::reaching_binding::{Uses, last_binding, names_bound};
 use crate::model::tensors::tensor::Tensors;
-
-/// Torch functions and tensor methods that make a new tensor whatever their arguments are: it
-/// requires grad only when asked to (`requires_grad=True`).
-const FACTORIES: [&str; 20] = [
-    "zeros",
-    "ones",
-    "empty",
-    "full",
-    "zeros_like",
-    "ones_like",
-    "empty_like",
-    "full_like",
-    "new_zeros",
-    "new_ones",
-    "new_empty",
-    "new_full",
-    "new_tensor",
-    "arange",
-    "randn",
-    "rand",
-    "randint",
-    "randn_like",
-    "rand_like",
-    "tensor",
-];
+use crate::model::tensors::torch_calls::FACTORIES;
 
 /// Keywords that set how a result is laid out, not what it is computed from.
 const LAYOUT_KEYWORDS: [&str; 8] =

@@ -313,3 +313,28 @@ pub(super) const DTYPE_KEEPING_METHODS: &[&str] = &[
     "permute",
     "repeat",
 ];
+
+/// Torch functions and tensor methods that make a new tensor from sizes or values alone: no one
+/// else holds it, and it requires grad only when asked to (`requires_grad=True`).
+pub const FACTORIES: &[&str] = &[
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "new_zeros",
+    "new_ones",
+    "new_empty",
+    "new_full",
+    "new_tensor",
+    "arange",
+    "randn",
+    "rand",
+    "randint",
+    "randn_like",
+    "rand_like",
+    "tensor",
+];
