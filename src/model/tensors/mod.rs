@@ -3,6 +3,7 @@
 
 pub mod capture_crashes;
 pub mod comprehensions;
+pub mod einops_calls;
 pub mod inputs;
 pub mod scalars;
 pub mod tensor;

@@ -43,6 +43,7 @@ use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::{init_method, is_module_class, method_body, self_assignments};
 use crate::model::flow::calls::{argument, returned_values};
 use crate::model::flow::submodules;
+use crate::model::tensors::einops_calls;
 use crate::model::tensors::inputs::{indexed_by_text, presumed_tensors};
 use crate::model::tensors::torch_calls::{
     DTYPE_KEEPING_METHODS, FULL_REDUCTIONS, MASK_METHODS, PYTHON_VALUE_METHODS, TAKES_NO_TENSOR, TENSOR_ATTRIBUTES,
@@ -435,7 +436,12 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 let returns_mask = last_segment(&call.func).is_some_and(|name| MASK_METHODS.contains(&name));
                 let keeps_a_mask = matches!(call.func.as_ref(), Expr::Attribute(method)
                     if DTYPE_KEEPING_METHODS.contains(&method.attr.id.as_str()) && self.is_mask(&method.value));
+                let einx_mask = || {
+                    let qualified = self.model.imports.qualified_name(&call.func);
+                    qualified.is_some_and(|name| einops_calls::gives_mask(&name)) && self.is_tensor_call(call)
+                };
                 (returns_mask && self.is_tensor_call(call))
+                    || einx_mask()
                     || keeps_a_mask
                     || self.makes_bool_tensor(call)
                     || self.returning_masks.contains(&call.range())
@@ -580,6 +586,9 @@ impl<'m, 'a> Tensors<'m, 'a> {
             // is a data-dependent branch like its torch twin (monai's input-size checks).
             if matches!(qualified.as_str(), "numpy.array" | "numpy.asarray") {
                 return true;
+            }
+            if let Some(operands) = einops_calls::operands(&qualified, call) {
+                return operands.iter().any(|operand| self.is_tensor(operand));
             }
         }
         match call.func.as_ref() {

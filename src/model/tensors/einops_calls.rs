@@ -1,0 +1,87 @@
+//! einops and einx: functions that take tensors (after a pattern string) and give back a tensor
+//! of their operands' kind (`rearrange(x, "b n d -> b d n")`, `einx.multiply("b n, b", x, w)`).
+//! They work on numpy arrays too, so the result is a tensor only when an operand is one.
+
+use ruff_python_ast::{self as ast, Expr};
+
+/// einops' functions that return one array of their input's kind.
+const EINOPS: &[&str] = &["rearrange", "repeat", "reduce", "einsum"];
+
+/// einx's operations that return one array of their operands' kind (not `solve`, `matches`,
+/// `check`: those return Python values).
+const EINX: &[&str] = &[
+    "rearrange",
+    "dot",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "any",
+    "all",
+    "logsumexp",
+    "var",
+    "std",
+    "count_nonzero",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "maximum",
+    "minimum",
+    "logaddexp",
+    "where",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "get_at",
+    "set_at",
+    "add_at",
+    "subtract_at",
+    "flip",
+    "roll",
+    "softmax",
+    "log_softmax",
+    "reduce",
+    "elementwise",
+    "index",
+];
+
+/// einx's operations whose result is boolean: a mask when an operand is a tensor.
+const EINX_MASKS: &[&str] = &[
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "any",
+    "all",
+];
+
+/// The operands of an einops or einx call (the arrays, without the pattern), by its qualified
+/// name; None for any other function.
+pub fn operands<'a>(qualified: &str, call: &'a ast::ExprCall) -> Option<&'a [Expr]> {
+    let args = &call.arguments.args[..];
+    if qualified.strip_prefix("einops.").is_some_and(|name| EINOPS.contains(&name)) {
+        return Some(if qualified == "einops.einsum" { args } else { args.get(..1).unwrap_or_default() });
+    }
+    let name = qualified.strip_prefix("einx.")?;
+    EINX.contains(&name).then(|| args.get(1..).unwrap_or_default())
+}
+
+/// Whether an einx call compares or combines truth values (`einx.less("j, i -> i j", a, b)`).
+pub fn gives_mask(qualified: &str) -> bool {
+    qualified.strip_prefix("einx.").is_some_and(|name| EINX_MASKS.contains(&name))
+}
