@@ -157,6 +157,7 @@ fn attributes_of_other_rules(model: &FileModel, class: usize) -> HashSet<String>
 /// Names the class registers with `self.register_buffer("name", ...)` in any method.
 fn registered_buffers(model: &FileModel, class: usize) -> HashSet<String> {
     struct Finder(HashSet<String>);
+    // A visitor of its own: all the class's methods, eager ones included (once per class).
     impl<'a> CompiledCodeVisitor<'a> for Finder {
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
             if let Expr::Call(call) = expr
@@ -191,6 +192,7 @@ fn stored_on_every_call(model: &FileModel, function: usize, rebuild: &Rebuild) -
 /// metadata (`x.device`, `x.shape`).
 fn reads_local_data(value: &Expr) -> bool {
     struct Reads(bool);
+    // A visitor of its own: a search of one assigned value.
     impl<'a> Visitor<'a> for Reads {
         fn visit_expr(&mut self, expr: &'a Expr) {
             match expr {
@@ -208,6 +210,7 @@ fn reads_local_data(value: &Expr) -> bool {
 /// The `self.<attr>` names an expression reads.
 fn self_attributes_read(expr: &Expr) -> HashSet<String> {
     struct Finder(HashSet<String>);
+    // A visitor of its own: a search of one expression (a rebuild's test).
     impl<'a> Visitor<'a> for Finder {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Attribute(attr) = expr
@@ -228,6 +231,7 @@ struct Assignments<'a> {
     found: Vec<(String, &'a Expr, TextRange)>,
 }
 
+// A visitor of its own: every statement of the function, eager branches included, read once per rebuild found.
 impl<'a> Visitor<'a> for Assignments<'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {

@@ -11,14 +11,15 @@
 //! grad off, so in a model that raises in training it is still reported, at low severity, saying
 //! that it runs eagerly unless called under `torch.inference_mode()`.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{Edit, Fix, Safety};
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::Site;
+use crate::model::compiled::reach::describe;
 use crate::model::file::{FileModel, FunctionNode, Reason};
 use crate::model::file::imports::last_segment;
 use crate::model::file::module::is_self;
@@ -26,7 +27,7 @@ use crate::model::flow::grad_free::GradFree;
 use crate::model::flow::reaching_binding::{Uses, last_binding};
 use crate::model::tensors::tensor::Tensors;
 use crate::model::tensors::torch_calls::FACTORIES;
-use crate::rules::check::{Checker, Function, FunctionHooks, Hooks};
+use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {
@@ -43,17 +44,20 @@ pub static RULE: Rule = Rule {
     backend_ops: &["aten.nonzero"],
 };
 
-pub const HOOKS: Hooks = Hooks::Function(start);
+pub const HOOKS: Hooks = Hooks::Region(start);
 
-/// The assignments of tensor values through a boolean mask in the function's compiled code.
-fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    Some(Box::new(IndexPutFinder {
-        function,
-        tensors: function.tensors(),
+/// The assignments of tensor values through a boolean mask in the compiled code of the region's
+/// functions, and the calls between them: whether grad is off where a write runs depends on its
+/// callers, which the walk may reach after it (see `grad_is_off`).
+fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
+    Box::new(MaskedWrites {
+        model: checker.model,
         found: Vec::new(),
         no_grad_blocks: Vec::new(),
         detached: HashSet::default(),
-    }))
+        writes: Vec::new(),
+        calls: Vec::new(),
+    })
 }
 
 struct IndexPut<'a> {
@@ -64,19 +68,37 @@ struct IndexPut<'a> {
     site: Site,
 }
 
-struct IndexPutFinder<'c, 'a> {
-    function: &'c Function<'c, 'a>,
-    tensors: &'c Tensors<'a, 'a>,
+/// A call in a region function's compiled code that may run another function of the file
+/// (`helper(...)`, `self.method(...)`), resolved only when a write asks who calls its function.
+struct RegionCall<'a> {
+    caller: usize,
+    call: &'a ast::ExprCall,
+    /// It sits in a `with torch.no_grad():` block (or the like).
+    under_no_grad: bool,
+}
+
+struct MaskedWrites<'m, 'a> {
+    model: &'m FileModel<'a>,
+    /// The writes found in the function being walked.
     found: Vec<IndexPut<'a>>,
-    /// The bodies of `with torch.no_grad():` blocks seen so far.
+    /// The bodies of `with torch.no_grad():` blocks seen so far in the function being walked.
     no_grad_blocks: Vec<TextRange>,
     /// Local names last bound to a detached tensor (`x = y.detach()`).
     detached: HashSet<&'a str>,
+    /// By function, in the order walked: the writes found there.
+    writes: Vec<(usize, Vec<IndexPut<'a>>)>,
+    calls: Vec<RegionCall<'a>>,
 }
 
-impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
-    fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
-        if let Some(body) = no_grad_block(self.function.model(), stmt) {
+impl<'a> RegionHooks<'a> for MaskedWrites<'_, 'a> {
+    fn start(&mut self, _function: &Function<'_, 'a>) -> bool {
+        self.no_grad_blocks.clear();
+        self.detached.clear();
+        true
+    }
+
+    fn stmt(&mut self, function: &Function<'_, 'a>, stmt: &'a Stmt, site: Site) {
+        if let Some(body) = no_grad_block(self.model, stmt) {
             self.no_grad_blocks.push(body);
         }
         let Stmt::Assign(assign) = stmt else { return };
@@ -89,17 +111,16 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
             return;
         }
         let [Expr::Subscript(target)] = assign.targets.as_slice() else { return };
+        let tensors = function.tensors();
         // `t[mask] = 0.0` is traced fine: only tensor values have the failing backward, and only
         // when grad is on.
-        let is_mask = |mask: &Expr| {
-            self.tensors.is_mask(mask) || mask_reaches(self.function, self.tensors, assign, mask)
-        };
-        let is_hazard = self.tensors.is_tensor(&target.value)
+        let is_mask = |mask: &Expr| tensors.is_mask(mask) || mask_reaches(function, tensors, assign, mask);
+        let is_hazard = tensors.is_tensor(&target.value)
             && is_mask(&target.slice)
-            && self.tensors.is_tensor(&assign.value)
-            && !self.never_requires_grad(&target.value)
-            && !self.never_requires_grad(&assign.value)
-            && !self.built_without_grad(&assign.value, stmt.range())
+            && tensors.is_tensor(&assign.value)
+            && !never_requires_grad(tensors, &target.value)
+            && !never_requires_grad(tensors, &assign.value)
+            && !built_without_grad(function, tensors, &assign.value, stmt.range())
             && !self.is_detached(&assign.value)
             && !self.no_grad_blocks.iter().any(|block| block.contains_range(stmt.range()));
         if is_hazard {
@@ -111,46 +132,99 @@ impl<'a> FunctionHooks<'a> for IndexPutFinder<'_, 'a> {
         }
     }
 
+    fn expr(&mut self, function: &Function<'_, 'a>, expr: &'a Expr, _site: Site) -> bool {
+        if let Expr::Call(call) = expr
+            && match call.func.as_ref() {
+                Expr::Name(_) => true,
+                Expr::Attribute(attr) => is_self(&attr.value),
+                _ => false,
+            }
+        {
+            let under_no_grad = self.no_grad_blocks.iter().any(|block| block.contains_range(call.range()));
+            self.calls.push(RegionCall { caller: function.id, call, under_no_grad });
+        }
+        true
+    }
+
+    fn end(&mut self, function: &Function<'_, 'a>, _diagnostics: &mut Vec<Diagnostic>) {
+        if !self.found.is_empty() {
+            self.writes.push((function.id, std::mem::take(&mut self.found)));
+        }
+    }
+
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
-        let function = self.function;
-        let model = function.model();
-        if self.found.is_empty() || grad_is_off(model, function.id, &mut Vec::new()) {
+        if self.writes.is_empty() {
             return;
         }
-        let inference_only = raises_in_training(model, function.id).or_else(|| refused_in_file(model));
-        for put in self.found {
-            let text = &model.source.text[put.target.range()];
-            let diagnostic = match &inference_only {
-                Some(model_name) => Diagnostic::new(
-                    &RULE,
-                    put.statement.range(),
-                    format!(
-                        "`{text} = ...` in {} assigns tensor values through a boolean mask: `{model_name}` raises in \
-                         training, but eval mode does not turn grad off, so the frame falls back to eager unless it is \
-                         called under `torch.inference_mode()` or `torch.no_grad()`",
-                        function.describe()
-                    ),
-                )
-                .with_severity(Severity::Low),
-                None => Diagnostic::new(
-                    &RULE,
-                    put.statement.range(),
-                    format!(
-                        "`{text} = ...` in {} assigns tensor values through a boolean mask: whenever the values \
-                         require grad (training, or eval without `torch.no_grad()`), the frame falls back to eager",
-                        function.describe()
-                    ),
-                ),
-            };
-            diagnostics.push(match masked_scatter_fix(model, function.id, &put) {
-                Ok(fix) => diagnostic.with_fix(fix),
-                Err(reason) => diagnostic.without_fix(reason),
-            });
+        let model = self.model;
+        let callers = CallersOf::resolve(model, &self.calls);
+        for (function, puts) in self.writes {
+            if grad_is_off(model, &callers, function, &mut Vec::new()) {
+                continue;
+            }
+            report(model, function, puts, diagnostics);
         }
     }
 }
 
-impl IndexPutFinder<'_, '_> {
+/// The findings for the writes of one function where grad may be on.
+fn report(model: &FileModel, function: usize, puts: Vec<IndexPut>, diagnostics: &mut Vec<Diagnostic>) {
+    let inference_only = raises_in_training(model, function).or_else(|| refused_in_file(model));
+    for put in puts {
+        let text = &model.source.text[put.target.range()];
+        let diagnostic = match &inference_only {
+            Some(model_name) => Diagnostic::new(
+                &RULE,
+                put.statement.range(),
+                format!(
+                    "`{text} = ...` in {} assigns tensor values through a boolean mask: `{model_name}` raises in \
+                     training, but eval mode does not turn grad off, so the frame falls back to eager unless it is \
+                     called under `torch.inference_mode()` or `torch.no_grad()`",
+                    describe(model, function)
+                ),
+            )
+            .with_severity(Severity::Low),
+            None => Diagnostic::new(
+                &RULE,
+                put.statement.range(),
+                format!(
+                    "`{text} = ...` in {} assigns tensor values through a boolean mask: whenever the values \
+                     require grad (training, or eval without `torch.no_grad()`), the frame falls back to eager",
+                    describe(model, function)
+                ),
+            ),
+        };
+        diagnostics.push(match masked_scatter_fix(model, function, &put) {
+            Ok(fix) => diagnostic.with_fix(fix),
+            Err(reason) => diagnostic.without_fix(reason),
+        });
+    }
+}
+
+/// Values computed only from integer or boolean tensors and fresh ones (`2.0 /
+/// torch.sqrt(counts[nonempty])` with `counts = valid.sum(1).float()`): measured under torch
+/// 2.15 (`aot_eager`, training), such a write compiles in one graph.
+fn built_without_grad(function: &Function, tensors: &Tensors, value: &Expr, at: TextRange) -> bool {
+    let FunctionNode::Def(def) = function.model().function(function.id).node else { return false };
+    GradFree::new(function.model(), def, tensors).holds(value, at)
+}
+
+/// Integer and boolean tensors never require grad, and without grad the assignment compiles:
+/// masks, and tensors named for ids, labels, masks or indices (`labels[mask] = ignore_ids`).
+fn never_requires_grad(tensors: &Tensors, expr: &Expr) -> bool {
+    if tensors.is_mask(expr) {
+        return true;
+    }
+    let integer_cast = matches!(expr, Expr::Call(call)
+        if matches!(last_segment(&call.func), Some("long" | "int" | "bool" | "short" | "byte")));
+    integer_cast
+        || root_name(expr).is_some_and(|name| {
+            let name = name.to_ascii_lowercase();
+            ["label", "ids", "mask", "index", "indices"].iter().any(|word| name.contains(word))
+        })
+}
+
+impl MaskedWrites<'_, '_> {
     /// `y.detach()`, `y.detach().view(-1, d)`, `y.detach() * 0.5`, or a local last bound to one:
     /// no grad flows.
     fn is_detached(&self, expr: &Expr) -> bool {
@@ -172,29 +246,6 @@ impl IndexPutFinder<'_, '_> {
             },
             _ => false,
         }
-    }
-
-    /// Values computed only from integer or boolean tensors and fresh ones (`2.0 /
-    /// torch.sqrt(counts[nonempty])` with `counts = valid.sum(1).float()`): measured under torch
-    /// 2.15 (`aot_eager`, training), such a write compiles in one graph.
-    fn built_without_grad(&self, value: &Expr, at: TextRange) -> bool {
-        let FunctionNode::Def(def) = self.function.model().function(self.function.id).node else { return false };
-        GradFree::new(self.function.model(), def, self.tensors).holds(value, at)
-    }
-
-    /// Integer and boolean tensors never require grad, and without grad the assignment compiles:
-    /// masks, and tensors named for ids, labels, masks or indices (`labels[mask] = ignore_ids`).
-    fn never_requires_grad(&self, expr: &Expr) -> bool {
-        if self.tensors.is_mask(expr) {
-            return true;
-        }
-        let integer_cast = matches!(expr, Expr::Call(call)
-            if matches!(last_segment(&call.func), Some("long" | "int" | "bool" | "short" | "byte")));
-        integer_cast
-            || root_name(expr).is_some_and(|name| {
-                let name = name.to_ascii_lowercase();
-                ["label", "ids", "mask", "index", "indices"].iter().any(|word| name.contains(word))
-            })
     }
 }
 
@@ -301,71 +352,53 @@ fn no_grad_block(model: &FileModel, stmt: &Stmt) -> Option<TextRange> {
 /// in a function where grad is off. A forward, a hook or a compiled function runs with the grad
 /// mode of whoever calls the model: not known. Nor is a function that another file's compiled
 /// code calls: this file's calls are not all of them.
-fn grad_is_off(model: &FileModel, function: usize, visiting: &mut Vec<usize>) -> bool {
+fn grad_is_off(model: &FileModel, callers: &CallersOf, function: usize, visiting: &mut Vec<usize>) -> bool {
     if let FunctionNode::Def(def) = model.function(function).node
-        && def.decorator_list.iter().any(|decorator| disables_grad(model, &decorator.expression)) {
-            return true;
-        }
+        && def.decorator_list.iter().any(|decorator| disables_grad(model, &decorator.expression))
+    {
+        return true;
+    }
     let Some(Reason::CalledFrom(_)) = model.region.get(&function) else { return false };
     let called_from_other_files = model.called_from_other_files.contains(&model.function(function).qualname);
     if called_from_other_files || visiting.contains(&function) {
         return false;
     }
     visiting.push(function);
-    let calls = CallsTo::find(model, function);
+    let calls = callers.of(function);
     let off = !calls.is_empty()
-        && calls.iter().all(|&(caller, under_no_grad)| under_no_grad || grad_is_off(model, caller, visiting));
+        && calls.iter().all(|&(caller, under_no_grad)| under_no_grad || grad_is_off(model, callers, caller, visiting));
     visiting.pop();
     off
 }
 
-/// The calls to one function from the file's compiled code: each caller, and whether the call sits
-/// in a no-grad block.
-struct CallsTo<'m, 'a> {
-    model: &'m FileModel<'a>,
-    callee: usize,
-    caller: usize,
-    no_grad_blocks: Vec<TextRange>,
-    found: Vec<(usize, bool)>,
-}
+/// The calls to each function from the region's compiled code, as the checker's walk saw them: each
+/// caller, and whether the call sits in a no-grad block.
+struct CallersOf(HashMap<usize, Vec<(usize, bool)>>);
 
-impl<'m, 'a> CallsTo<'m, 'a> {
-    fn find(model: &'m FileModel<'a>, callee: usize) -> Vec<(usize, bool)> {
-        let mut calls = CallsTo { model, callee, caller: 0, no_grad_blocks: Vec::new(), found: Vec::new() };
-        for &caller in model.region_functions() {
-            calls.caller = caller;
-            calls.no_grad_blocks.clear();
-            visit_function(model, caller, &mut calls);
+impl CallersOf {
+    fn resolve(model: &FileModel, calls: &[RegionCall]) -> Self {
+        let mut callers: HashMap<usize, Vec<(usize, bool)>> = HashMap::default();
+        for call in calls {
+            if let Some(callee) = callee(model, call) {
+                callers.entry(callee).or_default().push((call.caller, call.under_no_grad));
+            }
         }
-        calls.found
+        CallersOf(callers)
     }
 
-    fn calls_callee(&self, call: &ast::ExprCall) -> bool {
-        let resolved = match call.func.as_ref() {
-            Expr::Name(name) => self.model.resolve_name(name.id.as_str(), Some(self.caller)),
-            Expr::Attribute(attr) if is_self(&attr.value) => {
-                self.model.self_class(self.caller).and_then(|class| self.model.method(class, attr.attr.id.as_str()))
-            }
-            _ => None,
-        };
-        resolved == Some(self.callee)
+    fn of(&self, function: usize) -> &[(usize, bool)] {
+        self.0.get(&function).map_or(&[], Vec::as_slice)
     }
 }
 
-impl<'a> CompiledCodeVisitor<'a> for CallsTo<'_, 'a> {
-    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        if let Some(body) = no_grad_block(self.model, stmt) {
-            self.no_grad_blocks.push(body);
+/// The function of the file a call runs: one visible by name, or a method of the caller's own class.
+fn callee(model: &FileModel, call: &RegionCall) -> Option<usize> {
+    match call.call.func.as_ref() {
+        Expr::Name(name) => model.resolve_name(name.id.as_str(), Some(call.caller)),
+        Expr::Attribute(attr) if is_self(&attr.value) => {
+            model.self_class(call.caller).and_then(|class| model.method(class, attr.attr.id.as_str()))
         }
-    }
-
-    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        if let Expr::Call(call) = expr
-            && self.calls_callee(call) {
-                let under = self.no_grad_blocks.iter().any(|block| block.contains_range(call.range()));
-                self.found.push((self.caller, under));
-            }
-        true
+        _ => None,
     }
 }
 

@@ -431,6 +431,7 @@ struct Dispatch<'c, 'a> {
     depth: usize,
 }
 
+// A visitor of its own: the checker's one walk itself.
 impl<'a> CompiledCodeVisitor<'a> for Dispatch<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, site: Site) {
         // Statements never sit inside expressions, so no rule is muted here.

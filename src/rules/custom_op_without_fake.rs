@@ -13,7 +13,9 @@
 //! inputs it mutates fails at its first call, eager or compiled, fake or not ("The output of this
 //! custom operator (1) must not also be an input"): reported as such, with the tag as the remedy.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use std::cell::OnceCell;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::Ranged;
 
@@ -22,6 +24,7 @@ use crate::fix::text::{indentation, line_ending, torch_name};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::file::module::is_docstring;
 use crate::model::file::{FileModel, FunctionNode};
+use crate::model::flow::calls::returned_values;
 use crate::model::file::imports::{dotted_name, last_segment};
 use crate::rules::check::{Checker, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -70,17 +73,18 @@ const ELEMENTWISE: [&str; 22] = [
 
 fn check(checker: &Checker) -> Vec<Diagnostic> {
     let model = checker.model;
-    let registered = FakeRegistrations::of(model);
+    // Found on the first op that needs one: most files that say "custom_op" define none.
+    let registered = OnceCell::new();
     let mut diagnostics = Vec::new();
-    for function in &model.functions {
+    for (id, function) in model.functions.iter().enumerate() {
         let FunctionNode::Def(def) = function.node else { continue };
         let Some(op) = custom_op(model, def) else { continue };
         let needs_no_fake = op.tagged_inplace || (returns_nothing(def) && op.mutates != Mutates::Nothing);
-        if needs_no_fake || registered.covers(&def.name.id, &op.name) {
+        if needs_no_fake || registered.get_or_init(|| FakeRegistrations::of(model)).covers(&def.name.id, &op.name) {
             continue;
         }
         let op_name = &op.name;
-        if let Some(input) = returned_mutated_input(def, &op.mutates) {
+        if let Some(input) = returned_mutated_input(model, id, &op.mutates) {
             let message = format!(
                 "custom op `{op_name}` (`{}`) returns `{input}`, which it mutates: torch refuses an output that is \
                  also an input at the op's first call, eager or compiled, and a fake implementation does not help",
@@ -181,37 +185,21 @@ fn names_inplace_tag(model: &FileModel, tags: &Expr) -> bool {
     }
 }
 
-/// The mutated input the op's body returns as is (`x.add_(1); return x`), if any.
-fn returned_mutated_input(def: &ast::StmtFunctionDef, mutates: &Mutates) -> Option<String> {
+/// The mutated input the op's body returns as is (`x.add_(1); return x`), if any: read off what the
+/// model says the function returns.
+fn returned_mutated_input(model: &FileModel, function: usize, mutates: &Mutates) -> Option<String> {
     let Mutates::These(mutated) = mutates else { return None };
-    struct Returns<'m> {
-        mutated: &'m [String],
-        found: Option<String>,
-    }
-    impl<'a> Visitor<'a> for Returns<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            match stmt {
-                // A nested function's returns are its own.
-                Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-                Stmt::Return(ast::StmtReturn { value: Some(value), .. }) => {
-                    let values = match value.as_ref() {
-                        Expr::Tuple(tuple) => tuple.elts.iter().collect(),
-                        value => vec![value],
-                    };
-                    for value in values {
-                        if let Expr::Name(name) = value
-                            && self.found.is_none() && self.mutated.iter().any(|m| m == name.id.as_str()) {
-                                self.found = Some(name.id.to_string());
-                            }
-                    }
-                }
-                _ => walk_stmt(self, stmt),
-            }
-        }
-    }
-    let mut returns = Returns { mutated, found: None };
-    returns.visit_body(&def.body);
-    returns.found
+    returned_values(model, function)
+        .into_iter()
+        .flatten()
+        .flat_map(|value| match value {
+            Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+            value => vec![value],
+        })
+        .find_map(|value| match value {
+            Expr::Name(name) if mutated.iter().any(|m| m == name.id.as_str()) => Some(name.id.to_string()),
+            _ => None,
+        })
 }
 
 /// `-> None`: an op that only mutates its inputs needs no fake output (but one that mutates nothing
@@ -286,7 +274,9 @@ fn stub(model: &FileModel, def: &ast::StmtFunctionDef, input: &str) -> Fix {
     )
 }
 
-/// The fake registrations the file makes, by function name and by op name.
+/// The fake registrations the file makes, by function name and by op name. A walk of its own: the
+/// attribute (`op.register_fake`) may sit anywhere, decorator, call or assignment, and the model
+/// records calls, not attribute reads; it runs only on a file defining an op that needs a fake.
 #[derive(Default)]
 struct FakeRegistrations {
     functions: Vec<String>,

@@ -97,6 +97,7 @@ impl StaticCompiles<'_> {
     }
 }
 
+// A visitor of its own: setup code, which the checker never walks, and only the scopes that hold a `dynamic=False` compile.
 impl<'a> Visitor<'a> for StaticCompiles<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {

@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::diagnostic::Diagnostic;
 use crate::fix::text::{indentation, insert_line_after, stands_alone};
 use crate::fix::{Fix, Safety};
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_compiled, visit_function};
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all, visit_function};
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::file::imports::Imports;
 use crate::model::file::{init_method, method_body, self_assignments};
@@ -80,7 +80,14 @@ struct Growth {
 }
 
 fn start<'c, 'a>(checker: &'c Checker<'a>) -> Box<dyn RegionHooks<'a> + 'c> {
-    Box::new(Growths { model: checker.model, classes: HashMap::default(), class: None, found: Vec::new() })
+    Box::new(Growths {
+        model: checker.model,
+        classes: HashMap::default(),
+        class: None,
+        found: Vec::new(),
+        growths: Vec::new(),
+        self_calls: HashMap::default(),
+    })
 }
 
 /// A module class's empty buffers, registered in its `__init__`.
@@ -101,6 +108,10 @@ struct Growths<'m, 'a> {
     class: Option<usize>,
     /// The growths in the function being walked.
     found: Vec<Growth>,
+    /// By class, and function: the growths found, reported when the walk is over.
+    growths: Vec<(usize, usize, Vec<Growth>)>,
+    /// By class: the `self.<method>(...)` calls in its functions' compiled code, with where they sit.
+    self_calls: HashMap<usize, Vec<(String, Site)>>,
 }
 
 impl Growths<'_, '_> {
@@ -144,6 +155,12 @@ impl<'a> RegionHooks<'a> for Growths<'_, 'a> {
     }
 
     fn expr(&mut self, _function: &Function<'_, 'a>, expr: &'a Expr, site: Site) -> bool {
+        if let (Expr::Call(call), Some(class)) = (expr, self.class)
+            && let Expr::Attribute(method) = call.func.as_ref()
+            && is_self(&method.value)
+        {
+            self.self_calls.entry(class).or_default().push((method.attr.id.to_string(), site));
+        }
         if let Expr::Call(call) = expr
             && let Some((Expr::StringLiteral(name), _, _)) = register_buffer_arguments(call)
             && let Some(buffer) = self.buffer(name.value.to_str())
@@ -153,27 +170,40 @@ impl<'a> RegionHooks<'a> for Growths<'_, 'a> {
         true
     }
 
-    fn end(&mut self, function: &Function<'_, 'a>, diagnostics: &mut Vec<Diagnostic>) {
-        let (model, Some(class)) = (self.model, self.class) else { return };
-        let Some(Some(empty)) = self.classes.get_mut(&class) else { return };
-        let function = function.id;
-        for growth in std::mem::take(&mut self.found) {
-            let buffer = &empty.buffers[growth.buffer];
-            let guarded = growth_is_guarded(model, class, function, growth.site);
-            let run_by_init = empty.run_by_init.get_or_insert_with(|| methods_run_by(model, class, empty.init));
-            if guarded && run_by_init.contains(&model.function(function).name) {
-                continue; // pre-grown in `__init__` already
+    fn end(&mut self, function: &Function<'_, 'a>, _diagnostics: &mut Vec<Diagnostic>) {
+        if let Some(class) = self.class
+            && !self.found.is_empty()
+        {
+            self.growths.push((class, function.id, std::mem::take(&mut self.found)));
+        }
+    }
+
+    /// Whether a growth is guarded depends on the calls of its routine in the class's other
+    /// functions, which the walk may reach after it: the growths are reported once it is over.
+    fn finish(mut self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        let model = self.model;
+        for (class, function, found) in std::mem::take(&mut self.growths) {
+            let Some(Some(empty)) = self.classes.get_mut(&class) else { continue };
+            let self_calls = self.self_calls.get(&class).map_or(&[][..], Vec::as_slice);
+            for growth in found {
+                let buffer = &empty.buffers[growth.buffer];
+                let guarded = growth_is_guarded(model, self_calls, function, growth.site);
+                let run_by_init = empty.run_by_init.get_or_insert_with(|| methods_run_by(model, class, empty.init));
+                if guarded && run_by_init.contains(&model.function(function).name) {
+                    continue; // pre-grown in `__init__` already
+                }
+                let message = format!(
+                    "buffer `{}` is registered empty and grown in {}: each growth fails Dynamo's size guard and \
+                     recompiles",
+                    buffer.name,
+                    describe(model, function)
+                );
+                let diagnostic = Diagnostic::new(&RULE, growth.range, message);
+                diagnostics.push(match pre_grow_fix(model, empty.init, function, buffer, guarded) {
+                    Ok(fix) => diagnostic.with_fix(fix),
+                    Err(reason) => diagnostic.without_fix(reason),
+                });
             }
-            let message = format!(
-                "buffer `{}` is registered empty and grown in {}: each growth fails Dynamo's size guard and recompiles",
-                buffer.name,
-                describe(model, function)
-            );
-            let diagnostic = Diagnostic::new(&RULE, growth.range, message);
-            diagnostics.push(match pre_grow_fix(model, empty.init, function, buffer, guarded) {
-                Ok(fix) => diagnostic.with_fix(fix),
-                Err(reason) => diagnostic.without_fix(reason),
-            });
         }
     }
 }
@@ -196,6 +226,7 @@ pub(crate) fn empty_buffers(model: &FileModel, init: usize) -> Vec<EmptyBuffer> 
         imports: &'i Imports,
         found: Vec<EmptyBuffer>,
     }
+    // A visitor of its own: `__init__` is eager code, which the checker's walk of compiled code never sees (once per class).
     impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
             let Expr::Call(call) = expr else { return true };
@@ -237,20 +268,13 @@ fn is_empty_tensor(expr: &Expr, imports: &Imports) -> bool {
 /// Whether the growth happens only when the buffer is too short (`if n > self.pe.shape[0]:`),
 /// rather than on every call: under a condition, after an early return, or in a routine that
 /// every caller calls under a condition.
-fn growth_is_guarded(model: &FileModel, class: usize, function: usize, site: Site) -> bool {
+fn growth_is_guarded(model: &FileModel, self_calls: &[(String, Site)], function: usize, site: Site) -> bool {
     if site.in_branch || has_early_return(model, function) {
         return true;
     }
     let name = &model.function(function).name;
-    let call_sites: Vec<Site> = model
-        .region_functions()
-        .iter()
-        .copied()
-        .filter(|&f| model.self_class(f) == Some(class))
-        .flat_map(|caller| self_calls(model, caller, true).into_iter().filter(|(called, _)| called == name))
-        .map(|(_, site)| site)
-        .collect();
-    !call_sites.is_empty() && call_sites.iter().all(|site| site.in_branch)
+    let mut call_sites = self_calls.iter().filter(|(called, _)| called == name).peekable();
+    call_sites.peek().is_some() && call_sites.all(|(_, site)| site.in_branch)
 }
 
 fn has_early_return(model: &FileModel, function: usize) -> bool {
@@ -259,27 +283,24 @@ fn has_early_return(model: &FileModel, function: usize) -> bool {
         .any(|stmt| matches!(stmt, Stmt::If(if_stmt) if matches!(if_stmt.body.last(), Some(Stmt::Return(_)))))
 }
 
-/// The `self.<method>(...)` calls in a function's code, with where they sit.
-/// With `compiled`, only the calls in the compiled view of the code; else every call in it.
-fn self_calls(model: &FileModel, function: usize, compiled: bool) -> Vec<(String, Site)> {
-    struct Finder(Vec<(String, Site)>);
+/// The `self.<method>(...)` calls in all of a function's code (`__init__` and what it runs: eager
+/// code, which the checker's walk of compiled code never sees).
+fn self_calls(model: &FileModel, function: usize) -> Vec<String> {
+    struct Finder(Vec<String>);
+    // A visitor of its own: `__init__` and what it runs are eager code, which the checker's walk of compiled code never sees.
     impl<'a> CompiledCodeVisitor<'a> for Finder {
-        fn expr(&mut self, expr: &'a Expr, site: Site) -> bool {
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
             if let Expr::Call(call) = expr
                 && let Expr::Attribute(attr) = call.func.as_ref()
-                    && is_self(&attr.value) {
-                        self.0.push((attr.attr.id.to_string(), site));
-                    }
+                && is_self(&attr.value)
+            {
+                self.0.push(attr.attr.id.to_string());
+            }
             true
         }
     }
     let mut finder = Finder(Vec::new());
-    let body = model.function(function).node.body();
-    if compiled {
-        visit_compiled(body, &mut finder);
-    } else {
-        visit_all(body, &mut finder);
-    }
+    visit_all(model.function(function).node.body(), &mut finder);
     finder.0
 }
 
@@ -290,7 +311,7 @@ fn methods_run_by(model: &FileModel, class: usize, init: usize) -> HashSet<Strin
     let mut pending = vec![init];
     while let Some(function) = pending.pop() {
         // `__init__` and what it calls run eagerly, whatever `is_compiling()` branches they hold.
-        for (name, _) in self_calls(model, function, false) {
+        for name in self_calls(model, function) {
             if run.insert(name.clone()) {
                 pending.extend(model.method(class, &name));
             }
@@ -387,6 +408,7 @@ fn keeps_dtype(model: &FileModel, grow: usize, buffer: &str) -> bool {
             matches!(expr, Expr::Attribute(attr) if attr.attr.id.as_str() == self.buffer && is_self(&attr.value))
         }
     }
+    // A visitor of its own: the fix's question about the growth routine, asked once per finding.
     impl<'a> CompiledCodeVisitor<'a> for Finder<'_> {
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
             match expr {

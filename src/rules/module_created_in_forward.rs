@@ -536,6 +536,7 @@ fn defined_at_module_level(model: &FileModel, name: &str) -> bool {
 /// Parameters and assigned names of a function.
 fn bound_names(model: &FileModel, function: usize) -> Vec<String> {
     struct Finder(Vec<String>);
+    // A visitor of its own: all of a function's code, `__init__`'s included, read once per finding.
     impl<'a> CompiledCodeVisitor<'a> for Finder {
         fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
             if let Expr::Name(name) = expr
@@ -562,6 +563,7 @@ struct NameReads {
     self_attributes: Vec<String>,
 }
 
+// A visitor of its own: a search of one constructor call's arguments, asked when the call is judged.
 impl<'a> Visitor<'a> for NameReads {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {

@@ -241,6 +241,7 @@ fn reads(expr: &Expr, name: &str) -> bool {
         name: &'n str,
         found: bool,
     }
+    // A visitor of its own: a search of one expression, asked when its statement is judged.
     impl<'a> Visitor<'a> for Finder<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if matches!(expr, Expr::Attribute(attr) if attr.ctx == ExprContext::Load) && is_attribute(expr, self.name) {
@@ -407,6 +408,7 @@ fn mentions_any(expr: &Expr, names: &HashSet<String>) -> bool {
         names: &'n HashSet<String>,
         found: bool,
     }
+    // A visitor of its own: a search of one expression, asked when its statement is judged.
     impl<'a> Visitor<'a> for Finder<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if matches!(expr, Expr::Name(name) if self.names.contains(name.id.as_str())) {

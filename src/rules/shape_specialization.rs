@@ -145,6 +145,7 @@ struct NameRead<'w> {
     found: bool,
 }
 
+// A visitor of its own: a search of one slice bound or annotation, asked when its node is judged: the checker's walk reaches the names inside only after.
 impl<'a> Visitor<'a> for NameRead<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {

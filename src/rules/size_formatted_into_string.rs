@@ -333,6 +333,7 @@ struct Finder<F: Fn(&Expr) -> bool> {
     wanted: F,
 }
 
+// A visitor of its own: a search of one call or f-string field, asked when the call is judged.
 impl<'a, F: Fn(&Expr) -> bool> Visitor<'a> for Finder<F> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         if self.found.is_some() {

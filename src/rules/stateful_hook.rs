@@ -357,6 +357,7 @@ impl StateReadFinder<'_, '_, '_> {
     }
 }
 
+// A visitor of its own: the first state read in a hook and the functions it calls, in call order, judged against scopes (module variables, closures, declarations) the file rule finds first; moving it onto the checker's walk means recording every read of every region function to pick the first: not done yet.
 impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         if self.found.is_some() || self.ignored.iter().any(|range| range.contains_range(expr.range())) {
@@ -436,6 +437,7 @@ fn bound_after(node: FunctionNode, offset: TextSize) -> HashSet<String> {
         around: usize,
         names: HashSet<String>,
     }
+    // A visitor of its own: the bindings of an enclosing function after a nested def, eager code included.
     impl<'a> Visitor<'a> for Later {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             let around = match stmt {
@@ -484,6 +486,7 @@ fn item_assigned_names(suite: &[Stmt]) -> HashSet<String> {
                 }
         }
     }
+    // A visitor of its own: module-level setup code, which the checker never walks.
     impl<'a> Visitor<'a> for ItemAssignments {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             match stmt {
@@ -520,6 +523,7 @@ fn declared_nonlocal_or_global(model: &FileModel) -> (HashSet<String>, HashSet<S
     /// One function's own declarations (nested defs and classes are scopes of their own).
     #[derive(Default)]
     struct Declarations(HashSet<String>);
+    // A visitor of its own: one function's own declarations, eager code included.
     impl<'a> Visitor<'a> for Declarations {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             match stmt {
@@ -573,6 +577,7 @@ impl BindingCollector {
     }
 }
 
+// A visitor of its own: the names a function or the module binds, eager code included.
 impl<'a> Visitor<'a> for BindingCollector {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         let everything = self.kind == Bindings::Everything;

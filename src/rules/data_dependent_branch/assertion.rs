@@ -185,6 +185,7 @@ fn first_read(tensors: &Tensors, expr: &Expr) -> Option<Read> {
         tensors: &'t Tensors<'m, 'a>,
         found: Option<Read>,
     }
+    // A visitor of its own: a search of one assertion's message, asked when the assertion is judged.
     impl<'e> Visitor<'e> for Reads<'_, '_, '_> {
         fn visit_expr(&mut self, expr: &'e Expr) {
             if self.found.is_some() {

@@ -158,6 +158,7 @@ pub(super) fn is_python_value(model: &FileModel, tensors: &Tensors, expr: &Expr)
         tensors: &'t Tensors<'m, 'a>,
         ok: bool,
     }
+    // A visitor of its own: the fix's own check of the small subtree it rewrites.
     impl<'e> Visitor<'e> for Check<'_, '_, '_, '_, '_> {
         fn visit_expr(&mut self, expr: &'e Expr) {
             if !self.ok {

@@ -177,6 +177,7 @@ fn hoist<'a>(
 /// against it.
 fn is_branch_temporary(model: &FileModel, function: &[Stmt], name: &str) -> bool {
     struct Bodies<'a>(Vec<&'a [Stmt]>);
+    // A visitor of its own: the fix asks about every mention of one name in all the function's code: the checker walks compiled code only.
     impl<'a> StatementVisitor<'a> for Bodies<'a> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             if let Stmt::If(if_stmt) = stmt {
@@ -338,6 +339,7 @@ fn elementwise_base(tensors: &Tensors, expr: &Expr) -> Option<String> {
 /// The names an expression reads.
 fn names_read(expr: &Expr) -> Vec<String> {
     struct Reads(Vec<String>);
+    // A visitor of its own: a search of one expression of the fix's branch.
     impl<'a> Visitor<'a> for Reads {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Expr::Name(name) = expr {

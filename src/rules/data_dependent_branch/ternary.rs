@@ -80,6 +80,7 @@ fn only_arithmetic_uses(body: &[Stmt], name: &str, ternary: TextRange) -> bool {
             matches!(expr, Expr::Name(n) if n.id == self.name && n.ctx == ExprContext::Load)
         }
     }
+    // A visitor of its own: the fix asks about every use of one name in all the function's code, eager branches and nested defs included: the checker walks compiled code only.
     impl<'a> Visitor<'a> for Uses<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             if let Stmt::Assign(assign) = stmt

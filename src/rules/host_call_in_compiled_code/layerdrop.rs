@@ -36,6 +36,7 @@ struct DrawUses<'n> {
     other_reads: usize,
 }
 
+// A visitor of its own: the advice asks about every use of one name in all the function's code, nested defs included: the checker walks compiled code only.
 impl<'a> Visitor<'a> for DrawUses<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         // `del p`, `global p` and `nonlocal p` make it more than a local the draw fills.

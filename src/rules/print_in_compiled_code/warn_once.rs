@@ -112,6 +112,7 @@ fn parts_holding<'a>(parts: &[&'a [Stmt]], output: TextRange) -> Option<&'a [Stm
 fn nested_statements<'a>(stmt: &'a Stmt, out: &mut Vec<&'a Stmt>) {
     use ruff_python_ast::statement_visitor::{StatementVisitor, walk_stmt};
     struct Nested<'a, 'o>(&'o mut Vec<&'a Stmt>);
+    // A visitor of its own: the fix's own search of the block it guards.
     impl<'a> StatementVisitor<'a> for Nested<'a, '_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             self.0.push(stmt);
@@ -146,6 +147,7 @@ fn nested_in_other_parts<'a>(stmt: &'a Stmt, output: TextRange, out: &mut Vec<&'
 pub fn tested_in(file: &[Stmt]) -> HashSet<String> {
     use ruff_python_ast::visitor::{Visitor, walk_stmt};
     struct Tests(Vec<String>);
+    // A visitor of its own: the tests of the whole file, setup code included (which the checker never walks), read once per file and only when a fix asks.
     impl<'a> Visitor<'a> for Tests {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             match stmt {
@@ -218,6 +220,7 @@ fn outliving(target: &Expr, body: &[Stmt]) -> Option<String> {
 fn reads_in(expr: &Expr, out: &mut Vec<String>) {
     use ruff_python_ast::visitor::{Visitor, walk_expr};
     struct Reads<'o>(&'o mut Vec<String>);
+    // A visitor of its own: a search of one `if`/`while` test.
     impl<'a> Visitor<'a> for Reads<'_> {
         fn visit_expr(&mut self, expr: &'a Expr) {
             if let Some(name) = matches!(expr, Expr::Name(_) | Expr::Attribute(_)).then(|| dotted_name(expr)).flatten() {
@@ -287,6 +290,7 @@ fn assigned_in(body: &[Stmt], name: &str) -> bool {
         name: &'n str,
         found: bool,
     }
+    // A visitor of its own: the fix asks whether all the function's code binds one name, eager branches included.
     impl<'a> Visitor<'a> for Binds<'_> {
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
             let targets: Vec<&Expr> = match stmt {

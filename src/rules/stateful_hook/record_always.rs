@@ -190,6 +190,7 @@ struct FlagReads<'f> {
     found: bool,
 }
 
+// A visitor of its own: a search of one expression of the hook's body, asked by the fix.
 impl<'a> Visitor<'a> for FlagReads<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         self.found |= (self.is_flag)(expr);
@@ -295,6 +296,7 @@ impl<'a> Names<'a> {
     }
 }
 
+// A visitor of its own: a search of one expression of the hook's body, asked by the fix.
 impl<'a> Visitor<'a> for Names<'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {

@@ -151,6 +151,7 @@ impl<'a> ReadFinder<'_, 'a> {
     }
 }
 
+// A visitor of its own: the fix asks who reads the hook's records anywhere in the class, eager methods included.
 impl<'a> Visitor<'a> for ReadFinder<'_, 'a> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         if self.hook.contains_range(stmt.range()) || self.clears(stmt) {
