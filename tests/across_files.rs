@@ -286,6 +286,49 @@ fn a_check_re_exported_from_another_file_gets_the_safe_fix() {
     assert!(without.contains(finding) && without.contains("tcfix does not know `_assert`"), "{without}");
 }
 
+/// transformers' layout: `utils/checks.py` defines a check whose message may be a callable, the
+/// `utils` package re-exports it, and a model imports it from the package.
+const CHECKS: &str = "from collections.abc import Callable
+
+
+def require(condition, message: str | Callable[[], str]) -> None:
+    if not condition:
+        raise ValueError(message() if callable(message) else message)
+";
+
+const MERGER: &str = "import torch
+from torch import nn
+
+from ..utils import require
+
+
+class Merger(nn.Module):
+    def forward(self, ids, image):
+        slots = ids == 3
+        require(slots.sum() * image.shape[-1] == image.numel(), f\"{image.shape[0]} image features\")
+        return image * 2
+";
+
+/// The message is passed as a lambda (Safe) because the check's own signature, in another file and
+/// through a re-export, accepts a callable there; without that file nothing says it does, and the
+/// message keeps the fix it had (none: the condition reads a tensor).
+#[test]
+fn a_check_of_another_file_that_takes_a_callable_message_gets_the_lambda() {
+    let project = [
+        ("pkg/__init__.py", ""),
+        ("pkg/utils/__init__.py", "from .checks import require\n"),
+        ("pkg/utils/checks.py", CHECKS),
+        ("pkg/models/__init__.py", ""),
+        ("pkg/models/merger.py", MERGER),
+    ];
+    let finding = "pkg/models/merger.py:10:65: TCF209 medium";
+    let with_check = findings(&project);
+    assert!(with_check.contains(finding) && with_check.contains("sequence length) [*]"), "{with_check}");
+    assert!(!with_check.contains("unsafe fix"), "{with_check}");
+    let without = findings(&[project[0], project[3], project[4]]);
+    assert!(without.contains(finding) && without.contains("no fix: the condition reads a tensor"), "{without}");
+}
+
 /// A resampling helper whose warning is off unless a caller asks for it. Measured under torch
 /// 2.15 (the same shape, a head compiled with `backend="eager"`, two calls): no caller passing
 /// `warn`: 0 breaks, 1 graph; a caller passing `warn=True`: a break per call.

@@ -719,21 +719,27 @@ impl ProjectIndex {
     /// The qualified names of the project's checks that raise with their message only when they
     /// fail (`message_checks`): each file's own
     /// (`timm.layers.trace_utils._assert`), and the names packages re-export them under
-    /// (`timm.layers._assert`).
+    /// (`timm.layers._assert`); with the facts about their parameters that accept a callable
+    /// message (`transformers.utils.torch_compilable_check(callable msg)`), re-exported alike.
     fn message_checks(&self) -> HashSet<String> {
         let mut checks: HashSet<String> = (self.files.iter())
             .flat_map(|summary| summary.message_checks.iter().map(|name| format!("{}.{name}", summary.module_name)))
             .collect();
         // A package may re-export what another package re-exports: a few rounds reach them all.
         for _ in 0..8 {
+            // Each function's facts: `""` for the check itself, `"(callable msg)"` for a parameter.
+            let mut facts_of: HashMap<&str, Vec<&str>> = HashMap::default();
+            for fact in &checks {
+                let (callee, detail) = fact.find('(').map_or((fact.as_str(), ""), |at| fact.split_at(at));
+                facts_of.entry(callee).or_default().push(detail);
+            }
             let more: Vec<String> = (self.files.iter())
                 .flat_map(|summary| {
-                    let checks = &checks;
-                    summary
-                        .reexported
-                        .iter()
-                        .filter(move |(_, full)| checks.contains(full))
-                        .map(|(local, _)| format!("{}.{local}", summary.module_name))
+                    let facts_of = &facts_of;
+                    summary.reexported.iter().flat_map(move |(local, full)| {
+                        (facts_of.get(full.as_str()).into_iter().flatten())
+                            .map(move |detail| format!("{}.{local}{detail}", summary.module_name))
+                    })
                 })
                 .filter(|name| !checks.contains(name))
                 .collect();

@@ -16,6 +16,10 @@
 //! Safe for a check known to do nothing when the condition holds (`message_checks`: torch's
 //! `_assert`, the project's asserting or raising checks) with a message that only reads values;
 //! Unsafe for a check tcfix cannot see into, or a message that calls something.
+//!
+//! Fix for a message passed to a project function whose own signature accepts it as a callable
+//! (`msg: str | Callable[[], str]`, transformers' `torch_compilable_check`), positionally or by
+//! keyword: `lambda: f"..."`, built only when the function calls it (`message_checks`).
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
 use ruff_python_ast::{self as ast, CmpOp, Expr, Stmt};
@@ -26,7 +30,7 @@ use crate::fix::text::{block_indent_unit, indent_unit, wrap_in_if};
 use crate::fix::{Edit, Fix, Safety};
 use crate::model::compiled::compiled_code::Site;
 use crate::model::file::{FileModel, FunctionNode};
-use crate::model::flow::message_checks::is_message_check;
+use crate::model::flow::message_checks::{Slot, is_message_check, takes_callable_message};
 use crate::model::flow::shapes::InputSizes;
 use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
@@ -84,6 +88,8 @@ struct Message<'a> {
     /// The check whose message it is, where it is one: `_assert(cond, f"...")` as a statement
     /// (the call, and the statement).
     check: Option<(&'a ast::ExprCall, TextRange)>,
+    /// The call it is an argument of, and where the call passes it (`msg=f"..."`).
+    passed: Option<(&'a ast::ExprCall, Slot<'a>)>,
 }
 
 impl<'a> FunctionHooks<'a> for Messages<'_, 'a> {
@@ -118,7 +124,7 @@ impl<'a> FunctionHooks<'a> for Messages<'_, 'a> {
             Expr::FString(string) => {
                 let sizes = self.sizes_formatted(string);
                 if !sizes.is_empty() && !self.found.iter().any(|message| message.string.range() == string.range()) {
-                    self.found.push(Message { string, sizes, pinned: Vec::new(), check: None });
+                    self.found.push(Message { string, sizes, pinned: Vec::new(), check: None, passed: None });
                 }
                 false
             }
@@ -154,8 +160,10 @@ impl<'a> Messages<'_, 'a> {
     /// A call with an f-string argument that formats a size, seen before the walk reaches the
     /// string: the message of a check, judged with the check's condition.
     fn judge_check(&mut self, call: &'a ast::ExprCall, site: Site) {
-        let arguments = call.arguments.args.iter().chain(call.arguments.keywords.iter().map(|k| &k.value));
-        for argument in arguments {
+        let positional = call.arguments.args.iter().enumerate().map(|(at, argument)| (Some(Slot::At(at)), argument));
+        let keywords = (call.arguments.keywords.iter())
+            .map(|keyword| (keyword.arg.as_ref().map(|name| Slot::Named(name.id.as_str())), &keyword.value));
+        for (slot, argument) in positional.chain(keywords) {
             let Expr::FString(string) = argument else { continue };
             let sizes = self.sizes_formatted(string);
             if sizes.is_empty() {
@@ -165,7 +173,7 @@ impl<'a> Messages<'_, 'a> {
             // `check(False, f"...")` fails whenever it runs: its message is built only then (the
             // fix's own shape). Marked as seen, so that the walk does not report it on its own.
             if matches!(condition, Some(Expr::BooleanLiteral(flag)) if !flag.value) {
-                self.found.push(Message { string, sizes: Vec::new(), pinned: Vec::new(), check: None });
+                self.found.push(Message { string, sizes: Vec::new(), pinned: Vec::new(), check: None, passed: None });
                 continue;
             }
             let pinned = condition.map(|condition| self.equated_sizes(condition)).unwrap_or_default();
@@ -173,7 +181,8 @@ impl<'a> Messages<'_, 'a> {
                 self.pinned.extend(pinned.iter().cloned());
             }
             let check = self.as_check(call, string);
-            self.found.push(Message { string, sizes, pinned, check });
+            let passed = slot.map(|slot| (call, slot));
+            self.found.push(Message { string, sizes, pinned, check, passed });
         }
     }
 
@@ -245,6 +254,11 @@ fn is_whole_shape(size: &Expr) -> bool {
 }
 
 fn with_fix(model: &FileModel, function: usize, tensors: &Tensors, diagnostic: Diagnostic, message: &Message) -> Diagnostic {
+    if let Some((call, slot)) = message.passed
+        && takes_callable_message(model, &call.func, slot)
+    {
+        return with_lambda_fix(model, diagnostic, call, message.string);
+    }
     let Some((call, statement)) = message.check else {
         return diagnostic.without_fix(
             "build the string only where it is needed (under the check that fails, or outside the compiled code), \
@@ -285,6 +299,51 @@ fn with_fix(model: &FileModel, function: usize, tensors: &Tensors, diagnostic: D
         Some(risk) => Fix::new(format!("{title} (unsafe: {risk})"), Safety::Unsafe, edits),
     };
     diagnostic.with_fix(fix)
+}
+
+/// `check(cond, lambda: f"...")` for a callee whose signature accepts the message as a callable:
+/// the string is built only when the callee calls it, and under tracing transformers'
+/// `torch_compilable_check` never does. The condition and the call stay as they are, so this
+/// works where the other fix cannot (a tensor condition, a keyword message, a call inside an
+/// expression). Safe when the message only reads values; a field that calls something now runs
+/// only when the callee calls the lambda.
+fn with_lambda_fix(model: &FileModel, diagnostic: Diagnostic, call: &ast::ExprCall, string: &ast::ExprFString) -> Diagnostic {
+    let text = &model.source.text;
+    if let Some(why) = cannot_defer(string) {
+        return diagnostic.without_fix(why);
+    }
+    let check = snippet(&text[call.func.range()]);
+    let title = format!("Pass the message as a lambda (`{check}` takes one): it is built only when the check fails");
+    let edits = vec![Edit::insert(string.start(), "lambda: ")];
+    let fix = match calls_in(text, string) {
+        None => Fix::new(title, Safety::Safe, edits),
+        Some(called) => Fix::new(
+            format!("{title} (unsafe: `{called}` in the message now runs only when the check fails)"),
+            Safety::Unsafe,
+            edits,
+        ),
+    };
+    diagnostic.with_fix(fix)
+}
+
+/// Why the message's fields cannot move into a lambda, if they cannot: a name bound there (`:=`)
+/// would be bound in the lambda; `await` and `yield` are not allowed in one; `super()` without
+/// arguments needs the method's frame.
+fn cannot_defer(string: &ast::ExprFString) -> Option<&'static str> {
+    let mut finder = Finder {
+        found: None,
+        wanted: |expr: &Expr| match expr {
+            Expr::Named(_) | Expr::Await(_) | Expr::Yield(_) | Expr::YieldFrom(_) => true,
+            Expr::Call(call) => call.arguments.is_empty() && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "super"),
+            _ => false,
+        },
+    };
+    for field in string.value.elements().filter_map(|element| element.as_interpolation()) {
+        finder.visit_expr(&field.expression);
+    }
+    finder.found.map(|_| {
+        "the message binds a name, awaits, yields or calls `super()`: build it only when the check fails, by hand"
+    })
 }
 
 /// Whether the condition, or a part of it joined by `and`/`or`/`not` or compared, is a tensor.

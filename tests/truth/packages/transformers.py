@@ -12,7 +12,9 @@ CausalLM class, whose `generate` decodes 3 tokens (its inputs carry labels, for 
 Inputs follow the model's `main_input_name`: token ids (batch 2 x 8, then 3 x 12, with an all-ones
 attention mask; seq2seq models also get decoder ids; dual encoders such as clip also get pixels),
 pixel values (batch 2 then 3, image size as configured), raw audio (batch 2 x 8000 samples, then
-3 x 12000), whisper-style mel features. Families with other inputs are left out.
+3 x 12000), whisper-style mel features. Families with other inputs are left out. A vision-language family may
+also get `<family>-images` (IMAGE_PROMPT_CASES): prompts with image tokens and their pixels, so that
+its image features are merged into the text (and its placeholder check runs).
 """
 from __future__ import annotations
 
@@ -174,7 +176,45 @@ def _class(name):
 
 
 def names() -> list[str]:
-    return list(FAMILIES)
+    return list(FAMILIES) + list(IMAGE_PROMPT_CASES)
+
+
+# Vision-language models run with images (`<family>-images`): a prompt whose image tokens stand
+# where the image's features go, and the pixels. Run on text alone (their base case), such a model
+# never merges features, so its placeholder check (`get_placeholder_mask`) never runs. Batch 2 then
+# 3: the number of image features changes with the batch, the size Dynamo made dynamic.
+IMAGE_PROMPT_CASES = {"llava-images": "llava"}
+
+
+def _image_prompt_case(name: str) -> Case:
+    """llava's layout: one image per prompt, as many image tokens as the vision tower has patches
+    (its CLS token dropped, the config's default strategy), between a few text tokens."""
+    family = IMAGE_PROMPT_CASES[name]
+    base, _ = _mapping()
+    config, overrides = _config(family)
+    # The default image token id (32000) lies beyond the small vocabulary: the processor would
+    # give one of the tokenizer's ids, so one inside it.
+    config.image_token_id = overrides["image_token_id"] = 5
+    vision = config.vision_config
+    tokens = (vision.image_size // vision.patch_size) ** 2
+    torch.manual_seed(0)
+    model = _class(base[family])(config).eval()
+
+    def make(batch):
+        def inputs():
+            ids = torch.randint(6, _vocab(config), (batch, tokens + 4))
+            ids[:, 2 : 2 + tokens] = config.image_token_id
+            pixels = torch.randn(batch, vision.num_channels, vision.image_size, vision.image_size)
+            return (), {"input_ids": ids, "attention_mask": torch.ones_like(ids), "pixel_values": pixels}
+
+        return inputs
+
+    return Case(
+        model=model,
+        inputs=[make(b) for b in IMAGE_BATCHES],
+        loss=_loss,
+        options={"config": overrides, "class": base[family], "inputs": "image prompts"},
+    )
 
 
 # Parts of a composite family (its text or vision tower): the composite's case runs their code.
@@ -437,6 +477,8 @@ def _generate_case(family: str) -> Case:
 
 
 def build(name: str) -> Case:
+    if name in IMAGE_PROMPT_CASES:
+        return _image_prompt_case(name)
     if name.endswith("-generate"):
         return _generate_case(name[: -len("-generate")])
     base, _ = _mapping()
