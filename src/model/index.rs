@@ -1161,6 +1161,10 @@ mod tests {
                 .replace("class Agent", "def run(net, obs):\n    return net(obs)\n\nclass Agent");
             assert_eq!(findings(&[("pkg/net.py", net), ("run.py", &agent)]), ["pkg/net.py TCF101"], "{use_}");
         }
+        // Named only in its docstring, a comment or a string: it runs nothing, the map stands.
+        let quiet = "\"\"\"self.net is trained elsewhere.\"\"\"\n        # self.net stays eager\n        tag = \"self.net\"\n        return obs * 2";
+        let agent = agent.replace("return self.net(obs)", quiet);
+        assert_eq!(findings(&[("pkg/net.py", net), ("run.py", &agent)]), Vec::<String>::new());
         // `self.model` of a trainer given its model: not another class's `self.model`.
         let trainer = "import torch\n\nclass Trainer:\n    def __init__(self, model):\n        self.model = model\n        self.model = torch.compile(self.model)\n";
         assert_eq!(findings(&[("pkg/net.py", net), ("train.py", trainer)]), ["pkg/net.py TCF101"]);

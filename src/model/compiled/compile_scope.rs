@@ -20,8 +20,9 @@ use crate::discover::is_test_file;
 use crate::model::compiled::reach::{Target, targets};
 use crate::model::compiled::yielded_modules::{Yielded, generators, loop_item};
 use crate::model::file::imports::Imports;
+use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
-use crate::model::file::{Class, FileModel};
+use crate::model::file::{Class, FileModel, FunctionNode};
 /// What one compile call compiles.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CompileTarget {
@@ -166,23 +167,33 @@ pub fn kept_given(model: &FileModel, class: usize) -> Vec<Kept> {
 }
 
 /// The kept values a method uses (`self.net(obs)`, `self.net.encode(obs)`, `run(self.net, obs)`):
-/// modules that may run when it does. Any use counts, not only a call: a module reached through
-/// one of its methods or handed to a function runs too, and missing it would drop its findings.
+/// modules that may run when it does. Any use in its code counts, not only a call: a module
+/// reached through one of its methods or handed to a function runs too, and missing it would
+/// drop its findings. Read from the syntax tree: a docstring or comment naming it runs nothing.
 pub fn kept_used(model: &FileModel, function: usize, kept: &[Kept]) -> Vec<String> {
-    let f = model.function(function);
-    let text = &model.source.text[f.node.range()];
-    let mut used: Vec<String> = kept.iter().filter(|k| mentions(text, &k.attr)).map(|k| k.attr.clone()).collect();
+    let mut uses = SelfAttributes(Vec::new());
+    match model.function(function).node {
+        FunctionNode::Def(def) => uses.visit_body(&def.body),
+        FunctionNode::Lambda(lambda) => uses.visit_expr(&lambda.body),
+    }
+    let mut used: Vec<String> =
+        kept.iter().filter(|k| uses.0.contains(&k.attr.as_str())).map(|k| k.attr.clone()).collect();
     used.dedup();
     used
 }
 
-/// Whether the text names `self.attr` whole (`self.net` but not `self.network`).
-fn mentions(text: &str, attr: &str) -> bool {
-    let needle = format!("self.{attr}");
-    text.match_indices(&needle).any(|(at, _)| {
-        let next = text[at + needle.len()..].chars().next();
-        !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
-    })
+/// The attributes of `self` a body reads or calls (`self.net`).
+struct SelfAttributes<'a>(Vec<&'a str>);
+
+impl<'a> Visitor<'a> for SelfAttributes<'a> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Attribute(attribute) = expr
+            && is_self(&attribute.value)
+        {
+            self.0.push(attribute.attr.id.as_str());
+        }
+        walk_expr(self, expr);
+    }
 }
 
 /// `__init__` and the class's methods it calls, transitively.
