@@ -18,7 +18,7 @@ use crate::model::compiled::compile_scope::{
 use crate::model::compiled::module_builders::{Builds, builds};
 use crate::model::compiled::reach::{Target, root_reason, targets};
 use crate::model::compiled::untraced::{forward_replacing_decorators, untraced_decorators};
-use crate::model::defaults::config_defaults::ClassDefaults;
+use crate::model::defaults::config_defaults::{ClassDefaults, FieldSet, fields_set};
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::file::dead_code::{classes_named_only_in_dead_code, name_hash};
@@ -36,6 +36,10 @@ use crate::model::flow::message_checks::own_message_checks;
 
 mod compile_map;
 use compile_map::CompileMap;
+/// Config field -> the values the project gives it: (the config class called, `None` for a store
+/// on a config object; the literal, `None` for any other value).
+type ValuesGiven<'i> = HashMap<&'i str, Vec<(Option<ClassId>, &'i Option<ConfigDefault>)>>;
+
 /// What one file contributes to the index.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
@@ -74,6 +78,8 @@ pub struct FileSummary {
     pub imported_calls: Vec<(String, Passed)>,
     /// Its module-level helpers that only other files call (`DeadCode::helpers_called_elsewhere`).
     pub helpers_called_elsewhere: Vec<String>,
+    /// The values it gives config fields (`config_defaults::fields_set`).
+    pub config_fields_set: Vec<FieldSet>,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -290,6 +296,7 @@ impl FileSummary {
             message_checks: own_message_checks(model),
             imported_calls: imported_calls(model),
             helpers_called_elsewhere: model.dead_code.helpers_called_elsewhere.clone(),
+            config_fields_set: fields_set(model),
         }
     }
 }
@@ -611,8 +618,10 @@ impl ProjectIndex {
             .map(|(file, summary)| self.config_classes_seen_by(file, summary))
             .collect();
         let sets: HashSet<&Vec<ClassId>> = seen.iter().collect();
-        let config_defaults: HashMap<&Vec<ClassId>, Arc<ConfigDefaults>> =
-            sets.into_par_iter().map(|classes| (classes, Arc::new(self.config_defaults_of(classes)))).collect();
+        let given = self.config_values_given();
+        let config_defaults: HashMap<&Vec<ClassId>, Arc<ConfigDefaults>> = (sets.into_par_iter())
+            .map(|classes| (classes, Arc::new(self.config_defaults_of(classes, &given))))
+            .collect();
         for (file, classes) in seen.iter().enumerate() {
             facts[file].config_defaults = Arc::clone(&config_defaults[classes]);
             facts[file].project_lengths = Arc::clone(&project_lengths);
@@ -702,8 +711,9 @@ impl ProjectIndex {
     }
 
     /// The defaults of config classes, their bases' included. A field two of them give
-    /// different defaults has none.
-    fn config_defaults_of(&self, classes: &[ClassId]) -> ConfigDefaults {
+    /// different defaults has none, nor has one the project sets to another value anywhere
+    /// (`given`): a test, a script or another model that turns it on runs the branch it guards.
+    fn config_defaults_of(&self, classes: &[ClassId], given: &ValuesGiven) -> ConfigDefaults {
         let mut merged: HashMap<String, Option<ConfigDefault>> = HashMap::default();
         for &class in classes {
             for (name, default) in self.class_config_defaults(class, 0) {
@@ -713,7 +723,38 @@ impl ProjectIndex {
                 }
             }
         }
-        merged.into_iter().filter_map(|(name, default)| Some((name, default?))).collect()
+        // A keyword counts for the class it is passed to (`GenerationConfig(pad_token_id=0)` sets
+        // nothing of a model's config); a store on a config object, for any.
+        let kept = |name: &str, default: &ConfigDefault| {
+            let values = given.get(name).into_iter().flatten();
+            let counted = values.filter(|(class, _)| class.is_none_or(|class| classes.contains(&class)));
+            counted.into_iter().all(|(_, value)| value.as_ref().is_some_and(|value| value.value == default.value))
+        };
+        merged
+            .into_iter()
+            .filter_map(|(name, default)| Some((name, default?)))
+            .filter(|(name, default)| kept(name, default))
+            .collect()
+    }
+
+    /// Each config field the project gives a value, with the values: stores on config objects
+    /// (`config.seeded = True`) and keywords of calls of its config classes
+    /// (`TinyConfig(mode="joint")`), in any file.
+    fn config_values_given(&self) -> ValuesGiven<'_> {
+        let mut given: ValuesGiven = HashMap::default();
+        for (file, summary) in self.files.iter().enumerate() {
+            for set in &summary.config_fields_set {
+                let class = match &set.class {
+                    None => None,
+                    Some(class) => match self.find_class(file, class) {
+                        Some(class) if self.class(class).config.is_some() => Some(class),
+                        _ => continue,
+                    },
+                };
+                given.entry(set.field.as_str()).or_default().push((class, &set.value));
+            }
+        }
+        given
     }
 
     /// The qualified names of the project's checks that raise with their message only when they
@@ -1357,5 +1398,61 @@ mod tests {
         }
         // Called from this file alone, under no_grad: grad is off, nothing to report.
         assert_eq!(findings(&[("pkg/alosses.py", losses)]), Vec::<String>::new());
+    }
+
+    const SEEDED_CONFIG: &str = "from dataclasses import dataclass\n\n\n@dataclass\nclass RolloutConfig:\n    seeded: bool = False\n    mode: str = \"plain\"\n";
+
+    /// A policy reads its config through `getattr` (`bool(getattr(self.config, "seeded", False))`)
+    /// and tests a string mode (`!= "joint"`); the dataclass in `configuration_rollout.py` leaves
+    /// both off. The counter bumped after the early return and the helper called after the mode's
+    /// early return are off by default: low, with the condition.
+    const SEEDED_POLICY: &str = "import torch\nfrom torch import nn\n\nfrom .configuration_rollout import RolloutConfig\n\n\ndef joint_spans(ids):\n    return (ids == 3).nonzero()\n\n\nclass Rollout(nn.Module):\n    def __init__(self, config: RolloutConfig):\n        super().__init__()\n        self.config = config\n        self.episode = 0\n\n    def generator(self):\n        if not bool(getattr(self.config, \"seeded\", False)):\n            return None\n        self.episode += 1\n        return self.episode\n\n    def spans(self, ids):\n        if getattr(self.config, \"mode\", None) != \"joint\":\n            return ids > 0\n        return joint_spans(ids)\n\n    def forward(self, ids):\n        self.generator()\n        return self.spans(ids)\n";
+
+    #[test]
+    fn getattr_and_string_modes_of_an_imported_dataclass_config_are_read_off_by_default() {
+        let files = [("pkg/configuration_rollout.py", SEEDED_CONFIG), ("pkg/modeling_rollout.py", SEEDED_POLICY)];
+        assert_eq!(
+            severities(&files),
+            vec![
+                "pkg/modeling_rollout.py:8 TCF106 low | only when `config.mode == \"joint\"` (\"plain\" by default), where `Rollout.spans` calls `joint_spans`",
+                "pkg/modeling_rollout.py:20 TCF203 low | only when `config.seeded` (False by default)",
+            ]
+        );
+    }
+
+    /// The project turns the fields on outside its tests (`RolloutConfig(seeded=True)` in a
+    /// script, `config.mode = "joint"` in another module): those branches run, and their findings
+    /// stay as they were. A test file that turns them on only covers the mode, and another config
+    /// class built with the same keyword is another config: still low.
+    #[test]
+    fn a_config_field_the_project_sets_on_elsewhere_keeps_its_finding() {
+        let script = "from pkg.configuration_rollout import RolloutConfig\n\n\ndef main():\n    return RolloutConfig(seeded=True)\n";
+        let other = "def use_joint(config):\n    config.mode = \"joint\"\n";
+        let files = [
+            ("pkg/configuration_rollout.py", SEEDED_CONFIG),
+            ("pkg/modeling_rollout.py", SEEDED_POLICY),
+            ("pkg/train.py", script),
+            ("pkg/joint.py", other),
+        ];
+        let found = severities(&files);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|f| !f.contains(" low ")), "{found:?}");
+        let same_value = "from pkg.configuration_rollout import RolloutConfig\n\n\ndef main():\n    return RolloutConfig(seeded=False, mode=\"plain\")\n";
+        let test = "from pkg.configuration_rollout import RolloutConfig\n\n\ndef test_seeded():\n    assert RolloutConfig(seeded=True, mode=\"joint\").seeded\n";
+        // Another config class's keyword sets nothing of this one (`GenerationConfig(pad_token_id=0)`).
+        let other_class =
+            "class OtherConfig:\n    seeded: bool = False\n\n\ndef main():\n    return OtherConfig(seeded=True)\n";
+        for (path, text) in
+            [("pkg/train.py", same_value), ("tests/test_rollout.py", test), ("pkg/other.py", other_class)]
+        {
+            let files = [
+                ("pkg/configuration_rollout.py", SEEDED_CONFIG),
+                ("pkg/modeling_rollout.py", SEEDED_POLICY),
+                (path, text),
+            ];
+            let found = severities(&files);
+            assert_eq!(found.len(), 2, "{path}: {found:?}");
+            assert!(found.iter().all(|f| f.contains(" low ")), "{path}: {found:?}");
+        }
     }
 }

@@ -2,12 +2,15 @@
 //! file tells of itself. Pass two keeps the guess when the project's facts would give the same
 //! analysis, so that most files are parsed once.
 
+use ruff_text_size::TextRange;
 use rustc_hash::FxHashSet as HashSet;
+use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::reach::mark_region;
+use crate::model::defaults::call_conditions::through_calls;
 use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
@@ -82,6 +85,7 @@ fn guess(
             let (mut fields, mut classes) = (HashSet::default(), HashSet::default());
             off_by_default(model, &ranges, &mut fields);
             off_unless_passed(model, &ranges, &mut classes);
+            fields.extend(fields_asked_at_calls(model, &ranges));
             (fields, classes)
         })
         .unzip();
@@ -89,6 +93,17 @@ fn guess(
     facts.keep_what_the_file_asks(&dependence);
     keep_what_the_findings_ask(&mut facts, config_fields.as_ref(), imports_asked.as_ref());
     Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text_hash }
+}
+
+/// The config fields asked of the calls that reach the findings' functions (`through_calls`): a
+/// finding in a helper (`spans(ids)`) takes the condition of its caller's branch
+/// (`if config.mode != "joint": return`), which the file alone cannot read when the config class
+/// is in another file.
+fn fields_asked_at_calls(model: &FileModel, ranges: &[TextRange]) -> HashSet<String> {
+    let asked = RefCell::new(HashSet::default());
+    let unmarked = vec![None; ranges.len()];
+    through_calls(model, ranges, unmarked, |sites| off_by_default(model, sites, &mut asked.borrow_mut()));
+    asked.into_inner()
 }
 
 /// Drops the config defaults and the imports elsewhere that `Guess::stands` will not compare:

@@ -10,9 +10,14 @@
 //! Only simple tests are read: a config-derived attribute compared with a number, its truth,
 //! `is None` / `is not None` of an attribute built only when a config flag holds
 //! (`self.adapter = Adapter(config) if config.add_adapter else None`), a value past a configured
-//! maximum (`count > self.max_objects`), and `and` / `or` / `not` of those; and loops over
-//! `range(config.n)` that the default leaves empty. Anything else is unknown, and unknown changes
-//! nothing.
+//! maximum (`count > self.max_objects`), a string field compared with strings (`config.mode ==
+//! "joint"`, `in {...}`), and `and` / `or` / `not` / `bool()` of those, a field read as
+//! `getattr(config, "name", default)` as well as `config.name`; and loops over `range(config.n)`
+//! that the default leaves empty. Anything else is unknown, and unknown changes nothing.
+//!
+//! A default counts only while the project leaves it: a field the file stores, or that any
+//! non-test file of the project sets to another value (`fields_set`, merged by the index), has
+//! none.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -20,6 +25,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
+use crate::discover::is_test_file;
 use crate::model::defaults::finding_conditions::{FindingConditions, body_range, early_exit_test, rest_range};
 use crate::model::file::configured::{ConfigDefault, Value};
 use crate::model::file::imports::unqualified;
@@ -149,7 +155,7 @@ fn literal(model: &FileModel, value: &Expr) -> Option<ConfigDefault> {
         Expr::UnaryOp(unary) if unary.op == UnaryOp::USub && unary.operand.is_number_literal_expr() => {
             Value::Number(number(&text)?)
         }
-        Expr::StringLiteral(_) => Value::Other,
+        Expr::StringLiteral(string) => Value::Str(string.value.to_str().to_string()),
         _ => return None,
     };
     Some(ConfigDefault { value, text })
@@ -340,6 +346,10 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                 known.map(|truths| Truth::joined(truths, !deciding, word))
             }
             Expr::UnaryOp(unary) if unary.op == UnaryOp::Not => self.truth(&unary.operand, depth + 1).map(Truth::not),
+            // `bool(getattr(self.config, "per_episode_seed", False))` is the flag's own truth.
+            Expr::Call(call) if builtin_call(call, "bool") && call.arguments.len() == 1 => {
+                self.truth(call.arguments.args.first()?, depth + 1)
+            }
             Expr::Compare(compare) => self.comparison(compare, depth),
             _ => match self.read(test, depth)? {
                 Read::Field { name, default } => {
@@ -347,7 +357,8 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                         Value::None => false,
                         Value::Bool(b) => b,
                         Value::Number(n) => n != 0.0,
-                        Value::Other => return None,
+                        // A string's truth is not what a config test means by it: unknown.
+                        Value::Str(_) => return None,
                     };
                     let text = format!("config.{name}");
                     Some(Truth::leaf(value, text.clone(), format!("not {text}"), name, default))
@@ -362,6 +373,9 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
     fn comparison(&mut self, compare: &ast::ExprCompare, depth: usize) -> Option<Truth> {
         let ([op], [right]) = (compare.ops.as_ref(), compare.comparators.as_ref()) else { return None };
         let left = compare.left.as_ref();
+        if let Some(strings) = self.against_strings(left, *op, right, depth) {
+            return Some(strings);
+        }
         if matches!(op, CmpOp::Is | CmpOp::IsNot) && right.is_none_literal_expr() {
             let is_not = matches!(op, CmpOp::IsNot);
             let not_none = match self.read(left, depth)? {
@@ -402,6 +416,33 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
         let (l, r) = if field_left { (&field_text, &number_side.1) } else { (&number_side.1, &field_text) };
         let (text, negated) = (format!("{l} {} {r}", op.as_str()), format!("{l} {} {r}", negated_op.as_str()));
         Some(Truth::leaf(value, text, negated, name, default))
+    }
+
+    /// `config.action_mode == "both"` (`!=`, the string on either side), or `config.action_mode in
+    /// {"discrete", "both"}` (`not in`, a tuple, list or set of strings), on a field whose default
+    /// is a string: a mode the default config does not select (`action_mode: str = "continuous"`).
+    fn against_strings(&mut self, left: &Expr, op: CmpOp, right: &Expr, depth: usize) -> Option<Truth> {
+        let (field, strings) = match op {
+            CmpOp::Eq | CmpOp::NotEq => match (left, right) {
+                (_, Expr::StringLiteral(string)) => (left, vec![string.value.to_str()]),
+                (Expr::StringLiteral(string), _) => (right, vec![string.value.to_str()]),
+                _ => return None,
+            },
+            CmpOp::In | CmpOp::NotIn => (left, strings_of_collection(right)?),
+            _ => return None,
+        };
+        let equal = matches!(op, CmpOp::Eq | CmpOp::In);
+        let Read::Field { name, default } = self.read(field, depth)? else { return None };
+        let Value::Str(value) = &default.value else { return None };
+        let among = strings.contains(&value.as_str());
+        let written = &self.model.source.text[if field.range() == left.range() { right } else { left }.range()];
+        let (is, is_not) = match op {
+            CmpOp::Eq | CmpOp::NotEq => ("==", "!="),
+            _ => ("in", "not in"),
+        };
+        let (text, negated) = (format!("config.{name} {is} {written}"), format!("config.{name} {is_not} {written}"));
+        let leaf = Truth::leaf(among, text, negated, name, default);
+        Some(if equal { leaf } else { leaf.not() })
     }
 
     /// `count > self.max_objects` (`>=`, or `self.max_objects < count`), the maximum a config
@@ -466,9 +507,8 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
 
     /// What `self.attr`, `self.config.name` or `config.name` holds under the default config.
     fn read(&mut self, expr: &Expr, depth: usize) -> Option<Read<'m>> {
-        let Expr::Attribute(attribute) = expr else { return None };
-        let attr = attribute.attr.id.as_str();
-        let field = if is_self(&attribute.value) {
+        let (object, attr) = attribute_read(expr)?;
+        let field = if is_self(object) {
             match self.attributes.get(attr)? {
                 Attribute::Config(name) => name.clone(),
                 &Attribute::Built { when, built_when } => {
@@ -476,7 +516,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                     return Some(Read::Built(if built_when { flag } else { flag.not() }));
                 }
             }
-        } else if is_config(&attribute.value) {
+        } else if is_config(object) {
             attr.to_string()
         } else {
             return None;
@@ -542,9 +582,141 @@ fn fields_stored(model: &FileModel) -> HashSet<String> {
     stores.0
 }
 
+/// A value the file gives a config field: `config.action_mode = "both"`, `setattr(config,
+/// "seeded", True)`, or a keyword of a call of a class (`TinyConfig(seeded=True)`: the index keeps
+/// those of config classes). A field the project sets to another value than its default has no
+/// default a branch can be read against (`config_defaults_of` in the index).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FieldSet {
+    /// The class called, as the file names it (a class of its own, or an import's qualified
+    /// name); `None` for a store on a config object.
+    pub class: Option<String>,
+    pub field: String,
+    /// The literal given; `None` for anything else (a name, a call: any value).
+    pub value: Option<ConfigDefault>,
+}
+
+/// What the file gives config fields, anywhere in it (a training script, a model). Not a test
+/// file's: a test turns each mode on to cover it (`TinyConfig(seeded=True)` in
+/// `test_tiny.py`), as it compiles what it checks (`compile_scope`), and says nothing of what a
+/// run of the project uses.
+pub fn fields_set(model: &FileModel) -> Vec<FieldSet> {
+    if is_test_file(&model.source.path) {
+        return Vec::new();
+    }
+    struct Sets<'m, 'a> {
+        model: &'m FileModel<'a>,
+        found: Vec<FieldSet>,
+    }
+    impl Sets<'_, '_> {
+        fn store(&mut self, field: &str, value: Option<&Expr>) {
+            let value = value.and_then(|value| literal(self.model, value));
+            self.found.push(FieldSet { class: None, field: field.to_string(), value });
+        }
+    }
+    impl<'b> Visitor<'b> for Sets<'_, '_> {
+        fn visit_stmt(&mut self, stmt: &'b Stmt) {
+            let (targets, value): (&[Expr], Option<&Expr>) = match stmt {
+                Stmt::Assign(assign) => (&assign.targets, Some(&assign.value)),
+                Stmt::AnnAssign(assign) => (std::slice::from_ref(&assign.target), assign.value.as_deref()),
+                // `config.steps += 1`: some other value.
+                Stmt::AugAssign(assign) => (std::slice::from_ref(&assign.target), None),
+                _ => (&[], None),
+            };
+            for target in targets {
+                if let Expr::Attribute(attribute) = target
+                    && is_config(&attribute.value)
+                {
+                    self.store(attribute.attr.id.as_str(), value);
+                }
+            }
+            walk_stmt(self, stmt);
+        }
+        fn visit_expr(&mut self, expr: &'b Expr) {
+            if let Expr::Call(call) = expr {
+                if builtin_call(call, "setattr")
+                    && let [object, Expr::StringLiteral(field), value] = &*call.arguments.args
+                    && is_config(object)
+                {
+                    self.store(field.value.to_str(), Some(value));
+                }
+                if let Some(class) = class_called(self.model, call) {
+                    for keyword in &call.arguments.keywords {
+                        let Some(field) = &keyword.arg else { continue };
+                        let value = literal(self.model, &keyword.value);
+                        self.found.push(FieldSet { class: Some(class.clone()), field: field.to_string(), value });
+                    }
+                }
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut sets = Sets { model, found: Vec::new() };
+    sets.visit_body(model.source.parsed.suite());
+    sets.found
+}
+
+/// The class a call builds, as the index finds it: `TinyConfig(...)` of a class the file defines
+/// (its name) or imports (the import's qualified name); `None` for other calls and calls with no
+/// keywords.
+fn class_called(model: &FileModel, call: &ast::ExprCall) -> Option<String> {
+    let Expr::Name(name) = call.func.as_ref() else { return None };
+    if call.arguments.keywords.iter().all(|keyword| keyword.arg.is_none()) {
+        return None;
+    }
+    let name = name.id.as_str();
+    if model.classes.iter().any(|class| class.qualname == name) {
+        return Some(name.to_string());
+    }
+    model.imports.get(name).map(str::to_string)
+}
+
 /// A config field that names a maximum: `max_num_objects`, `num_max_tokens`.
 fn says_maximum(field: &str) -> bool {
     field.split('_').any(|part| matches!(part, "max" | "maximum"))
+}
+
+/// `x.name`, or `getattr(x, "name", default)`: the object and the attribute it reads. The class's
+/// default is what a `getattr` on a config gives (its own default counts only where the class has
+/// no such field, and then the field has no default here either).
+fn attribute_read(expr: &Expr) -> Option<(&Expr, &str)> {
+    match expr {
+        Expr::Attribute(attribute) => Some((&attribute.value, attribute.attr.id.as_str())),
+        Expr::Call(call) if builtin_call(call, "getattr") && call.arguments.keywords.is_empty() => {
+            match &*call.arguments.args {
+                [object, Expr::StringLiteral(name)] | [object, Expr::StringLiteral(name), _] => {
+                    Some((object, name.value.to_str()))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A call of the builtin `name` (`bool(x)`, `getattr(x, "f")`), with no starred arguments.
+fn builtin_call(call: &ast::ExprCall, name: &str) -> bool {
+    matches!(call.func.as_ref(), Expr::Name(func) if func.id.as_str() == name)
+        && !call.arguments.args.iter().any(Expr::is_starred_expr)
+        && call.arguments.keywords.iter().all(|keyword| keyword.arg.is_some())
+}
+
+/// The strings of a tuple, list or set of string literals: `{"discrete", "both"}`.
+fn strings_of_collection(expr: &Expr) -> Option<Vec<&str>> {
+    let elements: &[Expr] = match expr {
+        Expr::Tuple(tuple) => &tuple.elts,
+        Expr::List(list) => &list.elts,
+        Expr::Set(set) => &set.elts,
+        _ => return None,
+    };
+    let strings: Option<Vec<&str>> = elements
+        .iter()
+        .map(|element| match element {
+            Expr::StringLiteral(string) => Some(string.value.to_str()),
+            _ => None,
+        })
+        .collect();
+    strings.filter(|strings| !strings.is_empty())
 }
 
 /// `config.name` or `self.config.name`'s object: a name ending in `config`, or `self.config`.
@@ -559,8 +731,9 @@ fn is_config(expr: &Expr) -> bool {
 /// What an assignment in `__init__` makes of an attribute, when it is read from the config.
 fn attribute_source(value: &Expr) -> Option<Attribute<'_>> {
     match value {
-        Expr::Attribute(attribute) if is_config(&attribute.value) => {
-            Some(Attribute::Config(attribute.attr.id.to_string()))
+        Expr::Attribute(_) | Expr::Call(_) => {
+            let (object, attr) = attribute_read(value)?;
+            is_config(object).then(|| Attribute::Config(attr.to_string()))
         }
         Expr::If(if_exp) => {
             let built_when = built_side(if_exp)?;

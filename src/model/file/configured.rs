@@ -17,8 +17,8 @@ pub(in crate::model) enum Value {
     None,
     Bool(bool),
     Number(f64),
-    /// A string or another literal: compared with nothing here.
-    Other,
+    /// A string's value (`"continuous"`): compared only for equality with another string.
+    Str(String),
 }
 
 impl ConfigDefault {
