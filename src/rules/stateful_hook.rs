@@ -57,8 +57,9 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
     hooks.sort_by_key(|hook| (hook.function, on_repeated_modules(model, hook).is_none()));
     hooks.dedup_by_key(|hook| hook.function);
     let mut diagnostics = Vec::new();
+    let file = FileState::of(model);
     for hook in hooks {
-        let Some(read) = first_state_read(model, hook.function, hook.bound_args, &[]) else { continue };
+        let Some(read) = first_state_read(model, &file, hook.function, hook.bound_args, &[]) else { continue };
         let through = match read.function {
             Some(helper) if helper != hook.function => {
                 format!(" (in `{}`, which it calls)", model.function(helper).qualname)
@@ -83,7 +84,7 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
         };
         let message = format!("{} reads {}{through}, {what}", describe(model, hook.function), read.what);
         let diagnostic = Diagnostic::new(&RULE, read.range, message).with_severity(severity);
-        let fix = record_always_fix(checker, hook, &read)
+        let fix = record_always_fix(checker, &file, hook, &read)
             .unwrap_or_else(|| disable_fix(model, hook, &read, checker.settings.target_torch));
         diagnostics.push(match fix {
             Ok(fix) => diagnostic.with_fix(fix),
@@ -98,9 +99,9 @@ fn check(checker: &Checker) -> Vec<Diagnostic> {
 /// hook holds no graph break that the tests kept from running on every call.
 /// `None` where the fix does not fit the hook; the reason there is no fix where it fits but would
 /// gain nothing.
-fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<Result<Fix, String>> {
-    let tests = flag_tests(checker, hook, read)?;
-    if let Some(sibling) = sibling_keeping_its_guard(checker, hook) {
+fn record_always_fix(checker: &Checker, file: &FileState, hook: &Hook, read: &StateRead) -> Option<Result<Fix, String>> {
+    let tests = flag_tests(checker, file, hook, read)?;
+    if let Some(sibling) = sibling_keeping_its_guard(checker, file, hook) {
         return Some(Err(format!(
             "hook `{}`, made with this one, keeps its guard: forward recompiles on a flip whatever this hook does",
             checker.model.function(sibling).name
@@ -113,7 +114,7 @@ fn record_always_fix(checker: &Checker, hook: &Hook, read: &StateRead) -> Option
 }
 
 /// The hook's flag tests, when taking them out leaves it reading no changing state.
-fn flag_tests(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<FlagTests> {
+fn flag_tests(checker: &Checker, file: &FileState, hook: &Hook, read: &StateRead) -> Option<FlagTests> {
     let model = checker.model;
     if !read.bounded || read.container || on_repeated_modules(model, hook).is_none() {
         return None;
@@ -123,13 +124,13 @@ fn flag_tests(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<FlagTe
     if graph_breaks.flat_map(|rule| checker.hazards_of(rule)).any(|range| hook_range.contains_range(range)) {
         return None;
     }
-    let scope = Scope::of(model, hook.function, hook.bound_args);
+    let scope = Scope::of(model, file, hook.function, hook.bound_args);
     let is_flag = |expr: &Expr| match expr {
         Expr::Attribute(attr) => scope.reads_state(model, attr) == Some(true),
         _ => false,
     };
     let tests = FlagTests::of(model, hook.function, &is_flag)?;
-    first_state_read(model, hook.function, hook.bound_args, &tests.tests).is_none().then_some(tests)
+    first_state_read(model, file, hook.function, hook.bound_args, &tests.tests).is_none().then_some(tests)
 }
 
 /// Another hook made next to this one (by the same function, or in the same class) reads
@@ -138,7 +139,7 @@ fn flag_tests(checker: &Checker, hook: &Hook, read: &StateRead) -> Option<FlagTe
 /// hook does, so recording on every call would only cost work. Measured on the seed
 /// transformer-room at abcc124: the activation hook's tests taken out, forward kept its recompile,
 /// from the entropy hooks' `nonlocal` state.
-fn sibling_keeping_its_guard(checker: &Checker, hook: &Hook) -> Option<usize> {
+fn sibling_keeping_its_guard(checker: &Checker, file: &FileState, hook: &Hook) -> Option<usize> {
     let model = checker.model;
     let made_by = |function: usize| (model.function(function).parent, model.function(function).class);
     let siblings = model.hooks.iter().filter(|other| {
@@ -146,8 +147,8 @@ fn sibling_keeping_its_guard(checker: &Checker, hook: &Hook) -> Option<usize> {
     });
     siblings
         .filter(|other| {
-            first_state_read(model, other.function, other.bound_args, &[])
-                .is_some_and(|read| flag_tests(checker, other, &read).is_none())
+            first_state_read(model, file, other.function, other.bound_args, &[])
+                .is_some_and(|read| flag_tests(checker, file, other, &read).is_none())
         })
         .map(|other| other.function)
         .next()
@@ -210,7 +211,13 @@ struct StateRead {
 
 /// The first read of changing state in the hook, or in the functions of the file it calls, outside
 /// the hook's code at `ignored`.
-fn first_state_read(model: &FileModel, hook: usize, bound_args: usize, ignored: &[TextRange]) -> Option<StateRead> {
+fn first_state_read(
+    model: &FileModel,
+    file: &FileState,
+    hook: usize,
+    bound_args: usize,
+    ignored: &[TextRange],
+) -> Option<StateRead> {
     if let FunctionNode::Def(def) = model.function(hook).node
         && let Some(declaration) = def.body.iter().find(|s| matches!(s, Stmt::Nonlocal(_) | Stmt::Global(_))) {
             let keyword = if matches!(declaration, Stmt::Nonlocal(_)) { "nonlocal" } else { "global" };
@@ -226,7 +233,7 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize, ignored: 
     let mut seen = vec![hook];
     let mut pending = vec![(hook, bound_args)];
     while let Some((function, bound_args)) = pending.pop() {
-        let scope = Scope::of(model, function, bound_args);
+        let scope = Scope::of(model, file, function, bound_args);
         let ignored = if function == hook { ignored } else { &[] };
         let mut finder = StateReadFinder { model, scope: &scope, function, ignored, found: None };
         visit_function(model, function, &mut finder);
@@ -246,13 +253,24 @@ fn first_state_read(model: &FileModel, hook: usize, bound_args: usize, ignored: 
 }
 
 /// The names a hook sees, sorted by where they come from.
-struct Scope {
+struct Scope<'f> {
     /// The hook's own locals and parameters that hold its inputs.
     locals: HashSet<String>,
     /// Parameters bound at registration: `functools.partial` arguments and defaulted parameters.
     captured_parameters: HashSet<String>,
     /// Assigned in an enclosing function: closure variables.
     closure: HashSet<String>,
+    /// Closure variables rebound after the hook was made.
+    closure_reassigned: HashSet<String>,
+    /// A method hook: `self` is the object the hook was taken from.
+    is_method: bool,
+    /// What the whole file holds: the same for every hook of the file.
+    file: &'f FileState,
+}
+
+/// The module-level state of a file, read once for all its hooks (each hook reading the whole
+/// file again made a file of many hooked modules quadratic).
+struct FileState {
     /// Assigned at module level, and module-level classes (imports and defs are not state).
     globals: HashSet<String>,
     /// Rebound after being captured: assigned twice, or assigned where it is declared
@@ -260,14 +278,23 @@ struct Scope {
     reassigned: HashSet<String>,
     /// Declared `nonlocal`/`global` somewhere but only written into there (`d[k] = v`).
     declared: HashSet<String>,
-    /// A method hook: `self` is the object the hook was taken from.
-    is_method: bool,
     /// Names whose items the file assigns (`SETTINGS["trace"] = True`, `SETTINGS.update(...)`).
     item_assigned: HashSet<String>,
 }
 
-impl Scope {
-    fn of(model: &FileModel, hook: usize, bound_args: usize) -> Self {
+impl FileState {
+    fn of(model: &FileModel) -> Self {
+        let (declared, mut reassigned) = declared_nonlocal_or_global(model);
+        let (mut globals, twice) = module_variables(model.source.parsed.suite());
+        reassigned.extend(twice);
+        globals.extend(model.classes.iter().filter(|c| !c.qualname.contains('.')).map(|c| c.qualname.clone()));
+        let item_assigned = item_assigned_names(model.source.parsed.suite());
+        Self { globals, reassigned, declared, item_assigned }
+    }
+}
+
+impl<'f> Scope<'f> {
+    fn of(model: &FileModel, file: &'f FileState, hook: usize, bound_args: usize) -> Self {
         let function = model.function(hook);
         let is_method = function.class.is_some();
         let parameters: Vec<&ast::ParameterWithDefault> =
@@ -283,7 +310,7 @@ impl Scope {
         locals.remove("self");
 
         let mut closure = HashSet::default();
-        let (declared, mut reassigned) = declared_nonlocal_or_global(model);
+        let mut closure_reassigned = HashSet::default();
         let mut parent = function.parent;
         let made_at = function.node.range().start();
         while let Some(enclosing) = parent {
@@ -292,20 +319,16 @@ impl Scope {
             // parameter first (`if not isinstance(want, set): want = {want}`) changes nothing.
             let later = bound_after(model.function(enclosing).node, made_at);
             closure.extend(bound);
-            reassigned.extend(twice.into_iter().filter(|name| later.contains(name)));
+            closure_reassigned.extend(twice.into_iter().filter(|name| later.contains(name)));
             parent = model.function(enclosing).parent;
         }
-        let (mut globals, twice) = module_variables(model.source.parsed.suite());
-        reassigned.extend(twice);
-        globals.extend(model.classes.iter().filter(|c| !c.qualname.contains('.')).map(|c| c.qualname.clone()));
-        let item_assigned = item_assigned_names(model.source.parsed.suite());
-        Self { locals, captured_parameters, closure, globals, reassigned, declared, is_method, item_assigned }
+        Self { locals, captured_parameters, closure, closure_reassigned, is_method, file }
     }
 
     /// Whether `name` holds an object from outside the hook (captured, closure, global).
     fn is_captured(&self, name: &str) -> bool {
         self.captured_parameters.contains(name)
-            || (!self.locals.contains(name) && (self.closure.contains(name) || self.globals.contains(name)))
+            || (!self.locals.contains(name) && (self.closure.contains(name) || self.file.globals.contains(name)))
     }
 
     /// `obj.field` where `obj` is from outside the hook and the project assigns `field` at run
@@ -320,12 +343,12 @@ impl Scope {
 
     /// How a captured name itself changes, if it does.
     fn change(&self, name: &str) -> Option<Change> {
-        if self.locals.contains(name) || !(self.closure.contains(name) || self.globals.contains(name)) {
+        if self.locals.contains(name) || !(self.closure.contains(name) || self.file.globals.contains(name)) {
             return None;
         }
-        if self.reassigned.contains(name) {
+        if self.closure_reassigned.contains(name) || self.file.reassigned.contains(name) {
             Some(Change::Reassigned)
-        } else if self.declared.contains(name) && self.item_assigned.contains(name) {
+        } else if self.file.declared.contains(name) && self.file.item_assigned.contains(name) {
             Some(Change::WrittenInto)
         } else {
             None
@@ -343,7 +366,7 @@ enum Change {
 
 struct StateReadFinder<'s, 'm, 'a> {
     model: &'m FileModel<'a>,
-    scope: &'s Scope,
+    scope: &'s Scope<'s>,
     function: usize,
     /// Code a fix takes out: what it reads no longer counts.
     ignored: &'s [TextRange],
@@ -387,7 +410,7 @@ impl<'a> CompiledCodeVisitor<'a> for StateReadFinder<'_, '_, '_> {
                 let Expr::Name(base) = subscript.value.as_ref() else { return true };
                 let keyed_by_name = matches!(subscript.slice.as_ref(), Expr::StringLiteral(_));
                 let base = base.id.as_str();
-                if keyed_by_name && self.scope.is_captured(base) && self.scope.item_assigned.contains(base) {
+                if keyed_by_name && self.scope.is_captured(base) && self.scope.file.item_assigned.contains(base) {
                     self.found(expr, format!("`{read}`"), true);
                     return false;
                 }

@@ -191,119 +191,14 @@ pub fn on_repeated_modules(model: &FileModel, hook: &Hook) -> Option<OnRepeatedM
     }
     let registering = registering_function(model, registration)?;
     let name = model.function(registering).name.as_str();
-    if applied_to_every_module(model.source.parsed.suite(), name) {
+    let own_calls = model.own_calls();
+    if own_calls.applied_to_every_module(name) {
         return Some(OnRepeatedModules::EveryModuleByApply);
     }
-    called_in_loop(model, registering).then_some(OnRepeatedModules::ByCallInLoop)
-}
-
-/// Whether the file calls `function` in a loop or comprehension, directly or through the
-/// functions that call it: each pass adds the callers found outside loops, until one calls in a
-/// loop or no caller is new. Measured under torch 2.15 (a helper registering the hook, called
-/// in a loop over `named_modules()`): `torch.compiler.disable` on that hook left forward no
-/// graph holding its layers, where without it forward was one graph of 52 ops.
-fn called_in_loop(model: &FileModel, function: usize) -> bool {
-    let mut callees = vec![function];
-    loop {
-        let mut finder =
-            LoopedCalls { model, caller: None, callees: &callees, depth: 0, in_loop: false, callers: Vec::new() };
-        finder.visit_module(model.source.parsed.suite());
-        for (caller, f) in model.functions.iter().enumerate() {
-            let FunctionNode::Def(def) = f.node else { continue };
-            finder.caller = Some(caller);
-            finder.depth = 0;
-            ruff_python_ast::visitor::Visitor::visit_body(&mut finder, &def.body);
-        }
-        if finder.in_loop {
-            return true;
-        }
-        let new: Vec<usize> = finder.callers.into_iter().filter(|caller| !callees.contains(caller)).collect();
-        if new.is_empty() {
-            return false;
-        }
-        callees.extend(new);
-    }
-}
-
-/// The calls of `callees` in one function's own body (nested defs and classes are functions of
-/// their own), or at module level when `caller` is `None`.
-struct LoopedCalls<'m, 'a> {
-    model: &'m FileModel<'a>,
-    caller: Option<usize>,
-    callees: &'m [usize],
-    depth: usize,
-    /// A call of a callee sits in a loop.
-    in_loop: bool,
-    /// Functions calling a callee outside any loop.
-    callers: Vec<usize>,
-}
-
-impl LoopedCalls<'_, '_> {
-    fn visit_module(&mut self, suite: &[Stmt]) {
-        self.caller = None;
-        self.depth = 0;
-        ruff_python_ast::visitor::Visitor::visit_body(self, suite);
-    }
-
-    /// The function of the file `call` runs: `self.name(...)` in a method, or a name in scope.
-    fn callee(&self, call: &ast::ExprCall) -> Option<usize> {
-        match call.func.as_ref() {
-            Expr::Attribute(attr) if is_self(&attr.value) => {
-                let class = self.model.self_class(self.caller?)?;
-                self.model.method_or_inherited(class, attr.attr.id.as_str())
-            }
-            Expr::Name(name) => self.model.resolve_name(name.id.as_str(), self.caller),
-            _ => None,
-        }
-    }
-}
-
-impl<'a> ruff_python_ast::visitor::Visitor<'a> for LoopedCalls<'_, '_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        use ruff_python_ast::visitor::{walk_body, walk_expr, walk_stmt};
-        match stmt {
-            Stmt::FunctionDef(_) | Stmt::ClassDef(_) => {}
-            Stmt::For(for_stmt) => {
-                self.visit_expr(&for_stmt.iter);
-                self.depth += 1;
-                walk_expr(self, &for_stmt.target);
-                walk_body(self, &for_stmt.body);
-                self.depth -= 1;
-                walk_body(self, &for_stmt.orelse);
-            }
-            Stmt::While(while_stmt) => {
-                self.depth += 1;
-                self.visit_expr(&while_stmt.test);
-                walk_body(self, &while_stmt.body);
-                self.depth -= 1;
-                walk_body(self, &while_stmt.orelse);
-            }
-            _ => walk_stmt(self, stmt),
-        }
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        use ruff_python_ast::visitor::walk_expr;
-        match expr {
-            Expr::Lambda(_) => {}
-            Expr::ListComp(_) | Expr::SetComp(_) | Expr::DictComp(_) | Expr::Generator(_) => {
-                self.depth += 1;
-                walk_expr(self, expr);
-                self.depth -= 1;
-            }
-            Expr::Call(call) => {
-                if self.callee(call).is_some_and(|callee| self.callees.contains(&callee)) {
-                    match (self.depth > 0, self.caller) {
-                        (true, _) => self.in_loop = true,
-                        (false, Some(caller)) => self.callers.push(caller),
-                        (false, None) => {}
-                    }
-                }
-                walk_expr(self, expr);
-            }
-            _ => walk_expr(self, expr),
-        }
-    }
+    // Measured under torch 2.15 (a helper registering the hook, called in a loop over
+    // `named_modules()`): `torch.compiler.disable` on that hook left forward no graph holding
+    // its layers, where without it forward was one graph of 52 ops.
+    own_calls.called_in_loop(registering).then_some(OnRepeatedModules::ByCallInLoop)
 }
 
 /// For a module reached through an index of a container (`model.blocks[0]`,
@@ -394,31 +289,6 @@ fn registering_function(model: &FileModel, registration: &ast::ExprCall) -> Opti
     (0..model.functions.len())
         .filter(|&index| model.function(index).node.range().contains_range(registration.range()))
         .min_by_key(|&index| model.function(index).node.range().len())
-}
-
-/// Whether the file passes the function named `name` to `<module>.apply(...)`, which calls it on
-/// every submodule (`self.model.apply(self._register_hook)`, `model.apply(add_hooks)`).
-fn applied_to_every_module(suite: &[Stmt], name: &str) -> bool {
-    use ruff_python_ast::visitor::{Visitor, walk_expr};
-    struct ApplyFinder<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'a> Visitor<'a> for ApplyFinder<'_> {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if let Expr::Call(call) = expr {
-                let is_apply =
-                    matches!(call.func.as_ref(), Expr::Attribute(method) if method.attr.id.as_str() == "apply");
-                if is_apply && call.arguments.args.first().and_then(last_segment) == Some(self.name) {
-                    self.found = true;
-                }
-            }
-            walk_expr(self, expr);
-        }
-    }
-    let mut finder = ApplyFinder { name, found: false };
-    finder.visit_body(suite);
-    finder.found
 }
 
 #[cfg(test)]

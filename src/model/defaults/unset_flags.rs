@@ -20,6 +20,8 @@
 //!   whose calls pass the flag as `None` or `False`, or not at all, or pass on their own
 //!   `forward`'s flag of the same name, itself unset.
 
+use std::cell::OnceCell;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
@@ -40,7 +42,7 @@ use crate::model::file::{FileModel, FunctionNode};
 /// told apart.
 pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange], asked: &mut HashSet<String>) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
-    let mut unset = Unset { model, known: HashMap::default(), asked };
+    let mut unset = Unset { model, known: HashMap::default(), asked, class_names: OnceCell::new() };
     for function in 0..model.functions.len() {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
         if !is_entry_point(&def.name.id) || !conditions.touches(def.range()) {
@@ -99,6 +101,8 @@ struct Unset<'m, 'a> {
     model: &'m FileModel<'a>,
     known: HashMap<(usize, String), bool>,
     asked: &'m mut HashSet<String>,
+    /// How the file names its classes, read when a flag first asks.
+    class_names: OnceCell<ClassNames>,
 }
 
 impl Unset<'_, '_> {
@@ -130,7 +134,9 @@ impl Unset<'_, '_> {
             return false;
         }
         let class_name = model.classes[class].node.name.id.as_str();
-        let Some(holders) = holders(model, class_name) else { return false };
+        let Some(holders) = self.class_names.get_or_init(|| ClassNames::of(model)).holders(class_name) else {
+            return false;
+        };
         // The module's own methods may call it too (`self(ids, use_cache=True)` in a decoding loop).
         let own_calls = calls_of(model, None, |caller| model.self_class(caller) == Some(class));
         let held_calls = holders.iter().flat_map(|attr| calls_of(model, Some(attr), |_| true));
@@ -199,41 +205,50 @@ fn parameter_position(def: &ast::StmtFunctionDef, flag: &str) -> Option<usize> {
     parameters.kwonlyargs.iter().any(|p| p.parameter.name.id.as_str() == flag).then_some(usize::MAX)
 }
 
-/// The attributes that hold the class in the file (`self.text_model = TextModel(config)`), when
-/// that and `isinstance` are the only ways the file names it; `None` when the file names it
-/// another way (a subclass, a factory, a local) whose calls are not known.
-fn holders(model: &FileModel, class_name: &str) -> Option<Vec<String>> {
-    let mut names = Names { name: class_name, all: 0, isinstance: 0 };
-    names.visit_body(model.source.parsed.suite());
-    let mut attributes = Vec::new();
-    for owner in 0..model.classes.len() {
-        for assignment in self_assignments(model, owner) {
-            if let Some(Expr::Call(call)) = assignment.value()
-                && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == class_name)
-            {
-                attributes.push(assignment.attr.clone());
+/// How the file names its classes, read in one walk for all of them (a walk per class made a file
+/// of many modules quadratic): how often each name appears, how often as `isinstance(x, Class)`'s
+/// class, and the attributes that hold a call of it (`self.text_model = TextModel(config)`).
+#[derive(Default)]
+struct ClassNames {
+    all: HashMap<String, usize>,
+    isinstance: HashMap<String, usize>,
+    held: HashMap<String, Vec<String>>,
+}
+
+impl ClassNames {
+    fn of(model: &FileModel) -> Self {
+        let mut names = ClassNames::default();
+        names.visit_body(model.source.parsed.suite());
+        for owner in 0..model.classes.len() {
+            for assignment in self_assignments(model, owner) {
+                if let Some(Expr::Call(call)) = assignment.value()
+                    && let Expr::Name(name) = call.func.as_ref()
+                {
+                    names.held.entry(name.id.to_string()).or_default().push(assignment.attr.clone());
+                }
             }
         }
+        names
     }
-    (names.all == names.isinstance + attributes.len()).then_some(attributes)
+
+    /// The attributes that hold the class in the file, when that and `isinstance` are the only
+    /// ways the file names it; `None` when the file names it another way (a subclass, a factory,
+    /// a local) whose calls are not known.
+    fn holders(&self, class_name: &str) -> Option<Vec<String>> {
+        let count = |counts: &HashMap<String, usize>| counts.get(class_name).copied().unwrap_or(0);
+        let held = self.held.get(class_name).cloned().unwrap_or_default();
+        (count(&self.all) == count(&self.isinstance) + held.len()).then_some(held)
+    }
 }
 
-/// How often the file's code names a class, and how often as `isinstance(x, Class)`'s class.
-struct Names<'n> {
-    name: &'n str,
-    all: usize,
-    isinstance: usize,
-}
-
-impl<'a> Visitor<'a> for Names<'_> {
+impl<'a> Visitor<'a> for ClassNames {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
-            Expr::Name(name) if name.id.as_str() == self.name => self.all += 1,
-            Expr::Call(call)
-                if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "isinstance")
-                    && matches!(call.arguments.args.get(1), Some(Expr::Name(class)) if class.id.as_str() == self.name) =>
-            {
-                self.isinstance += 1;
+            Expr::Name(name) => *self.all.entry(name.id.to_string()).or_default() += 1,
+            Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "isinstance") => {
+                if let Some(Expr::Name(class)) = call.arguments.args.get(1) {
+                    *self.isinstance.entry(class.id.to_string()).or_default() += 1;
+                }
             }
             _ => {}
         }

@@ -11,6 +11,7 @@ pub mod facts;
 pub mod imports;
 pub mod module;
 pub mod mutation;
+pub mod own_calls;
 pub mod rare_paths;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -30,6 +31,7 @@ use crate::model::file::dead_code::UncalledSetter;
 use crate::model::file::imports::Imports;
 use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
+use crate::model::file::own_calls::OwnCalls;
 use crate::source::SourceFile;
 
 pub struct FileModel<'a> {
@@ -124,6 +126,8 @@ pub struct FileModel<'a> {
     /// By capture option (`Capture as usize`): the code that option would make crash
     /// (`capture_crashes::crash_with`), read from the text once, when a finding first asks.
     pub(crate) capture_crashes: [OnceCell<Option<TextRange>>; 2],
+    /// The file's calls of its own functions (`own_calls`), found when a hook first asks.
+    own_calls: OnceCell<OwnCalls>,
 }
 
 #[derive(Clone, Copy)]
@@ -336,6 +340,7 @@ impl<'a> FileModel<'a> {
             class_tensors: RefCell::default(),
             held_classes: RefCell::default(),
             capture_crashes: Default::default(),
+            own_calls: OnceCell::new(),
         }
     }
 
@@ -475,6 +480,11 @@ impl<'a> FileModel<'a> {
     /// The first class of the file with this name (`Block`, not `Outer.Block`).
     pub fn class_named(&self, name: &str) -> Option<usize> {
         self.classes_by_name.get(name).copied()
+    }
+
+    /// Who calls each of the file's functions, in a loop or not, and what it hands to `apply`.
+    pub fn own_calls(&self) -> &OwnCalls {
+        self.own_calls.get_or_init(|| OwnCalls::find(self))
     }
 
     /// The hooks registered with `function`, in registration order.
