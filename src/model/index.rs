@@ -200,10 +200,13 @@ pub fn module_name(path: &Path) -> String {
     dotted(path)
 }
 
-/// The folder that holds `path`'s outermost package: walking up while a folder holds `__init__.py`.
+/// The folder that holds `path`'s outermost package: walking up while a folder holds `__init__.py`,
+/// or is a folder without one inside a package (`policies/common/`, a namespace package that its
+/// siblings import as `..common.vla_utils`).
 fn package_top(path: &Path) -> &Path {
+    let holds_init = |folder: &Path| folder.join("__init__.py").is_file();
     let mut top = path.parent().unwrap_or(path);
-    while top.join("__init__.py").is_file() {
+    while holds_init(top) || top.parent().is_some_and(holds_init) {
         match top.parent() {
             Some(parent) => top = parent,
             None => break,
@@ -1048,9 +1051,14 @@ mod tests {
             std::fs::write(folder.join("__init__.py"), "").unwrap();
         }
         let name = module_name(&led.join("modeling_led.py"));
+        // A folder without `__init__.py` inside a package is part of it (a namespace package).
+        let common = led.parent().unwrap().join("common");
+        std::fs::create_dir_all(&common).unwrap();
+        let shared = module_name(&common.join("vla_utils.py"));
         let top = module_name(&led.parent().unwrap().parent().unwrap().join("__init__.py"));
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(name, "transformers.models.led.modeling_led");
+        assert_eq!(shared, "transformers.models.common.vla_utils");
         assert_eq!(top, "transformers");
         assert_eq!(module_name(std::path::Path::new("models/vlm.py")), "models.vlm");
     }
