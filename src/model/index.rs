@@ -200,13 +200,19 @@ pub fn module_name(path: &Path) -> String {
     dotted(path)
 }
 
-/// The folder that holds `path`'s outermost package: walking up while a folder holds `__init__.py`,
-/// or is a folder without one inside a package (`policies/common/`, a namespace package that its
-/// siblings import as `..common.vla_utils`).
+/// The folder that holds `path`'s outermost package: walking up while a folder holds `__init__.py`.
+/// A folder without one right above the file, inside a package (`policies/common/`, a namespace
+/// package its siblings import as `..common.vla_utils`), is part of it; one above the packages
+/// is not (a src layout's `src/`, even under a stray root `__init__.py`).
 fn package_top(path: &Path) -> &Path {
     let holds_init = |folder: &Path| folder.join("__init__.py").is_file();
     let mut top = path.parent().unwrap_or(path);
-    while holds_init(top) || top.parent().is_some_and(holds_init) {
+    if !holds_init(top)
+        && let Some(package) = top.parent().filter(|parent| holds_init(parent))
+    {
+        top = package;
+    }
+    while holds_init(top) {
         match top.parent() {
             Some(parent) => top = parent,
             None => break,
@@ -1055,10 +1061,17 @@ mod tests {
         let common = led.parent().unwrap().join("common");
         std::fs::create_dir_all(&common).unwrap();
         let shared = module_name(&common.join("vla_utils.py"));
+        // A src layout under a stray root `__init__.py`: `src/` is no package.
+        let src = root.join("repo").join("src").join("pkg");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(root.join("repo").join("__init__.py"), "").unwrap();
+        std::fs::write(src.join("__init__.py"), "").unwrap();
+        let in_src = module_name(&src.join("model.py"));
         let top = module_name(&led.parent().unwrap().parent().unwrap().join("__init__.py"));
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(name, "transformers.models.led.modeling_led");
         assert_eq!(shared, "transformers.models.common.vla_utils");
+        assert_eq!(in_src, "pkg.model");
         assert_eq!(top, "transformers");
         assert_eq!(module_name(std::path::Path::new("models/vlm.py")), "models.vlm");
     }
