@@ -205,7 +205,9 @@ fn methods_building(model: &FileModel, class: usize) -> Vec<usize> {
         next += 1;
         for target in targets(model, method) {
             let Target::Local(qualname) = target else { continue };
-            let called = model.functions.iter().position(|f| f.qualname == qualname && f.class == Some(class));
+            // A method of the class is `Class.name`: looked up by name, not by a walk of every function.
+            let name = qualname.rsplit('.').next().unwrap_or(&qualname);
+            let called = model.method(class, name).filter(|&called| model.function(called).qualname == qualname);
             if let Some(called) = called.filter(|called| !building.contains(called)) {
                 building.push(called);
             }

@@ -62,7 +62,8 @@ pub fn resolve<'a>(model: &mut FileModel<'a>, pending: PendingCall<'a>) {
         PendingKind::HookRegistration => {
             let pre = last_segment(&pending.call.func).is_some_and(|name| name.ends_with("pre_hook"));
             let in_loop = pending.in_loop;
-            model.add_hook(Hook { registration: pending.call, function, bound_args, pre, in_loop });
+            let registered_in = pending.scope;
+            model.add_hook(Hook { registration: pending.call, function, bound_args, pre, in_loop, registered_in });
         }
         PendingKind::Compile => model.functions[function].compiled = true,
     }
@@ -189,7 +190,7 @@ pub fn on_repeated_modules(model: &FileModel, hook: &Hook) -> Option<OnRepeatedM
             return Some(OnRepeatedModules::ContainerElement);
         }
     }
-    let registering = registering_function(model, registration)?;
+    let registering = hook.registered_in?;
     let name = model.function(registering).name.as_str();
     let own_calls = model.own_calls();
     if own_calls.applied_to_every_module(name) {
@@ -281,14 +282,6 @@ fn container_looped(suite: &[Stmt], attribute: &str) -> Option<bool> {
     let mut uses = Uses { attribute, assigned: false, looped: false };
     uses.visit_body(suite);
     if uses.looped { Some(true) } else { uses.assigned.then_some(false) }
-}
-
-/// The innermost function of the file whose body holds the registration call.
-fn registering_function(model: &FileModel, registration: &ast::ExprCall) -> Option<usize> {
-    use ruff_text_size::Ranged;
-    (0..model.functions.len())
-        .filter(|&index| model.function(index).node.range().contains_range(registration.range()))
-        .min_by_key(|&index| model.function(index).node.range().len())
 }
 
 #[cfg(test)]

@@ -42,7 +42,8 @@ use crate::model::file::{FileModel, FunctionNode};
 /// told apart.
 pub fn off_unless_passed(model: &FileModel, ranges: &[TextRange], asked: &mut HashSet<String>) -> Vec<Option<String>> {
     let mut conditions = FindingConditions::new(ranges);
-    let mut unset = Unset { model, known: HashMap::default(), asked, class_names: OnceCell::new() };
+    let mut unset =
+        Unset { model, known: HashMap::default(), asked, class_names: OnceCell::new(), methods: OnceCell::new() };
     for function in 0..model.functions.len() {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
         if !is_entry_point(&def.name.id) || !conditions.touches(def.range()) {
@@ -103,6 +104,8 @@ struct Unset<'m, 'a> {
     asked: &'m mut HashSet<String>,
     /// How the file names its classes, read when a flag first asks.
     class_names: OnceCell<ClassNames>,
+    /// The functions of each class (`methods_by_class`), read when a flag first asks.
+    methods: OnceCell<HashMap<usize, Vec<usize>>>,
 }
 
 impl Unset<'_, '_> {
@@ -138,8 +141,9 @@ impl Unset<'_, '_> {
             return false;
         };
         // The module's own methods may call it too (`self(ids, use_cache=True)` in a decoding loop).
-        let own_calls = calls_of(model, None, |caller| model.self_class(caller) == Some(class));
-        let held_calls = holders.iter().flat_map(|attr| calls_of(model, Some(attr), |_| true));
+        let methods = self.methods.get_or_init(|| methods_by_class(model)).get(&class).map_or(&[][..], Vec::as_slice);
+        let own_calls = calls_of(model, None, methods.iter().copied());
+        let held_calls = holders.iter().flat_map(|attr| calls_of(model, Some(attr), 0..model.functions.len()));
         let calls: Vec<_> = own_calls.into_iter().chain(held_calls).collect();
         calls.into_iter().all(|(caller, call)| self.passes_unset(caller, call, flag, position, depth))
     }
@@ -256,13 +260,25 @@ impl<'a> Visitor<'a> for ClassNames {
     }
 }
 
-/// The calls of a module in the functions `made_in` accepts, with the function each is made in:
+/// The functions whose `self` is an instance of each class (its methods and what they nest), read
+/// once for the file.
+fn methods_by_class(model: &FileModel) -> HashMap<usize, Vec<usize>> {
+    let mut methods: HashMap<usize, Vec<usize>> = HashMap::default();
+    for function in 0..model.functions.len() {
+        if let Some(class) = model.self_class(function) {
+            methods.entry(class).or_default().push(function);
+        }
+    }
+    methods
+}
+
+/// The calls of a module in `functions`, with the function each is made in:
 /// of the submodule `self.<attr>` (`self.<attr>(...)`, `self.<attr>.forward(...)`), or with no
 /// `attr`, of the module itself (`self(...)`, `self.forward(...)`).
 fn calls_of<'a>(
     model: &FileModel<'a>,
     attr: Option<&str>,
-    made_in: impl Fn(usize) -> bool,
+    functions: impl Iterator<Item = usize>,
 ) -> Vec<(usize, &'a ast::ExprCall)> {
     struct Calls<'s, 'a> {
         attr: Option<&'s str>,
@@ -293,7 +309,7 @@ fn calls_of<'a>(
         }
     }
     let mut found = Vec::new();
-    for function in (0..model.functions.len()).filter(|&function| made_in(function)) {
+    for function in functions {
         let FunctionNode::Def(def) = model.function(function).node else { continue };
         let mut calls = Calls { attr, found: Vec::new() };
         calls.visit_body(&def.body);

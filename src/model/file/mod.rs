@@ -221,6 +221,8 @@ pub struct Hook<'a> {
     /// Registered in a loop or comprehension: on many modules, usually repeated blocks that
     /// `forward` calls in a loop.
     pub in_loop: bool,
+    /// The function whose code registers it (`None` at module level).
+    pub registered_in: Option<usize>,
 }
 
 /// Why a function is in the compiled region (shown in messages).
