@@ -7,8 +7,8 @@ use ruff_python_ast::{self as ast, Expr};
 /// einops' functions that return one array of their input's kind.
 const EINOPS: &[&str] = &["rearrange", "repeat", "reduce", "einsum"];
 
-/// einx's operations that return arrays of their operands' kind (not `solve`, `matches`,
-/// `check`: those return Python values).
+/// einx's operations that return arrays of their operands' kind, besides its mask operations
+/// (`EINX_MASKS`); not `solve`, `matches`, `check`: those return Python values.
 const EINX: &[&str] = &[
     "rearrange",
     "dot",
@@ -17,8 +17,6 @@ const EINX: &[&str] = &[
     "max",
     "min",
     "prod",
-    "any",
-    "all",
     "logsumexp",
     "var",
     "std",
@@ -33,15 +31,6 @@ const EINX: &[&str] = &[
     "minimum",
     "logaddexp",
     "where",
-    "less",
-    "less_equal",
-    "greater",
-    "greater_equal",
-    "equal",
-    "not_equal",
-    "logical_and",
-    "logical_or",
-    "logical_not",
     "get_at",
     "set_at",
     "add_at",
@@ -83,7 +72,7 @@ pub fn operands<'a>(qualified: &str, call: &'a ast::ExprCall) -> Option<&'a [Exp
     }
     let name = qualified.strip_prefix("einx.")?;
     let one_output = args.first().is_some_and(gives_one_array) && call.arguments.find_keyword("graph").is_none();
-    (EINX.contains(&name) && one_output).then(|| args.get(1..).unwrap_or_default())
+    ((EINX.contains(&name) || EINX_MASKS.contains(&name)) && one_output).then(|| args.get(1..).unwrap_or_default())
 }
 
 /// Whether an einx pattern gives one array: a literal with no comma among its outputs
