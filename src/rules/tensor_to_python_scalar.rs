@@ -60,6 +60,8 @@ struct Conversion<'a> {
     call: &'a ast::ExprCall,
     site: Site,
     fix: Option<Fix>,
+    /// `torch._check_tensor_all(cond, ...)`: Dynamo reads the condition with `.item()`.
+    tensor_check: bool,
 }
 
 struct ScalarFinder<'c, 'a> {
@@ -84,8 +86,11 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
             Expr::Call(call)
                 if self.is_conversion(call) => {
                     let fix = self.in_arithmetic.contains(&call.range()).then(|| detach_fix(call)).flatten();
-                    self.found.push(Conversion { expr, call, site, fix });
+                    self.found.push(Conversion { expr, call, site, fix, tensor_check: false });
                 }
+            Expr::Call(call) if is_tensor_check(self.function.model(), call) => {
+                self.found.push(Conversion { expr, call, site, fix: None, tensor_check: true });
+            }
             // Runs only when called (`torch._check(cond, lambda: f"... {int(n)}")` calls it on failure).
             Expr::Lambda(_) => return false,
             _ => {}
@@ -103,18 +108,29 @@ impl<'a> FunctionHooks<'a> for ScalarFinder<'_, 'a> {
         let captured = model.captures.sets(Capture::ScalarOutputs) || sets(model, Capture::ScalarOutputs);
         let mut setting = Setting::new(model);
         for conversion in self.found {
-            let still_breaks = flow.still_breaks(conversion.expr, value_of(conversion.call));
+            let still_breaks = if conversion.tensor_check {
+                message_closure(model, self.tensors, conversion.call).map(|at| closure_still_breaks(model, at))
+            } else {
+                flow.still_breaks(conversion.expr, value_of(conversion.call)).map(|still| still_breaking(model, still))
+            };
             if captured && still_breaks.is_none() {
                 // The project turns `capture_scalar_outputs` on: Dynamo traces this one.
                 continue;
             }
             let text = &model.source.text[conversion.call.range()];
-            let message = format!("`{text}` in {} breaks the graph", function.describe());
+            let message = if conversion.tensor_check {
+                format!(
+                    "`{text}` in {} reads its tensor condition as a Python bool (`.item()`), which breaks the graph",
+                    function.describe()
+                )
+            } else {
+                format!("`{text}` in {} breaks the graph", function.describe())
+            };
             let diagnostic = Diagnostic::new(&RULE, conversion.call.range(), message);
             let diagnostic = function.graph_break(diagnostic, conversion.site);
             diagnostics.push(match (conversion.fix, still_breaks) {
                 (Some(fix), _) => diagnostic.with_fix(fix),
-                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaking(model, still_breaks)),
+                (None, Some(still_breaks)) => diagnostic.without_fix(still_breaks),
                 (None, None) => match setting.removal() {
                     Ok(setting) => diagnostic.removed_by(setting, &model.source.path),
                     Err(reason) => diagnostic.without_fix(reason),
@@ -136,6 +152,50 @@ fn value_of(call: &ast::ExprCall) -> Value {
 /// (With the option on in the file or not: either way it is what still breaks.)
 fn still_breaking(model: &FileModel, still_breaks: StillBreaks) -> String {
     format!("{KEEP_A_TENSOR}: {}", still_breaks.reason(&model.source.text))
+}
+
+/// `torch._check_tensor_all(cond, message)` and `torch._check_tensor_all_with(error, cond,
+/// message)`: torch's checks of a boolean tensor. Their condition must be a tensor (torch raises a
+/// `TypeError` otherwise), and Dynamo traces them as `torch._check(cond._is_all_true().item())`
+/// (torch 2.15, `variables/torch.py`): with the default config the `.item()` breaks the graph
+/// (GB0124), whatever the message; with `capture_scalar_outputs` it traces.
+fn is_tensor_check(model: &FileModel, call: &ast::ExprCall) -> bool {
+    let imports = &model.imports;
+    imports.refers_to(&call.func, "torch._check_tensor_all") || imports.refers_to(&call.func, "torch._check_tensor_all_with")
+}
+
+/// The message of a tensor check, when it is a lambda that reads a tensor of the function
+/// (`lambda: f"{n} tokens"` with `n` a tensor): Dynamo cannot turn such a closure into a constant
+/// message and breaks there even with `capture_scalar_outputs` (GB9158, "Can't convert
+/// torch._check*() message closure", measured with torch 2.15).
+fn message_closure<'a>(model: &FileModel, tensors: &Tensors<'a, 'a>, call: &'a ast::ExprCall) -> Option<TextRange> {
+    let position = if model.imports.refers_to(&call.func, "torch._check_tensor_all_with") { 2 } else { 1 };
+    let message = call.arguments.find_argument_value("message", position)?;
+    let Expr::Lambda(lambda) = message else { return None };
+    let mut names = Vec::new();
+    collect_names(&lambda.body, &mut names);
+    names.into_iter().any(|name| tensors.is_tensor(name)).then(|| message.range())
+}
+
+/// The names an expression reads.
+fn collect_names<'a>(expr: &'a Expr, names: &mut Vec<&'a Expr>) {
+    use ruff_python_ast::visitor::{Visitor, walk_expr};
+    struct Names<'n, 'a>(&'n mut Vec<&'a Expr>);
+    impl<'a> Visitor<'a> for Names<'_, 'a> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if matches!(expr, Expr::Name(_)) {
+                self.0.push(expr);
+            }
+            walk_expr(self, expr);
+        }
+    }
+    Names(names).visit_expr(expr);
+}
+
+/// Why there is no fix for a tensor check whose message closes over a tensor.
+fn closure_still_breaks(model: &FileModel, at: TextRange) -> String {
+    let at = snippet(&model.source.text[at]);
+    format!("build the message from Python values only: Dynamo still breaks at `{at}` (a message closure over a tensor)")
 }
 
 /// What to do where no fix applies.
