@@ -5,9 +5,11 @@
 //! eagerly. There is no mechanical fix: the body has to be written as one batched tensor operation.
 //! Not reported in a frame that a graph break inside one of its loops already sends eagerly:
 //! Dynamo then unrolls nothing there. A list built from such a range (`list(range(n))`,
-//! `torch.tensor(list(range(n)))`) pins the size the same way (`range_list`).
+//! `torch.tensor(list(range(n)))`) pins the size the same way (`range_list`), and so does taking
+//! an input's tensor apart into its rows (`list(x)`, `x.unbind(0)`, `for row in x`: `tensor_rows`).
 
 mod range_list;
+mod tensor_rows;
 
 use ruff_python_ast::{Comprehension, Expr, ExprCall, Stmt};
 use ruff_text_size::{Ranged, TextRange};
@@ -42,7 +44,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
     if only_for_single_step(function.model(), function.id) {
         return None;
     }
-    Some(Box::new(LoopFinder { function, sizes: function.sizes(), found: Vec::new() }))
+    Some(Box::new(LoopFinder { function, sizes: function.sizes(), found: Vec::new(), unpacked: Vec::new() }))
 }
 
 /// Words that name dimensions a model fixes (`num_heads`, `num_levels`, `num_codebooks`, `ndim`,
@@ -63,6 +65,8 @@ struct LoopFinder<'c, 'a> {
     function: &'c Function<'c, 'a>,
     sizes: &'c InputSizes,
     found: Vec<Found>,
+    /// Values unpacked into names (`q, k, v = qkv.unbind(0)`): their count is needed anyway.
+    unpacked: Vec<TextRange>,
 }
 
 /// A `range(...)` over an input size, iterated by a loop or listed.
@@ -73,19 +77,32 @@ struct Found {
     size: TextRange,
     /// How a list of it is built (`list(range(…))`) and the fix, if it is listed.
     listed: Option<(String, Option<Fix>)>,
+    /// A tensor taken apart into its rows (`tensor_rows`): `for` over it, or the call listing them.
+    rows: Option<Rows>,
 }
 
-impl LoopFinder<'_, '_> {
+enum Rows {
+    Loop,
+    Listed,
+}
+
+impl<'a> LoopFinder<'_, 'a> {
     /// A loop over `iter` binding `target`, whose body is `body` (the element expressions of a
     /// comprehension) and `stmts` (a `for` statement's body).
     fn iterable(&mut self, target: &Expr, iter: &Expr, body: &[&Expr], stmts: &[Stmt]) {
         if names_fixed_dimension(target) || indexes_own_container(self.function.tensors(), target, body, stmts) {
             return;
         }
+        if let Expr::Name(_) = iter
+            && tensor_rows::varies_in_first_dim(self.function, iter, iter.range())
+        {
+            self.found.push(Found { range: iter.range(), size: iter.range(), listed: None, rows: Some(Rows::Loop) });
+            return;
+        }
         let Expr::Call(call) = iter else { return };
         let is_range = matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "range");
         if let Some(size) = self.size_of(call).filter(|_| is_range) {
-            self.found.push(Found { range: call.range(), size, listed: None });
+            self.found.push(Found { range: call.range(), size, listed: None, rows: None });
         }
     }
 
@@ -97,7 +114,12 @@ impl LoopFinder<'_, '_> {
 
     /// A list (or tensor) built from a range of an input size, reported once at its `range(...)`
     /// (the outer `torch.tensor(list(range(n)))` is met first and holds the fix).
-    fn listed(&mut self, call: &ExprCall) {
+    fn listed(&mut self, call: &'a ExprCall) {
+        if let Some(tensor) = tensor_rows::listed_rows(self.function, call) {
+            let found = Found { range: call.range(), size: tensor.range(), listed: None, rows: Some(Rows::Listed) };
+            self.found.push(found);
+            return;
+        }
         let model = self.function.model();
         let Some(list) = range_list::range_list(model, call) else { return };
         if self.found.iter().any(|found| found.range == list.range.range()) {
@@ -106,7 +128,7 @@ impl LoopFinder<'_, '_> {
         if let Some(size) = self.size_of(list.range) {
             let text = &model.source.text;
             let listed = Some((list.describe(text), list.fix(model)));
-            self.found.push(Found { range: list.range.range(), size, listed });
+            self.found.push(Found { range: list.range.range(), size, listed, rows: None });
         }
     }
 
@@ -119,8 +141,12 @@ impl LoopFinder<'_, '_> {
 
 impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        if let Stmt::For(for_stmt) = stmt {
-            self.iterable(&for_stmt.target, &for_stmt.iter, &[], &for_stmt.body);
+        match stmt {
+            Stmt::For(for_stmt) => self.iterable(&for_stmt.target, &for_stmt.iter, &[], &for_stmt.body),
+            Stmt::Assign(assign) if matches!(assign.targets.as_slice(), [Expr::Tuple(_) | Expr::List(_)]) => {
+                self.unpacked.push(assign.value.range());
+            }
+            _ => {}
         }
     }
 
@@ -144,17 +170,32 @@ impl<'a> FunctionHooks<'a> for LoopFinder<'_, 'a> {
             return;
         }
         for found in self.found {
-            let size = &function.model().source.text[found.size];
+            if self.unpacked.contains(&found.range) {
+                continue;
+            }
+            let text = &function.model().source.text;
+            let size = &text[found.size];
             let place = function.describe();
             // Medium: it costs only when that dimension varies between calls (sequence length,
             // batch size); over a channel count fixed by the model it compiles once.
-            let diagnostic = match found.listed {
-                None => Diagnostic::new(&RULE, found.range, format!(
+            let diagnostic = match (found.listed, found.rows) {
+                (_, Some(rows)) => {
+                    let what = match rows {
+                        Rows::Loop => format!("loop over the rows of `{size}`"),
+                        Rows::Listed => format!("`{}` takes `{size}` apart into its rows", &text[found.range]),
+                    };
+                    Diagnostic::new(&RULE, found.range, format!(
+                        "{what} in {place}: Dynamo makes the length of its first dimension a constant, so every new \
+                         length recompiles (dynamic shapes do not help), and after 8 lengths the frame runs eagerly"
+                    ))
+                    .without_fix("keep the rows in one tensor: index, `torch.split` or batch over that dimension where they are used")
+                }
+                (None, None) => Diagnostic::new(&RULE, found.range, format!(
                     "loop over `range` of `{size}` in {place} is unrolled for each size: every new size recompiles \
                      (dynamic shapes do not help), and after 8 sizes the frame runs eagerly"
                 ))
                 .without_fix("write the loop body as one batched tensor operation over that dimension"),
-                Some((listing, fix)) => {
+                (Some((listing, fix)), None) => {
                     let diagnostic = Diagnostic::new(&RULE, found.range, format!(
                         "{listing} over `{size}` in {place} holds one Python number per index, so the size becomes a \
                          constant: every new size recompiles (dynamic shapes do not help), and after 8 sizes the frame \

@@ -39,6 +39,96 @@ pub fn last_binding<'a>(def: &'a ast::StmtFunctionDef, name: &str, at: TextRange
     None
 }
 
+/// What a search for the binding that reaches a use found in one block.
+enum Reached<'a> {
+    /// `name = value` reaches the use.
+    Value(&'a Expr),
+    /// Something may bind the name in another way, or more than one binding may reach: unknown.
+    Unknown,
+    /// Nothing in the block binds the name before the use: the block around it decides.
+    Outside,
+}
+
+/// The value of the binding that reaches `at`, looking past the block of the statement that holds
+/// it into the blocks around (`x = f(...)` then `if c: ... else: y = list(x)`): the branches of an
+/// `if`, a `with` or a `try` that do not hold the use do not reach it. A loop whose body binds the
+/// name, a `while`, a `match`, or a statement that binds it in another way, say nothing.
+pub fn reaching_value<'a>(def: &'a ast::StmtFunctionDef, name: &str, at: TextRange) -> Option<&'a Expr> {
+    match reaching_in(&def.body, name, at) {
+        Reached::Value(value) => Some(value),
+        Reached::Unknown | Reached::Outside => None,
+    }
+}
+
+fn reaching_in<'a>(body: &'a [Stmt], name: &str, at: TextRange) -> Reached<'a> {
+    let Some(index) = body.iter().position(|stmt| stmt.range().contains_range(at)) else { return Reached::Unknown };
+    let stmt = &body[index];
+    let inner = blocks(stmt).into_iter().find(|block| block.iter().any(|s| s.range().contains_range(at)));
+    match (stmt, inner) {
+        (Stmt::While(_) | Stmt::Match(_) | Stmt::FunctionDef(_) | Stmt::ClassDef(_), _) => return Reached::Unknown,
+        (_, Some(block)) => {
+            match reaching_in(block, name, at) {
+                Reached::Outside => {}
+                reached => return reached,
+            }
+            // A loop's later passes reach its body's first statements; its target binds the name.
+            if let Stmt::For(for_stmt) = stmt {
+                let mut uses = NameUses { name, uses: Uses::Untouched };
+                uses.visit_expr(&for_stmt.target);
+                uses.visit_body(&for_stmt.body);
+                if matches!(uses.uses, Uses::Bound) {
+                    return Reached::Unknown;
+                }
+            }
+            if header_binds(stmt, name) {
+                return Reached::Unknown;
+            }
+        }
+        (_, None) => {
+            if binds_within(stmt, name, at) {
+                return Reached::Unknown;
+            }
+        }
+    }
+    for stmt in body[..index].iter().rev() {
+        if let Some(value) = binds(stmt, name) {
+            return Reached::Value(value);
+        }
+        let mut uses = NameUses { name, uses: Uses::Untouched };
+        uses.visit_stmt(stmt);
+        if matches!(uses.uses, Uses::Bound) {
+            return Reached::Unknown;
+        }
+    }
+    Reached::Outside
+}
+
+/// Whether the parts of a compound statement outside its blocks bind `name`: an `if`'s tests
+/// (`:=`), a `with`'s `as` targets, an `except ... as name`.
+fn header_binds(stmt: &Stmt, name: &str) -> bool {
+    let mut uses = NameUses { name, uses: Uses::Untouched };
+    match stmt {
+        Stmt::If(s) => {
+            uses.visit_expr(&s.test);
+            s.elif_else_clauses.iter().filter_map(|c| c.test.as_ref()).for_each(|test| uses.visit_expr(test));
+        }
+        Stmt::With(s) => s.items.iter().for_each(|item| {
+            uses.visit_expr(&item.context_expr);
+            if let Some(target) = &item.optional_vars {
+                uses.visit_expr(target);
+            }
+        }),
+        Stmt::Try(s) => {
+            return s.handlers.iter().any(|handler| {
+                let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                handler.name.as_ref().is_some_and(|bound| bound.id.as_str() == name)
+            });
+        }
+        _ => {}
+    }
+    matches!(uses.uses, Uses::Bound)
+}
+
 /// Whether, in the statement holding `at`, something binds `name` that the statement before
 /// cannot see: a comprehension or lambda around `at` with `name` as its own variable
 /// (`[int(n) for n in sizes]`), or `name := ...` anywhere in the statement.
@@ -238,6 +328,32 @@ mod tests {
         let at = source.find(marker).unwrap();
         let at = TextRange::at((at as u32).into(), (marker.len() as u32).into());
         last_binding(def, name, at).map(|(value, _)| source[value.range()].to_string())
+    }
+
+    /// `reaching_value` at the first use of `name` on the line holding `marker`, as text.
+    fn reaching_through(source: &str, name: &str, marker: &str) -> Option<String> {
+        let parsed = parse_module(source).unwrap();
+        let Stmt::FunctionDef(def) = &parsed.syntax().body[0] else { panic!("a def first") };
+        let at = source.find(marker).unwrap();
+        let at = TextRange::at((at as u32).into(), (marker.len() as u32).into());
+        reaching_value(def, name, at).map(|value| source[value.range()].to_string())
+    }
+
+    #[test]
+    fn a_use_in_a_branch_is_reached_by_the_binding_before_the_if() {
+        let source = "def f(g, c):\n    s = g.sum(0)\n    if c:\n        s = s[0]\n    else:\n        n = list(s)\n";
+        assert_eq!(reaching_through(source, "s", "list(s)").as_deref(), Some("g.sum(0)"));
+        // The `if` body's binding does not reach the `else`, but one inside the same block does.
+        let source = "def f(g, c):\n    s = g.sum(0)\n    if c:\n        s = g\n        n = list(s)\n";
+        assert_eq!(reaching_through(source, "s", "list(s)").as_deref(), Some("g"));
+        // A loop body that binds the name again: a later pass sees that binding.
+        let source = "def f(g, c):\n    s = g.sum(0)\n    for x in c:\n        n = list(s)\n        s = x\n";
+        assert_eq!(reaching_through(source, "s", "list(s)"), None);
+        // A walrus in the test, or a `while`: unknown.
+        let source = "def f(g, c):\n    s = g.sum(0)\n    if (s := c):\n        n = list(s)\n";
+        assert_eq!(reaching_through(source, "s", "list(s)"), None);
+        let source = "def f(g, c):\n    s = g.sum(0)\n    while c:\n        n = list(s)\n";
+        assert_eq!(reaching_through(source, "s", "list(s)"), None);
     }
 
     #[test]

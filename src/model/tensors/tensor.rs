@@ -1003,7 +1003,7 @@ fn names_bool_tensor(annotation: &Expr) -> bool {
     }
 }
 
-fn is_tensor_annotation(annotation: &Expr) -> bool {
+pub fn is_tensor_annotation(annotation: &Expr) -> bool {
     match annotation {
         Expr::Subscript(subscript) if last_segment(&subscript.value) == Some("Optional") => {
             is_tensor_annotation(&subscript.slice)
