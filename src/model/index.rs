@@ -1106,6 +1106,27 @@ mod tests {
         assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101"]);
     }
 
+    /// A holder that compiles the encoder it was given (`self.encoder.forward = torch.compile(...)`,
+    /// the encoder built from a config tcfix cannot read), and a subclass of it.
+    const HOLDER: &str = "import torch\nfrom torch import nn\n\nclass Holder(nn.Module):\n    def __init__(self, encoder, compile_encoder=False):\n        super().__init__()\n        self.encoder = encoder\n        if compile_encoder:\n            self.encoder.forward = torch.compile(self.encoder.forward)\n\n    def forward(self, x):\n        print(x)\n        return self.encoder(x)\n\nclass Trainer(Holder):\n    def forward(self, x):\n        return self.encoder(x) * x.sum().item()\n";
+
+    #[test]
+    fn a_part_given_to_its_holder_may_be_any_module_but_the_holder() {
+        // The encoder may be Block, Transformer or Attention; Holder and Trainer run eagerly.
+        let files = [("pkg/holder.py", HOLDER), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
+        // `torch.compile(self.encoder)` says the same; without any compile, every forward may be compiled.
+        let whole = HOLDER.replace(
+            "self.encoder.forward = torch.compile(self.encoder.forward)",
+            "self.encoder = torch.compile(self.encoder)",
+        );
+        let files = [("pkg/holder.py", whole.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
+        let none = HOLDER.replace("self.encoder.forward = torch.compile(self.encoder.forward)", "pass");
+        let files = [("pkg/holder.py", none.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&files).len(), 5);
+    }
+
     #[test]
     fn what_a_compile_map_does_not_trust() {
         let every = ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"];
