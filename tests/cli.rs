@@ -573,7 +573,8 @@ fn a_capture_option_is_written_once_where_the_project_compiles() {
     let advice = tcfix(alone.path(), &["--apply", "--allow-no-vcs", "--unsafe-fixes", "pkg"]);
     assert_eq!(fs::read_to_string(alone.path().join("pkg/model.py")).unwrap(), library);
     assert!(
-        stdout(&advice).contains("(set it where you call torch.compile: this project compiles nothing itself)"),
+        stdout(&advice)
+            .contains("(set it in your program before it compiles: no script of this project calls torch.compile)"),
         "{}",
         stdout(&advice)
     );

@@ -1,7 +1,7 @@
 //! One setting, one place: a Dynamo capture option holds for the whole process, so the findings
 //! it removes (TCF103, TCF106) are grouped, and the setting is written once, where the project
-//! calls `torch.compile`, with a comment saying why. A project that compiles nothing (a library)
-//! gets the setting as advice: a library module that set it would flip it for every program that
+//! calls `torch.compile`, with a comment saying why. A project with no script that compiles (a
+//! library, or one that compiles inside its library modules) gets the setting as advice: a library module that set it would flip it for every program that
 //! imports it. `write_setting` is the edit; `ProjectSetting` is what a finding carries.
 
 use ruff_python_ast::{self as ast, Stmt};
@@ -40,8 +40,8 @@ impl ProjectSetting {
                  where the project calls `torch.compile`"
             ),
             None => format!(
-                "removed by one process-wide setting: put `{statement}` where you call `torch.compile` (this \
-                 project compiles nothing itself)"
+                "removed by one process-wide setting: put `{statement}` in your program before it compiles (no \
+                 script of this project calls `torch.compile`)"
             ),
         }
     }
@@ -52,7 +52,9 @@ impl ProjectSetting {
         let statement = self.statement();
         let place = match &self.written_in {
             Some(path) => format!("`--unsafe-fixes` writes it once, in {path}, where the project calls torch.compile"),
-            None => "set it where you call torch.compile: this project compiles nothing itself".to_string(),
+            None => {
+                "set it in your program before it compiles: no script of this project calls torch.compile".to_string()
+            }
         };
         let are = if findings == 1 { "is" } else { "are" };
         format!("{findings} {finding} in {files} {file} {are} removed by one setting: {statement} ({place})")

@@ -52,6 +52,9 @@ pub struct FileSummary {
     pub functions: Vec<FunctionSummary>,
     /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
     pub setup_code: bool,
+    /// A test file that compiles nothing (a reference implementation, an eager check): none of
+    /// its code is a root, whatever it defines.
+    pub eager_test: bool,
     /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
     pub untraced_decorators: Vec<String>,
     /// Module-level class decorators that replace the class's `forward` (`untraced`).
@@ -289,6 +292,7 @@ impl FileSummary {
             classes,
             functions,
             setup_code: crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text),
+            eager_test: model.is_eager_test(),
             untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
             forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
             reexported: if is_package(model) {
@@ -913,7 +917,7 @@ impl ProjectIndex {
 
     fn root_reason(&self, id: FunctionId, function: &FunctionSummary) -> Option<Reason> {
         let file = id.file;
-        if function.disabled {
+        if function.disabled || self.files[file].eager_test {
             return None;
         }
         if function.root.is_some() {
@@ -1104,6 +1108,43 @@ mod tests {
         let files = [("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION), ("train.py", train)];
         // Block's print and its Attention's .item(); Transformer.forward is never traced.
         assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101"]);
+    }
+
+    /// A holder that compiles the encoder it was given (`self.encoder.forward = torch.compile(...)`,
+    /// the encoder built from a config tcfix cannot read), and a subclass of it.
+    const HOLDER: &str = "import torch\nfrom torch import nn\n\nclass Holder(nn.Module):\n    def __init__(self, encoder, compile_encoder=False):\n        super().__init__()\n        self.encoder = encoder\n        if compile_encoder:\n            self.encoder.forward = torch.compile(self.encoder.forward)\n\n    def forward(self, x):\n        print(x)\n        return self.encoder(x)\n\nclass Trainer(Holder):\n    def forward(self, x):\n        return self.encoder(x) * x.sum().item()\n";
+
+    #[test]
+    fn a_part_given_to_its_holder_may_be_any_module_but_the_holder() {
+        // The encoder may be Block, Transformer or Attention; Holder and Trainer run eagerly.
+        let files = [("pkg/holder.py", HOLDER), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
+        // `torch.compile(self.encoder)` says the same; without any compile, every forward may be compiled.
+        let whole = HOLDER.replace(
+            "self.encoder.forward = torch.compile(self.encoder.forward)",
+            "self.encoder = torch.compile(self.encoder)",
+        );
+        let files = [("pkg/holder.py", whole.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
+        let none = HOLDER.replace("self.encoder.forward = torch.compile(self.encoder.forward)", "pass");
+        let files = [("pkg/holder.py", none.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
+        assert_eq!(findings(&files).len(), 5);
+    }
+
+    #[test]
+    fn a_test_file_that_compiles_nothing_runs_its_modules_eagerly() {
+        // A reference implementation the tests compare against: nothing compiles it.
+        let reference = "import torch\nfrom torch import nn\n\nclass Reference(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n";
+        assert_eq!(
+            findings(&[("tests/models/reference.py", reference), ("pkg/layers.py", ATTENTION)]),
+            ["pkg/layers.py TCF103"]
+        );
+        // A test that compiles its own toy module says what it traces.
+        let compiled = format!("{reference}\ndef test_reference():\n    torch.compile(Reference())(torch.ones(2))\n");
+        assert_eq!(
+            findings(&[("tests/test_reference.py", compiled.as_str()), ("pkg/layers.py", ATTENTION)]),
+            ["pkg/layers.py TCF103", "tests/test_reference.py TCF101"]
+        );
     }
 
     #[test]

@@ -323,6 +323,7 @@ impl Finder<'_> {
             },
             Expr::Call(call) => self.instance_of(call).map_or(CompileTarget::Unknown, CompileTarget::Classes),
             Expr::Attribute(_) if self.names_function(compiled) => CompileTarget::Function,
+            Expr::Attribute(method) if let Some(held) = self.own_module_called(method) => held,
             Expr::Attribute(attribute) if is_reference(&attribute.value) => {
                 let of_class = match attribute.value.as_ref() {
                     Expr::Name(name) if name.id.as_str() == "self" => self.class.map(str::to_string),
@@ -338,6 +339,17 @@ impl Finder<'_> {
             }
             _ => CompileTarget::Unknown,
         }
+    }
+
+    /// `self.encoder.forward` (or `__call__`) in a method: the module held in `self.encoder`, run
+    /// whole, like `torch.compile(self.encoder)`.
+    fn own_module_called(&self, method: &ast::ExprAttribute) -> Option<CompileTarget> {
+        let Expr::Attribute(held) = method.value.as_ref() else { return None };
+        let called = matches!(method.attr.id.as_str(), "forward" | "__call__");
+        if !(called && is_self(&held.value)) {
+            return None;
+        }
+        Some(CompileTarget::Member { name: held.attr.id.to_string(), of_class: Some(self.class?.to_string()) })
     }
 
     /// One of the file's functions, or a function of torch's (`flex_attention`): never a module.

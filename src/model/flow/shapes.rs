@@ -12,7 +12,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all};
 use crate::model::file::module::is_self;
-use crate::model::file::{FileModel, Reason};
+use crate::model::file::{Body, FileModel, Reason};
 /// The sizes one function reads from its inputs, and the names holding them.
 pub struct InputSizes {
     names: HashSet<String>,
@@ -27,9 +27,17 @@ impl InputSizes {
     /// source order.
     pub fn of(model: &FileModel, function: usize) -> Self {
         let node = model.function(function).node;
+        let wrapped = match node.body() {
+            Body::Stmts(body) => rebound_to_containers(body),
+            Body::Expr(_) => HashSet::default(),
+        };
         let parameters = node
             .parameters()
-            .map(|p| p.iter_non_variadic_params().skip(1).map(|p| p.parameter.name.id.to_string()).collect())
+            .map(|p| {
+                let params = p.iter_non_variadic_params().skip(1);
+                let tensors = params.filter(|p| !p.parameter.annotation.as_deref().is_some_and(names_container));
+                tensors.map(|p| p.parameter.name.id.to_string()).filter(|name| !wrapped.contains(name)).collect()
+            })
             .unwrap_or_default();
         let mut finder = NameFinder {
             sizes: InputSizes { names: HashSet::default(), parameters, module_tensors: HashSet::default() },
@@ -63,6 +71,47 @@ impl InputSizes {
             _ => false,
         }
     }
+}
+
+/// `list[Tensor]`, `Tuple[int, int]`, `Optional[Sequence[Tensor]]`, `dict | None`: a Python
+/// container, whose length Dynamo guards on like any list's, loop or not (TCF205's question, not a
+/// size of a tensor).
+fn names_container(annotation: &Expr) -> bool {
+    const CONTAINERS: [&str; 9] = ["list", "List", "tuple", "Tuple", "Sequence", "Iterable", "dict", "Dict", "Mapping"];
+    let is_none = |expr: &Expr| expr.is_none_literal_expr();
+    match annotation {
+        Expr::Name(name) => CONTAINERS.contains(&name.id.as_str()),
+        Expr::Attribute(attr) => CONTAINERS.contains(&attr.attr.id.as_str()),
+        Expr::Subscript(subscript) => match subscript.value.as_ref() {
+            Expr::Name(name) if name.id.as_str() == "Optional" => names_container(&subscript.slice),
+            base => names_container(base),
+        },
+        Expr::BinOp(union) => {
+            [&union.left, &union.right].iter().all(|side| names_container(side) || is_none(side))
+                && !(is_none(&union.left) && is_none(&union.right))
+        }
+        _ => false,
+    }
+}
+
+/// The names the function rebinds to a list or tuple it builds (`pi_logits = [pi_logits]` when a
+/// lone tensor was passed): a parameter so rebound is handled as a container.
+fn rebound_to_containers(body: &[Stmt]) -> HashSet<String> {
+    struct Rebinds(HashSet<String>);
+    impl<'a> Visitor<'a> for Rebinds {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::Assign(assign) = stmt
+                && let [Expr::Name(name)] = assign.targets.as_slice()
+                && matches!(assign.value.as_ref(), Expr::List(_) | Expr::Tuple(_))
+            {
+                self.0.insert(name.id.to_string());
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut rebinds = Rebinds(HashSet::default());
+    rebinds.visit_body(body);
+    rebinds.0
 }
 
 /// `len(x.shape)`, `len(x.size())`, `len(x.shape[:-2])`: a number of dimensions, fixed by the model.

@@ -8,6 +8,14 @@ use super::{ClassId, FunctionId, ProjectIndex};
 use crate::model::compiled::compile_scope::{CompileTarget, Held};
 use crate::model::compiled::module_builders::Builds;
 
+/// What compiling a member (`torch.compile(self.unet)`, `torch.compile(policy.predict)`) traces.
+enum Member {
+    /// The modules held there and the methods of that name.
+    Known { held: Vec<ClassId>, compiled: Vec<FunctionId> },
+    /// A module of any class, given to this holder and kept there.
+    GivenTo(ClassId),
+}
+
 pub(super) struct CompileMap {
     /// The module classes whose `forward` is traced.
     pub classes: HashSet<ClassId>,
@@ -23,6 +31,7 @@ impl ProjectIndex {
     pub(super) fn find_compiled(&self) -> Option<CompileMap> {
         let mut named: Vec<ClassId> = Vec::new();
         let mut methods: HashSet<FunctionId> = HashSet::default();
+        let mut holders: Vec<ClassId> = Vec::new();
         for (file, summary) in self.files.iter().enumerate() {
             for target in &summary.compile_targets {
                 match target {
@@ -40,12 +49,23 @@ impl ProjectIndex {
                         named.extend(held);
                     }
                     CompileTarget::Member { name, of_class } => {
-                        let (held, compiled) = self.member_compiled(file, name, of_class.as_deref())?;
-                        named.extend(held);
-                        methods.extend(compiled);
+                        match self.member_compiled(file, name, of_class.as_deref())? {
+                            Member::Known { held, compiled } => {
+                                named.extend(held);
+                                methods.extend(compiled);
+                            }
+                            Member::GivenTo(holder) => holders.push(holder),
+                        }
                     }
                 }
             }
+        }
+        if !holders.is_empty() {
+            // A part given to its holder (`self.encoder.forward = torch.compile(...)`, the encoder
+            // built from a config) may be any module, but not a holder: the project compiles the
+            // holder's parts because it runs the holder itself eagerly.
+            let containers = self.families(&holders);
+            named.extend(self.module_classes.iter().filter(|class| !containers.contains(class)));
         }
         if named.is_empty() && methods.is_empty() {
             return None;
@@ -55,29 +75,34 @@ impl ProjectIndex {
     }
 
     /// What `torch.compile(x.name)` traces: the modules x's class holds in `name`, or its
-    /// methods called `name` with what their classes hold. None when neither is found.
-    fn member_compiled(
-        &self,
-        file: usize,
-        name: &str,
-        of_class: Option<&str>,
-    ) -> Option<(Vec<ClassId>, Vec<FunctionId>)> {
+    /// methods called `name` with what their classes hold; or, for a module of any class that
+    /// x's class was given and keeps there, only the holder. None when nothing is found.
+    fn member_compiled(&self, file: usize, name: &str, of_class: Option<&str>) -> Option<Member> {
         let of_class = match of_class {
             Some(class) => Some(self.find_class(file, class)?),
             None => None,
         };
-        let mut held = match of_class {
-            Some(class) => self.held_by(class, name)?,
+        let compiled = self.methods_named(name, of_class);
+        let mut held = match of_class.map(|class| (class, self.held_by(class, name))) {
+            Some((_, Some(held))) => held,
+            Some((holder, None)) if compiled.is_empty() => return Some(Member::GivenTo(holder)),
+            Some((_, None)) => return None,
             None => Vec::new(),
         };
-        let compiled = self.methods_named(name, of_class);
         if held.is_empty() && compiled.is_empty() {
             return None;
         }
         for &method in &compiled {
             held.extend(self.held_by_method_class(method)?);
         }
-        Some((held, compiled))
+        Some(Member::Known { held, compiled })
+    }
+
+    /// The classes and their subclasses.
+    fn families(&self, classes: &[ClassId]) -> HashSet<ClassId> {
+        let mut family: HashSet<ClassId> = classes.iter().copied().collect();
+        family.extend(classes.iter().flat_map(|&class| self.subclasses_of(class)));
+        family
     }
 
     /// The named classes, what they name in turn and their bases, and what the project
