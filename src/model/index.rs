@@ -29,9 +29,10 @@ use crate::model::file::imports::unqualified;
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
+use crate::model::file::passed::Passed;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
-use crate::model::flow::imported_calls::{Passed, imported_calls};
+use crate::model::flow::imported_calls::imported_calls;
 use crate::model::flow::message_checks::own_message_checks;
 
 mod compile_map;

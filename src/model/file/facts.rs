@@ -9,9 +9,9 @@ use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
 use crate::model::file::imports::unqualified;
 use crate::model::file::mutation::StateAttributes;
+use crate::model::file::passed::Passed;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
-use crate::model::flow::imported_calls::Passed;
 /// What the index tells one file about itself.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {

@@ -12,6 +12,7 @@ pub mod imports;
 pub mod module;
 pub mod mutation;
 pub mod own_calls;
+pub mod passed;
 pub mod rare_paths;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
