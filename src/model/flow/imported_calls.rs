@@ -41,9 +41,13 @@ impl Uses<'_, '_> {
             head = &attribute.value;
         }
         let Expr::Name(name) = head else { return None };
-        self.model.imports.get(name.id.as_str())?;
-        let qualified = self.model.imports.qualified_name(expr)?;
-        (qualified != "torch" && !qualified.starts_with("torch.")).then_some(qualified)
+        // Torch's own names are left out before their dotted name is built: most imported uses
+        // in a model file are `torch.…` and `nn.…`.
+        let bound = self.model.imports.get(name.id.as_str())?;
+        if bound == "torch" || bound.starts_with("torch.") {
+            return None;
+        }
+        self.model.imports.qualified_name(expr)
     }
 }
 
