@@ -26,12 +26,14 @@ use crate::model::file::dead_code::{classes_named_only_in_dead_code, name_hash};
 /// `facts.rs`, so that `reach::mark_region` reads them without depending on the index).
 pub use crate::model::file::facts::{Dependence, Facts};
 use crate::model::file::imports::unqualified;
+use crate::model::file::message_facts::MessageFact;
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
+use crate::model::file::passed::Passed;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
-use crate::model::flow::imported_calls::{Passed, imported_calls};
+use crate::model::flow::imported_calls::imported_calls;
 use crate::model::flow::message_checks::own_message_checks;
 
 mod compile_map;
@@ -76,7 +78,7 @@ pub struct FileSummary {
     /// The capture options the file turns on, and whether it compiles (`dynamo_config`).
     pub captures: Captures,
     /// Its module-level checks that raise with their message only when they fail (`message_checks`).
-    pub message_checks: Vec<String>,
+    pub message_checks: Vec<MessageFact>,
     /// What its uses of imported names pass to them (`imported_calls`).
     pub imported_calls: Vec<(String, Passed)>,
     /// Its module-level helpers that only other files call (`DeadCode::helpers_called_elsewhere`).
@@ -770,32 +772,33 @@ impl ProjectIndex {
         given
     }
 
-    /// The qualified names of the project's checks that raise with their message only when they
-    /// fail (`message_checks`): each file's own
-    /// (`timm.layers.trace_utils._assert`), and the names packages re-export them under
-    /// (`timm.layers._assert`); with the facts about their parameters that accept a callable
-    /// message (`transformers.utils.torch_compilable_check(callable msg)`), re-exported alike.
-    fn message_checks(&self) -> HashSet<String> {
-        let mut checks: HashSet<String> = (self.files.iter())
-            .flat_map(|summary| summary.message_checks.iter().map(|name| format!("{}.{name}", summary.module_name)))
+    /// The project's checks that raise with their message only when they fail (`message_checks`),
+    /// under their qualified names: each file's own (`timm.layers.trace_utils._assert`), and the
+    /// names packages re-export them under (`timm.layers._assert`); with the parameters of the
+    /// project's functions that accept a callable message
+    /// (`transformers.utils.torch_compilable_check`'s `msg`), re-exported alike.
+    fn message_checks(&self) -> HashSet<MessageFact> {
+        let mut checks: HashSet<MessageFact> = (self.files.iter())
+            .flat_map(|summary| {
+                (summary.message_checks.iter())
+                    .map(|fact| fact.about(format!("{}.{}", summary.module_name, fact.callee())))
+            })
             .collect();
         // A package may re-export what another package re-exports: a few rounds reach them all.
         for _ in 0..8 {
-            // Each function's facts: `""` for the check itself, `"(callable msg)"` for a parameter.
-            let mut facts_of: HashMap<&str, Vec<&str>> = HashMap::default();
+            let mut facts_of: HashMap<&str, Vec<&MessageFact>> = HashMap::default();
             for fact in &checks {
-                let (callee, detail) = fact.find('(').map_or((fact.as_str(), ""), |at| fact.split_at(at));
-                facts_of.entry(callee).or_default().push(detail);
+                facts_of.entry(fact.callee()).or_default().push(fact);
             }
-            let more: Vec<String> = (self.files.iter())
+            let more: Vec<MessageFact> = (self.files.iter())
                 .flat_map(|summary| {
                     let facts_of = &facts_of;
                     summary.reexported.iter().flat_map(move |(local, full)| {
                         (facts_of.get(full.as_str()).into_iter().flatten())
-                            .map(move |detail| format!("{}.{local}{detail}", summary.module_name))
+                            .map(move |fact| fact.about(format!("{}.{local}", summary.module_name)))
                     })
                 })
-                .filter(|name| !checks.contains(name))
+                .filter(|fact| !checks.contains(fact))
                 .collect();
             if more.is_empty() {
                 break;

@@ -60,7 +60,16 @@ pub(super) fn look(
     let guess = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         guess(&source, &mut model, &summary, settings, scope, modules)
     }));
-    Ok(Look { summary, guess: guess.ok() })
+    drop(model);
+    drop(source);
+    // The summary's many small blocks were allocated among the tree's, and a page stays resident
+    // while any block of it is live: copied once the tree is freed, they fill pages that are
+    // resident anyway, and the pages the copy leaves empty go back. Every file's summary is held
+    // until the index is built: peak RSS on transformers 91 -> 84 MiB. (Copying the guess too
+    // changed nothing: guesses are small.)
+    let packed = summary.clone();
+    drop(summary);
+    Ok(Look { summary: packed, guess: guess.ok() })
 }
 
 /// The file's findings with its own facts (and what they assume).

@@ -15,8 +15,8 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
+use crate::model::file::passed::Passed;
 use crate::model::file::rare_paths::{one_shot_global, only_when_empty, only_when_not_finite};
-use crate::model::flow::imported_calls::Passed;
 use crate::source::SourceFile;
 
 /// Why a piece of code does not run on a normal compiled call.

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
 use crate::model::file::imports::unqualified;
+use crate::model::file::message_facts::MessageFact;
 use crate::model::file::mutation::StateAttributes;
+use crate::model::file::passed::Passed;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
-use crate::model::flow::imported_calls::Passed;
 /// What the index tells one file about itself.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
@@ -53,7 +54,7 @@ pub struct Facts {
     pub captures: Captures,
     /// The project's checks that raise with their message only when they fail (`message_checks`;
     /// shared by all files).
-    pub message_checks: Arc<HashSet<String>>,
+    pub message_checks: Arc<HashSet<MessageFact>>,
     /// Of the file's module-level helpers that only other files call
     /// (`DeadCode::helpers_called_elsewhere`), what those calls pass.
     pub passed_from_elsewhere: HashMap<String, Passed>,
@@ -70,9 +71,9 @@ pub struct Dependence {
     /// The file registers buffers: a table grown lazily may be pre-grown to a length the
     /// project's config classes give (`project_lengths`).
     registers_buffers: bool,
-    /// The callees TCF209 asked whether they are such checks (`message_checks`), as qualified
+    /// What TCF209 asked of the project's message checks (`message_checks`), about qualified
     /// names: known once the file's rules have run.
-    checks_asked: Vec<String>,
+    checks_asked: Vec<MessageFact>,
 }
 
 impl Dependence {
@@ -85,9 +86,9 @@ impl Dependence {
         }
     }
 
-    /// Records the callees the file's rules asked about (`FileModel::message_checks_asked`).
-    pub fn asked_message_checks(&mut self, names: Vec<String>) {
-        self.checks_asked = names;
+    /// Records what the file's rules asked (`FileModel::message_checks_asked`).
+    pub fn asked_message_checks(&mut self, facts: Vec<MessageFact>) {
+        self.checks_asked = facts;
     }
 
     /// Whether the file builds an attribute of `self` by calling `name`.
@@ -126,7 +127,7 @@ impl Facts {
         if !dependence.registers_buffers {
             self.project_lengths = Arc::default();
         }
-        let asked = dependence.checks_asked.iter().filter(|name| self.message_checks.contains(*name));
+        let asked = dependence.checks_asked.iter().filter(|fact| self.message_checks.contains(*fact));
         self.message_checks = Arc::new(asked.cloned().collect());
     }
 
@@ -162,7 +163,7 @@ impl Facts {
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
             && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
             && (dependence.checks_asked.iter())
-                .all(|name| self.message_checks.contains(name) == other.message_checks.contains(name))
+                .all(|fact| self.message_checks.contains(fact) == other.message_checks.contains(fact))
             && self.passed_from_elsewhere == other.passed_from_elsewhere
     }
 }

@@ -9,9 +9,11 @@ pub mod configured;
 pub mod dead_code;
 pub mod facts;
 pub mod imports;
+pub mod message_facts;
 pub mod module;
 pub mod mutation;
 pub mod own_calls;
+pub mod passed;
 pub mod rare_paths;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -29,6 +31,7 @@ use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
 use crate::model::file::dead_code::DeadCode;
 use crate::model::file::dead_code::UncalledSetter;
 use crate::model::file::imports::Imports;
+use crate::model::file::message_facts::MessageFact;
 use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::own_calls::OwnCalls;
@@ -77,10 +80,10 @@ pub struct FileModel<'a> {
     pub project_lengths: Arc<ProjectLengths>,
     /// The project's checks that raise with their message only when they fail (`message_checks`).
     /// Filled by `reach`.
-    pub message_checks: Arc<HashSet<String>>,
-    /// The callees whose answer the file's findings depend on (`message_checks`): pass two checks
+    pub message_checks: Arc<HashSet<MessageFact>>,
+    /// The facts whose answer the file's findings depend on (`message_checks`): pass two checks
     /// the file again when the project answers otherwise than its guess did.
-    pub message_checks_asked: RefCell<Vec<String>>,
+    pub message_checks_asked: RefCell<Vec<MessageFact>>,
     /// What the file's own code says about attributes that hold state (the index merges every
     /// file's into `state_attributes`).
     pub local_state: StateAttributes,

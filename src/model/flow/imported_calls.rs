@@ -5,73 +5,10 @@
 //! warning=False)`) knows which of its parameters no call of the project passes.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{self as ast, Expr, ExprContext};
+use ruff_python_ast::{Expr, ExprContext};
 
 use crate::model::file::FileModel;
-
-/// What the calls of one function pass.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Passed {
-    /// The keywords some call passes a value other than `False` or `None`, sorted, once each.
-    keywords: Vec<String>,
-    /// The keywords some call passes `False` (a parameter that defaults to `None` is then no
-    /// longer `None`, but still false).
-    falses: Vec<String>,
-    /// The most positional arguments a call passes.
-    positional: usize,
-    /// Some use cannot be read: anything may be passed.
-    hidden: bool,
-}
-
-impl Passed {
-    pub fn merge(&mut self, other: &Passed) {
-        for keyword in &other.keywords {
-            if let Err(at) = self.keywords.binary_search(keyword) {
-                self.keywords.insert(at, keyword.clone());
-            }
-        }
-        for keyword in &other.falses {
-            if let Err(at) = self.falses.binary_search(keyword) {
-                self.falses.insert(at, keyword.clone());
-            }
-        }
-        self.positional = self.positional.max(other.positional);
-        self.hidden |= other.hidden;
-    }
-
-    /// Whether some call may pass the parameter `name`, the `position`-th positional one
-    /// (counted from 0; `None` for a keyword-only one).
-    pub fn passes(&self, name: &str, position: Option<usize>) -> bool {
-        self.hidden
-            || self.keywords.binary_search_by(|keyword| keyword.as_str().cmp(name)).is_ok()
-            || position.is_some_and(|position| position < self.positional)
-    }
-
-    /// Whether some call passes `name=False`.
-    pub fn passes_false(&self, name: &str) -> bool {
-        self.falses.binary_search_by(|keyword| keyword.as_str().cmp(name)).is_ok()
-    }
-
-    fn call(call: &ast::ExprCall) -> Self {
-        let arguments = &call.arguments;
-        // `warning=False` passes the default again: the flag stays off.
-        let is_false = |value: &Expr| matches!(value, Expr::BooleanLiteral(literal) if !literal.value);
-        let named = |keep: &dyn Fn(&Expr) -> bool| {
-            let mut names: Vec<String> = (arguments.keywords.iter())
-                .filter(|keyword| keep(&keyword.value))
-                .filter_map(|keyword| Some(keyword.arg.as_ref()?.to_string()))
-                .collect();
-            names.sort_unstable();
-            names.dedup();
-            names
-        };
-        let keywords = named(&|value| !value.is_none_literal_expr() && !is_false(value));
-        let falses = named(&is_false);
-        let hidden =
-            arguments.args.iter().any(Expr::is_starred_expr) || arguments.keywords.iter().any(|k| k.arg.is_none());
-        Passed { keywords, falses, positional: arguments.args.len(), hidden }
-    }
-}
+use crate::model::file::passed::Passed;
 
 /// For each name the file imports and uses (fully qualified: `pkg.ops.resize`), what its uses
 /// pass, sorted by name. Torch's own functions are left out: they are not the project's.
@@ -104,9 +41,13 @@ impl Uses<'_, '_> {
             head = &attribute.value;
         }
         let Expr::Name(name) = head else { return None };
-        self.model.imports.get(name.id.as_str())?;
-        let qualified = self.model.imports.qualified_name(expr)?;
-        (qualified != "torch" && !qualified.starts_with("torch.")).then_some(qualified)
+        // Torch's own names are left out before their dotted name is built: most imported uses
+        // in a model file are `torch.…` and `nn.…`.
+        let bound = self.model.imports.get(name.id.as_str())?;
+        if bound == "torch" || bound.starts_with("torch.") {
+            return None;
+        }
+        self.model.imports.qualified_name(expr)
     }
 }
 
@@ -115,7 +56,7 @@ impl<'a> Visitor<'a> for Uses<'_, 'a> {
         match expr {
             Expr::Call(call) => {
                 if let Some(callee) = self.imported(&call.func) {
-                    self.found.push((callee, Passed::call(call)));
+                    self.found.push((callee, Passed::by_call(call)));
                     // The callee is read here as a call, not handed on.
                     for argument in call.arguments.args.iter() {
                         self.visit_expr(argument);
@@ -128,12 +69,12 @@ impl<'a> Visitor<'a> for Uses<'_, 'a> {
             }
             Expr::Name(name) if name.ctx == ExprContext::Load => {
                 if let Some(handed_on) = self.imported(expr) {
-                    self.found.push((handed_on, Passed { hidden: true, ..Passed::default() }));
+                    self.found.push((handed_on, Passed::hidden()));
                 }
             }
             Expr::Attribute(attribute) if attribute.ctx == ExprContext::Load => {
                 if let Some(handed_on) = self.imported(expr) {
-                    self.found.push((handed_on, Passed { hidden: true, ..Passed::default() }));
+                    self.found.push((handed_on, Passed::hidden()));
                     return;
                 }
             }

@@ -5,49 +5,51 @@
 //! TCF209's fix (`if not (cond): check(False, f"...")`) Safe. Other files' checks are known
 //! through the project index, re-exports included.
 //!
-//! The same set holds a second kind of fact about the project's functions: which of their
-//! parameters accept a message as a callable (`msg: str | Callable[[], str]`, transformers'
-//! `torch_compilable_check`), keyed `callee(callable #1)` and `callee(callable msg)` (a name holds
-//! no parenthesis). The callee's own annotation is the evidence: TCF209 then passes the message
-//! as `lambda: f"..."`, built only when the callee calls it.
+//! The project's set holds a second kind of fact about its functions (`MessageFact`): which of
+//! their parameters accept a message as a callable (`msg: str | Callable[[], str]`,
+//! transformers' `torch_compilable_check`). The callee's own annotation is the evidence: TCF209
+//! then passes the message as `lambda: f"..."`, built only when the callee calls it.
 
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
+use crate::model::file::message_facts::{MessageFact, MessageParameter};
 use crate::model::file::module::is_docstring;
 use crate::model::file::{FileModel, FunctionNode};
 
 /// torch's own check: `assert condition, message`.
 pub const TORCH_ASSERT: &str = "torch._assert";
 
-/// The file's module-level names that are such checks: names bound to
-/// `torch._assert` (`from torch import _assert`) and the file's own such functions; and the keys
-/// of its module-level functions' parameters that accept a callable message
-/// (`callable_message_key`).
-pub fn own_message_checks(model: &FileModel) -> Vec<String> {
-    let imported =
-        model.imports.bindings().filter(|(_, full)| *full == TORCH_ASSERT).map(|(local, _)| local.to_string());
+/// The facts of the file's module-level names: the names that are such checks (bound to
+/// `torch._assert`, `from torch import _assert`, and the file's own such functions), and its
+/// module-level functions' parameters that accept a callable message.
+pub fn own_message_checks(model: &FileModel) -> Vec<MessageFact> {
+    let imported = model
+        .imports
+        .bindings()
+        .filter(|(_, full)| *full == TORCH_ASSERT)
+        .map(|(local, _)| MessageFact::Check(local.to_string()));
     let defined =
         model.functions.iter().filter(|function| function.class.is_none() && function.parent.is_none()).filter_map(
             |function| match function.node {
-                FunctionNode::Def(def) if builds_message(def) => Some(def.name.id.to_string()),
+                FunctionNode::Def(def) if builds_message(def) => Some(MessageFact::Check(def.name.id.to_string())),
                 _ => None,
             },
         );
     let module_level = model.functions.iter().filter(|function| function.class.is_none() && function.parent.is_none());
     let callable_messages = module_level.flat_map(|function| match function.node {
-        FunctionNode::Def(def) => callable_message_keys(model, def),
+        FunctionNode::Def(def) => callable_messages(model, def),
         FunctionNode::Lambda(_) => Vec::new(),
     });
-    let mut names: Vec<String> = imported.chain(defined).chain(callable_messages).collect();
-    names.sort();
-    names.dedup();
-    names
+    let mut facts: Vec<MessageFact> = imported.chain(defined).chain(callable_messages).collect();
+    facts.sort();
+    facts.dedup();
+    facts
 }
 
 /// Whether `func`, called, is such a check: `torch._assert`, or one of the project's.
 pub fn is_message_check(model: &FileModel, func: &Expr) -> bool {
     let Some(qualified) = qualified_callee(model, func) else { return false };
-    qualified == TORCH_ASSERT || knows(model, qualified)
+    qualified == TORCH_ASSERT || knows(model, MessageFact::Check(qualified))
 }
 
 /// Where a call passes an argument: its position among the positional arguments, or its keyword.
@@ -64,15 +66,11 @@ pub enum Slot<'a> {
 /// convert torch._check*() message closure"), so they are not among them.
 pub fn takes_callable_message(model: &FileModel, func: &Expr, slot: Slot) -> bool {
     let Some(qualified) = qualified_callee(model, func) else { return false };
-    knows(model, callable_message_key(&qualified, slot))
-}
-
-/// The fact "`callee` takes a callable message in `slot`", as a key of the project's set.
-fn callable_message_key(callee: &str, slot: Slot) -> String {
-    match slot {
-        Slot::At(position) => format!("{callee}(callable #{position})"),
-        Slot::Named(name) => format!("{callee}(callable {name})"),
-    }
+    let parameter = match slot {
+        Slot::At(position) => MessageParameter::At(position),
+        Slot::Named(name) => MessageParameter::Named(name.to_string()),
+    };
+    knows(model, MessageFact::CallableMessage(qualified, parameter))
 }
 
 /// The callee a call of `func` reaches, qualified: a name the file does not import is its own (or
@@ -88,7 +86,7 @@ fn qualified_callee(model: &FileModel, func: &Expr) -> Option<String> {
 
 /// Whether the project's set holds `fact`. The question is recorded on the model (once per
 /// fact): the answer depends on other files.
-fn knows(model: &FileModel, fact: String) -> bool {
+fn knows(model: &FileModel, fact: MessageFact) -> bool {
     let answer = model.message_checks.contains(&fact);
     let mut asked = model.message_checks_asked.borrow_mut();
     if !asked.contains(&fact) {
@@ -97,27 +95,28 @@ fn knows(model: &FileModel, fact: String) -> bool {
     answer
 }
 
-/// The keys of `def`'s parameters annotated to accept a callable that takes no argument: by
-/// position (`#1`, unless keyword-only) and by name (unless positional-only).
-fn callable_message_keys(model: &FileModel, def: &ast::StmtFunctionDef) -> Vec<String> {
+/// The facts of `def`'s parameters annotated to accept a callable that takes no argument: by
+/// position (unless keyword-only) and by name (unless positional-only).
+fn callable_messages(model: &FileModel, def: &ast::StmtFunctionDef) -> Vec<MessageFact> {
     let name = def.name.id.as_str();
     let parameters = &def.parameters;
     let positional = parameters.posonlyargs.iter().chain(&parameters.args).enumerate().map(|(at, p)| (Some(at), p));
     let by_position_only = parameters.posonlyargs.len();
-    let mut keys = Vec::new();
+    let mut facts = Vec::new();
     for (at, parameter) in positional.chain(parameters.kwonlyargs.iter().map(|p| (None, p))) {
         let Some(annotation) = parameter.parameter.annotation.as_deref() else { continue };
         if !accepts_callable(model, annotation) {
             continue;
         }
         if let Some(at) = at {
-            keys.push(callable_message_key(name, Slot::At(at)));
+            facts.push(MessageFact::CallableMessage(name.to_string(), MessageParameter::At(at)));
         }
         if at.is_none_or(|at| at >= by_position_only) {
-            keys.push(callable_message_key(name, Slot::Named(parameter.parameter.name.id.as_str())));
+            let keyword = MessageParameter::Named(parameter.parameter.name.id.to_string());
+            facts.push(MessageFact::CallableMessage(name.to_string(), keyword));
         }
     }
-    keys
+    facts
 }
 
 /// Whether an annotation admits a callable that takes no argument: `Callable`, `Callable[[], T]`

@@ -275,23 +275,23 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 if known.contains(name) {
                     continue;
                 }
-                let verdicts: Vec<Option<bool>> = bindings.iter().map(|b| self.verdict(b, kind)).collect();
-                if !verdicts.contains(&Some(true)) {
+                let (some_yes, some_no) = self.verdicts(bindings, kind);
+                if !some_yes {
                     continue;
                 }
                 // A mask rebound from itself (`keep = keep.masked_fill(pad, False)`) stays one: once
                 // a binding of its own makes it one, its name counts as a mask while the others are
                 // judged (never the other way round: `idx = idx.flatten()` on an input is no mask).
-                let judged_again = kind == Kind::Mask && verdicts.contains(&Some(false));
-                let verdicts = match judged_again && self.masks.insert(name.clone()) {
+                let judged_again = kind == Kind::Mask && some_no;
+                let some_no = match judged_again && self.masks.insert(name.clone()) {
                     true => {
-                        let again: Vec<Option<bool>> = bindings.iter().map(|b| self.verdict(b, kind)).collect();
+                        let (_, again_no) = self.verdicts(bindings, kind);
                         self.masks.remove(name);
-                        again
+                        again_no
                     }
-                    false => verdicts,
+                    false => some_no,
                 };
-                if !verdicts.contains(&Some(false)) {
+                if !some_no {
                     grown.push(name.clone());
                 }
             }
@@ -303,6 +303,20 @@ impl<'m, 'a> Tensors<'m, 'a> {
                 Kind::Mask => self.masks.extend(grown),
             }
         }
+    }
+
+    /// Whether some of a name's bindings make it `kind`, and whether some make it not (every
+    /// binding judged, none kept: this runs for every name at every round of `grow`).
+    fn verdicts(&self, bindings: &[Binding<'a>], kind: Kind) -> (bool, bool) {
+        let (mut yes, mut no) = (false, false);
+        for binding in bindings {
+            match self.verdict(binding, kind) {
+                Some(true) => yes = true,
+                Some(false) => no = true,
+                None => {}
+            }
+        }
+        (yes, no)
     }
 
     /// The 0-d tensors: the tensors each of whose bindings is a 0-d value, assuming the names
