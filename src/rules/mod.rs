@@ -52,6 +52,7 @@ registry! {
     shape_specialization,
     size_formatted_into_string,
     einx_in_compiled_code,
+    size_passed_to_math,
     hook_registered_after_compile,
     compile_and_ddp,
     dynamic_shapes,
