@@ -42,6 +42,7 @@ registry! {
     full_backward_hook,
     recurrent_module_in_compiled_code,
     requires_grad_set_in_compiled_code,
+    buffer_reassigned_in_forward,
     lazily_grown_buffer,
     stateful_hook,
     module_state_mutation,
