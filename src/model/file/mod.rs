@@ -32,6 +32,7 @@ use crate::model::file::imports::Imports;
 use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::own_calls::OwnCalls;
+use crate::model::tensors::module_calls::ModuleCalls;
 use crate::source::SourceFile;
 
 pub struct FileModel<'a> {
@@ -130,6 +131,8 @@ pub struct FileModel<'a> {
     own_calls: OnceCell<OwnCalls>,
     /// A test file that compiles nothing (`reach::is_eager_test`), asked once per file.
     eager_test: OnceCell<bool>,
+    /// What the file's calls of its module classes pass to their `forward` (`module_calls`).
+    module_calls: OnceCell<ModuleCalls>,
 }
 
 #[derive(Clone, Copy)]
@@ -346,6 +349,7 @@ impl<'a> FileModel<'a> {
             capture_crashes: Default::default(),
             own_calls: OnceCell::new(),
             eager_test: OnceCell::new(),
+            module_calls: OnceCell::new(),
         }
     }
 
@@ -490,6 +494,12 @@ impl<'a> FileModel<'a> {
     /// Who calls each of the file's functions, in a loop or not, and what it hands to `apply`.
     pub fn own_calls(&self) -> &OwnCalls {
         self.own_calls.get_or_init(|| OwnCalls::find(self))
+    }
+
+    /// What the file's calls of its module classes pass to their `forward`, found when an input
+    /// is first presumed a tensor.
+    pub fn module_calls(&self) -> &ModuleCalls {
+        self.module_calls.get_or_init(|| ModuleCalls::find(self))
     }
 
     /// A test file that compiles nothing: none of its code runs compiled.
