@@ -88,7 +88,12 @@ fn single_tensor_keeping_rows(function: &Function, value: &Expr) -> bool {
     match value {
         Expr::Call(call) => {
             let literal_sizes = call.arguments.args.iter().all(|arg| matches!(arg, Expr::NumberLiteral(_) | Expr::Tuple(_)));
-            if literal_sizes {
+            // `torch.as_tensor(spatial_shapes)` of a Python list: its rows are the list's
+            // entries, a count the code fixes, not an input's first dimension.
+            let from_python_data = ["torch.tensor", "torch.as_tensor", "torch.asarray"]
+                .iter()
+                .any(|name| model.imports.refers_to(&call.func, name));
+            if literal_sizes || from_python_data {
                 return false;
             }
             match call.func.as_ref() {
