@@ -35,7 +35,6 @@ use crate::model::file::message_facts::MessageFact;
 use crate::model::file::module::is_torch_module_base;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::own_calls::OwnCalls;
-use crate::model::tensors::module_calls::ModuleCalls;
 use crate::source::SourceFile;
 
 pub struct FileModel<'a> {
@@ -134,8 +133,6 @@ pub struct FileModel<'a> {
     own_calls: OnceCell<OwnCalls>,
     /// A test file that compiles nothing (`reach::is_eager_test`), asked once per file.
     eager_test: OnceCell<bool>,
-    /// What the file's calls of its module classes pass to their `forward` (`module_calls`).
-    module_calls: OnceCell<ModuleCalls>,
 }
 
 #[derive(Clone, Copy)]
@@ -352,7 +349,6 @@ impl<'a> FileModel<'a> {
             capture_crashes: Default::default(),
             own_calls: OnceCell::new(),
             eager_test: OnceCell::new(),
-            module_calls: OnceCell::new(),
         }
     }
 
@@ -497,12 +493,6 @@ impl<'a> FileModel<'a> {
     /// Who calls each of the file's functions, in a loop or not, and what it hands to `apply`.
     pub fn own_calls(&self) -> &OwnCalls {
         self.own_calls.get_or_init(|| OwnCalls::find(self))
-    }
-
-    /// What the file's calls of its module classes pass to their `forward`, found when an input
-    /// is first presumed a tensor.
-    pub fn module_calls(&self) -> &ModuleCalls {
-        self.module_calls.get_or_init(|| ModuleCalls::find(self))
     }
 
     /// A test file that compiles nothing: none of its code runs compiled.

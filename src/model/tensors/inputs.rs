@@ -13,9 +13,7 @@
 //! - the function handles it as a Python object: `isinstance(p, ...)`, `len(p)`, `for _ in p`,
 //!   `p.items()`, `p.append(...)`, `p["key"]`, `p == "text"`, `range(p)`, `p(...)`, `*p`, `**p`,
 //!   unpacking `a, b = p`, an attribute a tensor does not have (`p.pixel_values`), or a slice
-//!   bound (`cache[:, start_pos : start_pos + n]`: a tensor there would be read back as a number);
-//! - every call of the module the file makes passes a Python value there (`self.y_embedder(y,
-//!   self.training)`: `module_calls`).
+//!   bound (`cache[:, start_pos : start_pos + n]`: a tensor there would be read back as a number).
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -52,15 +50,8 @@ pub fn presumed_tensors(model: &FileModel, function: usize) -> HashSet<String> {
     let named_python: HashSet<String> = unannotated.iter().filter(|name| names_python_value(name)).cloned().collect();
     let used_as_tensor =
         if named_python.is_empty() { HashSet::default() } else { tensor_uses(&def.body, &named_python) };
-    let passed_python = f
-        .class
-        .filter(|_| is_entry && f.name == "forward")
-        .and_then(|class| model.module_calls().python_inputs(model, class));
-    let candidates: HashSet<String> = unannotated
-        .into_iter()
-        .filter(|name| !named_python.contains(name) || used_as_tensor.contains(name))
-        .filter(|name| !passed_python.is_some_and(|python| python.contains(name)))
-        .collect();
+    let candidates: HashSet<String> =
+        unannotated.into_iter().filter(|name| !named_python.contains(name) || used_as_tensor.contains(name)).collect();
     if candidates.is_empty() {
         return candidates;
     }

@@ -5,7 +5,6 @@ pub mod capture_crashes;
 pub mod comprehensions;
 pub mod einops_calls;
 pub mod inputs;
-pub mod module_calls;
 pub mod scalars;
 pub mod tensor;
 pub mod torch_calls;
