@@ -54,9 +54,6 @@ pub struct FileSummary {
     pub functions: Vec<FunctionSummary>,
     /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
     pub setup_code: bool,
-    /// A test file that compiles nothing (a reference implementation, an eager check): none of
-    /// its code is a root, whatever it defines.
-    pub eager_test: bool,
     /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
     pub untraced_decorators: Vec<String>,
     /// Module-level class decorators that replace the class's `forward` (`untraced`).
@@ -294,7 +291,6 @@ impl FileSummary {
             classes,
             functions,
             setup_code: crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text),
-            eager_test: model.is_eager_test(),
             untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
             forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
             reexported: if is_package(model) {
@@ -920,7 +916,7 @@ impl ProjectIndex {
 
     fn root_reason(&self, id: FunctionId, function: &FunctionSummary) -> Option<Reason> {
         let file = id.file;
-        if function.disabled || self.files[file].eager_test {
+        if function.disabled {
             return None;
         }
         if function.root.is_some() {
@@ -1132,22 +1128,6 @@ mod tests {
         let none = HOLDER.replace("self.encoder.forward = torch.compile(self.encoder.forward)", "pass");
         let files = [("pkg/holder.py", none.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
         assert_eq!(findings(&files).len(), 5);
-    }
-
-    #[test]
-    fn a_test_file_that_compiles_nothing_runs_its_modules_eagerly() {
-        // A reference implementation the tests compare against: nothing compiles it.
-        let reference = "import torch\nfrom torch import nn\n\nclass Reference(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n";
-        assert_eq!(
-            findings(&[("tests/models/reference.py", reference), ("pkg/layers.py", ATTENTION)]),
-            ["pkg/layers.py TCF103"]
-        );
-        // A test that compiles its own toy module says what it traces.
-        let compiled = format!("{reference}\ndef test_reference():\n    torch.compile(Reference())(torch.ones(2))\n");
-        assert_eq!(
-            findings(&[("tests/test_reference.py", compiled.as_str()), ("pkg/layers.py", ATTENTION)]),
-            ["pkg/layers.py TCF103", "tests/test_reference.py TCF101"]
-        );
     }
 
     #[test]

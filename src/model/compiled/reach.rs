@@ -10,7 +10,6 @@ use ruff_text_size::Ranged;
 
 use ruff_python_ast::{Expr, ExprContext, Stmt};
 
-use crate::model::compiled::compile_calls::compiles_anything;
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::call_graph::CallGraph;
 use crate::model::file::dead_code::{DeadCode, DeadReason, off_unless_passed_elsewhere};
@@ -95,9 +94,6 @@ fn calls_self(model: &FileModel, function: usize) -> bool {
 
 /// Why each of the file's functions starts a compiled region on its own (before reachability).
 pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
-    if model.is_eager_test() {
-        return None;
-    }
     let f = model.function(function);
     if f.compiled {
         return Some(Reason::Compiled);
@@ -110,12 +106,6 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
         class.is_module && !class.forward_replaced && !class.never_built && !class.outside_compile_scope
     });
     (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
-}
-
-/// A test file that compiles nothing: its modules run eagerly (a reference implementation the
-/// test compares against, a check of eager numerics). A test that compiles says what it traces.
-pub(crate) fn is_eager_test(model: &FileModel) -> bool {
-    crate::discover::is_test_file(&model.source.path) && !compiles_anything(model)
 }
 
 /// Fill `model.region` from what the project index found reachable, minus the functions the

@@ -131,8 +131,6 @@ pub struct FileModel<'a> {
     pub(crate) capture_crashes: [OnceCell<Option<TextRange>>; 2],
     /// The file's calls of its own functions (`own_calls`), found when a hook first asks.
     own_calls: OnceCell<OwnCalls>,
-    /// A test file that compiles nothing (`reach::is_eager_test`), asked once per file.
-    eager_test: OnceCell<bool>,
 }
 
 #[derive(Clone, Copy)]
@@ -348,7 +346,6 @@ impl<'a> FileModel<'a> {
             held_classes: RefCell::default(),
             capture_crashes: Default::default(),
             own_calls: OnceCell::new(),
-            eager_test: OnceCell::new(),
         }
     }
 
@@ -493,11 +490,6 @@ impl<'a> FileModel<'a> {
     /// Who calls each of the file's functions, in a loop or not, and what it hands to `apply`.
     pub fn own_calls(&self) -> &OwnCalls {
         self.own_calls.get_or_init(|| OwnCalls::find(self))
-    }
-
-    /// A test file that compiles nothing: none of its code runs compiled.
-    pub fn is_eager_test(&self) -> bool {
-        *self.eager_test.get_or_init(|| crate::model::compiled::reach::is_eager_test(self))
     }
 
     /// The hooks registered with `function`, in registration order.
