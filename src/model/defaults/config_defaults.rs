@@ -238,9 +238,6 @@ struct ClassFlags<'m, 'a> {
     attributes: HashMap<String, Attribute<'a>>,
     file: &'m FileFlags<'m>,
     asked: &'m mut HashSet<String>,
-    /// Attributes holding a config object, as the class declares them (`cfg: TrainConfig` in a
-    /// dataclass, or `self.cfg = cfg` of an `__init__` parameter `cfg: TrainConfig`).
-    configs: HashSet<String>,
 }
 
 enum Attribute<'a> {
@@ -325,8 +322,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                 attributes.insert(attr.to_string(), source);
             }
         }
-        let configs = config_attributes(model, class, init);
-        ClassFlags { model, attributes, file, asked, configs }
+        ClassFlags { model, attributes, file, asked }
     }
 
     /// The truth of `test` under the default config, when the test is one this module reads.
@@ -520,7 +516,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                     return Some(Read::Built(if built_when { flag } else { flag.not() }));
                 }
             }
-        } else if is_config(object) || self.holds_config(object) {
+        } else if is_config(object) {
             attr.to_string()
         } else {
             return None;
@@ -532,11 +528,6 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
         let model: &'m FileModel<'a> = self.model;
         let default = model.config_defaults.get(&field)?;
         Some(Read::Field { name: field, default })
-    }
-
-    /// `self.cfg` where the class declares `cfg` a config.
-    fn holds_config(&self, object: &Expr) -> bool {
-        matches!(object, Expr::Attribute(held) if is_self(&held.value) && self.configs.contains(held.attr.id.as_str()))
     }
 
     /// The condition under which the file builds `class`, when every place that names it
@@ -733,45 +724,6 @@ fn is_config(expr: &Expr) -> bool {
     match expr {
         Expr::Name(name) => name.id.as_str() == "config" || name.id.ends_with("_config"),
         Expr::Attribute(attribute) => is_self(&attribute.value) && attribute.attr.id.as_str() == "config",
-        _ => false,
-    }
-}
-
-/// The attributes a class declares to hold a config object: annotated with a config class at
-/// class level (`cfg: TrainConfig` in a dataclass), or stored from an `__init__` parameter so
-/// annotated (`self.cfg = cfg`). The annotation is the evidence, not the attribute's name.
-fn config_attributes(model: &FileModel, class: usize, init: Option<usize>) -> HashSet<String> {
-    let mut configs: HashSet<String> = HashSet::default();
-    for stmt in &model.classes[class].node.body {
-        if let Stmt::AnnAssign(declared) = stmt
-            && let Expr::Name(attr) = declared.target.as_ref()
-            && names_config_class(&declared.annotation)
-        {
-            configs.insert(attr.id.to_string());
-        }
-    }
-    let Some(init) = init else { return configs };
-    let FunctionNode::Def(def) = model.function(init).node else { return configs };
-    let annotated: HashSet<&str> = (def.parameters.iter_non_variadic_params())
-        .filter(|param| param.parameter.annotation.as_deref().is_some_and(names_config_class))
-        .map(|param| param.parameter.name.id.as_str())
-        .collect();
-    for assignment in self_assignments(model, class) {
-        if assignment.method == init
-            && let Some(Expr::Name(value)) = assignment.value()
-            && annotated.contains(value.id.as_str())
-        {
-            configs.insert(assignment.attr.clone());
-        }
-    }
-    configs
-}
-
-/// `TrainConfig`, `config.TrainConfig`: a class named as config classes are (`ClassDefaults::of`).
-fn names_config_class(annotation: &Expr) -> bool {
-    match annotation {
-        Expr::Name(name) => name.id.ends_with("Config"),
-        Expr::Attribute(attribute) => attribute.attr.id.ends_with("Config"),
         _ => false,
     }
 }
