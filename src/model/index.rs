@@ -1125,6 +1125,16 @@ mod tests {
         );
         let files = [("pkg/holder.py", whole.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
         assert_eq!(findings(&files), ["pkg/layers.py TCF103", "pkg/model.py TCF101", "pkg/model.py TCF101"]);
+        // A holder's part may be another holder: a trainer compiling the model it was given keeps
+        // Holder.forward compiled (only a class in every holder's family is left out).
+        let trainer = "import torch\n\nclass Runner:\n    def __init__(self, model):\n        self.model = model\n        self.model.forward = torch.compile(self.model.forward)\n";
+        let files = [
+            ("pkg/holder.py", HOLDER),
+            ("pkg/runner.py", trainer),
+            ("pkg/model.py", BLOCKS),
+            ("pkg/layers.py", ATTENTION),
+        ];
+        assert_eq!(findings(&files).len(), 5);
         let none = HOLDER.replace("self.encoder.forward = torch.compile(self.encoder.forward)", "pass");
         let files = [("pkg/holder.py", none.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
         assert_eq!(findings(&files).len(), 5);

@@ -77,7 +77,8 @@ impl InputSizes {
 /// container, whose length Dynamo guards on like any list's, loop or not (TCF205's question, not a
 /// size of a tensor).
 fn names_container(annotation: &Expr) -> bool {
-    const CONTAINERS: [&str; 9] = ["list", "List", "tuple", "Tuple", "Sequence", "Iterable", "dict", "Dict", "Mapping"];
+    // Not `tuple`: transformers annotates tensors `tuple[torch.Tensor] | None` where a tensor is passed.
+    const CONTAINERS: [&str; 7] = ["list", "List", "Sequence", "Iterable", "dict", "Dict", "Mapping"];
     let is_none = |expr: &Expr| expr.is_none_literal_expr();
     match annotation {
         Expr::Name(name) => CONTAINERS.contains(&name.id.as_str()),
@@ -94,24 +95,39 @@ fn names_container(annotation: &Expr) -> bool {
     }
 }
 
-/// The names the function rebinds to a list or tuple it builds (`pi_logits = [pi_logits]` when a
-/// lone tensor was passed): a parameter so rebound is handled as a container.
+/// The parameters the function wraps into a list or tuple of themselves before anything else in
+/// its body (`if isinstance(logits, torch.Tensor): logits = [logits]` as its first statements):
+/// from there on they are containers. A wrap later in the body says nothing of the code above it.
 fn rebound_to_containers(body: &[Stmt]) -> HashSet<String> {
-    struct Rebinds(HashSet<String>);
-    impl<'a> Visitor<'a> for Rebinds {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if let Stmt::Assign(assign) = stmt
-                && let [Expr::Name(name)] = assign.targets.as_slice()
-                && matches!(assign.value.as_ref(), Expr::List(_) | Expr::Tuple(_))
-            {
-                self.0.insert(name.id.to_string());
+    let mut wrapped = HashSet::default();
+    for stmt in body {
+        match stmt {
+            Stmt::Expr(expr) if expr.value.is_string_literal_expr() => {}
+            Stmt::If(if_stmt) if if_stmt.elif_else_clauses.is_empty() && if_stmt.body.len() == 1 => {
+                wrapped.extend(self_wrap(&if_stmt.body[0]));
             }
-            walk_stmt(self, stmt);
+            stmt => match self_wrap(stmt) {
+                Some(name) => {
+                    wrapped.insert(name);
+                }
+                None => break,
+            },
         }
     }
-    let mut rebinds = Rebinds(HashSet::default());
-    rebinds.visit_body(body);
-    rebinds.0
+    wrapped
+}
+
+/// `x = [x]` or `x = (x,)`: the name wrapped into a container of itself.
+fn self_wrap(stmt: &Stmt) -> Option<String> {
+    let Stmt::Assign(assign) = stmt else { return None };
+    let [Expr::Name(name)] = assign.targets.as_slice() else { return None };
+    let elements = match assign.value.as_ref() {
+        Expr::List(list) => &list.elts,
+        Expr::Tuple(tuple) => &tuple.elts,
+        _ => return None,
+    };
+    let itself = matches!(elements.as_slice(), [Expr::Name(element)] if element.id == name.id);
+    itself.then(|| name.id.to_string())
 }
 
 /// `len(x.shape)`, `len(x.size())`, `len(x.shape[:-2])`: a number of dimensions, fixed by the model.

@@ -62,10 +62,12 @@ impl ProjectIndex {
         }
         if !holders.is_empty() {
             // A part given to its holder (`self.encoder.forward = torch.compile(...)`, the encoder
-            // built from a config) may be any module, but not a holder: the project compiles the
-            // holder's parts because it runs the holder itself eagerly.
-            let containers = self.families(&holders);
-            named.extend(self.module_classes.iter().filter(|class| !containers.contains(class)));
+            // built from a config) may be any module but that holder (or a subclass of it): the
+            // project compiles the holder's part because it runs the holder itself eagerly. Each
+            // holder's part may be another holder (a trainer compiling the model it was given),
+            // so only a class in every holder's family is left out.
+            let eager = self.in_every_family(&holders);
+            named.extend(self.module_classes.iter().filter(|class| !eager.contains(class)));
         }
         if named.is_empty() && methods.is_empty() {
             return None;
@@ -76,19 +78,22 @@ impl ProjectIndex {
 
     /// What `torch.compile(x.name)` traces: the modules x's class holds in `name`, or its
     /// methods called `name` with what their classes hold; or, for a module of any class that
-    /// x's class was given and keeps there, only the holder. None when nothing is found.
+    /// x's class was given and keeps there (`held_by` is None only for such a module: one kept
+    /// without a project class's annotation), only the holder. None when nothing is found: a
+    /// builder's result tcfix cannot name leaves every `forward` compiled.
     fn member_compiled(&self, file: usize, name: &str, of_class: Option<&str>) -> Option<Member> {
         let of_class = match of_class {
             Some(class) => Some(self.find_class(file, class)?),
             None => None,
         };
-        let compiled = self.methods_named(name, of_class);
+        // An attribute holding a kept module is no method (the instance's attribute would hide
+        // it): no need to look for methods of that name in the whole project.
         let mut held = match of_class.map(|class| (class, self.held_by(class, name))) {
             Some((_, Some(held))) => held,
-            Some((holder, None)) if compiled.is_empty() => return Some(Member::GivenTo(holder)),
-            Some((_, None)) => return None,
+            Some((holder, None)) => return Some(Member::GivenTo(holder)),
             None => Vec::new(),
         };
+        let compiled = self.methods_named(name, of_class);
         if held.is_empty() && compiled.is_empty() {
             return None;
         }
@@ -98,11 +103,18 @@ impl ProjectIndex {
         Some(Member::Known { held, compiled })
     }
 
-    /// The classes and their subclasses.
-    fn families(&self, classes: &[ClassId]) -> HashSet<ClassId> {
-        let mut family: HashSet<ClassId> = classes.iter().copied().collect();
-        family.extend(classes.iter().flat_map(|&class| self.subclasses_of(class)));
+    /// The classes that are, or descend from, every one of `holders`: one scan for the first
+    /// holder's family, then a test of each of its members against the others (a project can
+    /// hold thousands of holders; scanning every class per holder would be quadratic).
+    fn in_every_family(&self, holders: &[ClassId]) -> HashSet<ClassId> {
+        let (&first, others) = holders.split_first().expect("called with holders");
+        let mut family = self.subclasses_of(first);
+        family.push(first);
+        let others: HashSet<ClassId> = others.iter().copied().collect();
         family
+            .into_iter()
+            .filter(|&class| others.iter().all(|&other| class == other || self.descends_from(class, other, 0)))
+            .collect()
     }
 
     /// The named classes, what they name in turn and their bases, and what the project
