@@ -73,7 +73,7 @@ impl InputSizes {
     }
 }
 
-/// `list[Tensor]`, `Tuple[int, int]`, `Optional[Sequence[Tensor]]`, `dict | None`: a Python
+/// `list[Tensor]`, `List[int]`, `Optional[Sequence[Tensor]]`, `dict | None`: a Python
 /// container, whose length Dynamo guards on like any list's, loop or not (TCF205's question, not a
 /// size of a tensor).
 fn names_container(annotation: &Expr) -> bool {
