@@ -24,7 +24,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity, snippet};
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
-use crate::model::file::FileModel;
+use crate::model::file::{FileModel, single_assignment};
 use crate::model::file::imports::Imports;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -274,14 +274,7 @@ struct EmptyContainers {
 
 impl<'a> CompiledCodeVisitor<'a> for EmptyContainers {
     fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        let (target, value) = match stmt {
-            Stmt::Assign(assign) if assign.targets.len() == 1 => (&assign.targets[0], assign.value.as_ref()),
-            Stmt::AnnAssign(assign) => match assign.value.as_deref() {
-                Some(value) => (assign.target.as_ref(), value),
-                None => return,
-            },
-            _ => return,
-        };
+        let Some((target, value)) = single_assignment(stmt) else { return };
         let empty = match value {
             Expr::List(list) => list.elts.is_empty(),
             Expr::Dict(dict) => dict.items.is_empty(),

@@ -273,6 +273,15 @@ impl<'a> SelfAssignment<'a> {
     }
 }
 
+/// `name = value` or `name: T = value` with one target: the target and the value.
+pub fn single_assignment(stmt: &Stmt) -> Option<(&Expr, &Expr)> {
+    match stmt {
+        Stmt::Assign(assign) if assign.targets.len() == 1 => Some((&assign.targets[0], assign.value.as_ref())),
+        Stmt::AnnAssign(assign) => Some((assign.target.as_ref(), assign.value.as_deref()?)),
+        _ => None,
+    }
+}
+
 /// The body a function runs: statements for a `def`, one expression for a `lambda`.
 #[derive(Clone, Copy)]
 pub enum Body<'a> {

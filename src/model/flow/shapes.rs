@@ -11,7 +11,7 @@ use ruff_python_ast::{BoolOp, CmpOp, Expr, ExprContext, Number, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_all};
-use crate::model::file::module::is_self;
+use crate::model::file::module::{is_docstring, is_self};
 use crate::model::file::{Body, FileModel, Reason};
 /// The sizes one function reads from its inputs, and the names holding them.
 pub struct InputSizes {
@@ -102,7 +102,7 @@ fn rebound_to_containers(body: &[Stmt]) -> HashSet<String> {
     let mut wrapped = HashSet::default();
     for stmt in body {
         match stmt {
-            Stmt::Expr(expr) if expr.value.is_string_literal_expr() => {}
+            stmt if is_docstring(stmt) => {}
             Stmt::If(if_stmt) if if_stmt.elif_else_clauses.is_empty() && if_stmt.body.len() == 1 => {
                 wrapped.extend(self_wrap(&if_stmt.body[0]));
             }

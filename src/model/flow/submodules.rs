@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::model::file::FileModel;
 use crate::model::file::call_graph::HeldClasses;
 use crate::model::file::module::is_self;
-use crate::model::file::{method_body, self_assignments};
+use crate::model::file::{method_body, self_assignments, single_assignment};
 /// The `forward` methods of the classes `self.<attr>` of `class` holds.
 pub fn forwards(model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
     let held = held_by(model, class);
@@ -100,15 +100,7 @@ fn is_sequential(model: &FileModel, value: &Expr) -> bool {
 fn class_dicts(model: &FileModel) -> HashMap<String, Vec<usize>> {
     let mut dicts = HashMap::default();
     for stmt in model.source.parsed.suite() {
-        let (target, value) = match stmt {
-            Stmt::Assign(assign) if assign.targets.len() == 1 => (&assign.targets[0], assign.value.as_ref()),
-            Stmt::AnnAssign(assign) => match assign.value.as_deref() {
-                Some(value) => (assign.target.as_ref(), value),
-                None => continue,
-            },
-            _ => continue,
-        };
-        let (Expr::Name(name), Expr::Dict(dict)) = (target, value) else { continue };
+        let Some((Expr::Name(name), Expr::Dict(dict))) = single_assignment(stmt) else { continue };
         let classes: Vec<usize> = dict
             .items
             .iter()
