@@ -49,7 +49,7 @@ use crate::rules::{RULES, Settings};
 pub const DIRECTORY: &str = ".tcfix_cache";
 
 /// Bumped when what a cache file holds changes shape.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 
 pub struct Cache {
     /// `.tcfix_cache/<hash of the settings>.json`.

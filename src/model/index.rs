@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 use ruff_python_ast::Expr;
 
+use crate::discover::is_test_file;
+use crate::model::compiled::compile_calls::compiles_anything;
 use crate::model::compiled::compile_scope::{
     CompileTarget, Held, Kept, builders_called, classes_named, compile_targets, held_in, kept_given, kept_used,
 };
 use crate::model::compiled::module_builders::{Builds, builds};
-use crate::model::compiled::reach::{Target, root_reason, targets};
+use crate::model::compiled::reach::{Target, is_eager_test, root_reason, targets};
 use crate::model::compiled::untraced::{forward_replacing_decorators, untraced_decorators};
 use crate::model::defaults::config_defaults::{ClassDefaults, FieldSet, fields_set};
 use crate::model::file::configured::Captures;
@@ -42,6 +44,27 @@ use compile_map::CompileMap;
 /// on a config object; the literal, `None` for any other value).
 type ValuesGiven<'i> = HashMap<&'i str, Vec<(Option<ClassId>, &'i Option<ConfigDefault>)>>;
 
+/// Whether a file is a test (`reach::is_eager_test`), and whether it compiles anything: a test
+/// file that compiles nothing runs its code eagerly when no test compiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum TestFile {
+    No,
+    CompilesNothing,
+    Compiles,
+}
+
+impl TestFile {
+    fn of(model: &FileModel) -> Self {
+        if is_eager_test(model) {
+            TestFile::CompilesNothing
+        } else if is_test_file(&model.source.path) && compiles_anything(model) {
+            TestFile::Compiles
+        } else {
+            TestFile::No
+        }
+    }
+}
+
 /// What one file contributes to the index.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
@@ -54,6 +77,8 @@ pub struct FileSummary {
     pub functions: Vec<FunctionSummary>,
     /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
     pub setup_code: bool,
+    /// Whether it is a test file, and whether it compiles anything.
+    pub test_file: TestFile,
     /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
     pub untraced_decorators: Vec<String>,
     /// Module-level class decorators that replace the class's `forward` (`untraced`).
@@ -291,6 +316,7 @@ impl FileSummary {
             classes,
             functions,
             setup_code: crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text),
+            test_file: TestFile::of(model),
             untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
             forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
             reexported: if is_package(model) {
@@ -477,6 +503,9 @@ pub struct ProjectIndex {
     /// What the project's own compile calls trace, when every call names what it compiles
     /// (`compile_scope`); None: every module's `forward`.
     compiled: Option<CompileMap>,
+    /// Some test file compiles: then a test file that compiles nothing itself may hold what it
+    /// compiles (a toy model in a shared helper), and its modules stay roots.
+    tests_compile: bool,
 }
 
 impl ProjectIndex {
@@ -487,6 +516,7 @@ impl ProjectIndex {
         }
         // The index is built between the two passes, on one thread: what is per file runs on all.
         let lookups = files.par_iter().map(FileLookups::of).collect();
+        let tests_compile = files.iter().any(|file| file.test_file == TestFile::Compiles);
         let mut index = Self {
             files,
             lookups,
@@ -495,6 +525,7 @@ impl ProjectIndex {
             forward_replaced: HashSet::default(),
             never_built: HashSet::default(),
             compiled: None,
+            tests_compile,
         };
         index.module_classes = index.find_module_classes();
         index.forward_replaced = index.find_forward_replaced();
@@ -916,7 +947,7 @@ impl ProjectIndex {
 
     fn root_reason(&self, id: FunctionId, function: &FunctionSummary) -> Option<Reason> {
         let file = id.file;
-        if function.disabled {
+        if function.disabled || (self.files[file].test_file == TestFile::CompilesNothing && !self.tests_compile) {
             return None;
         }
         if function.root.is_some() {
@@ -1138,6 +1169,47 @@ mod tests {
         let none = HOLDER.replace("self.encoder.forward = torch.compile(self.encoder.forward)", "pass");
         let files = [("pkg/holder.py", none.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
         assert_eq!(findings(&files).len(), 5);
+    }
+
+    const REFERENCE: &str = "import torch\nfrom torch import nn\n\nclass Reference(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n";
+
+    #[test]
+    fn a_test_file_that_compiles_nothing_runs_its_modules_eagerly() {
+        // A reference implementation the tests compare against: nothing compiles it.
+        assert_eq!(
+            findings(&[("tests/models/reference.py", REFERENCE), ("pkg/layers.py", ATTENTION)]),
+            ["pkg/layers.py TCF103"]
+        );
+        // A test that compiles its own toy module says what it traces.
+        let compiled = format!("{REFERENCE}\ndef test_reference():\n    torch.compile(Reference())(torch.ones(2))\n");
+        assert_eq!(
+            findings(&[("tests/test_reference.py", compiled.as_str()), ("pkg/layers.py", ATTENTION)]),
+            ["pkg/layers.py TCF103", "tests/test_reference.py TCF101"]
+        );
+    }
+
+    /// Model code that only has a pytest name (timm's `layers/test_time_pool.py`) holds no test.
+    #[test]
+    fn a_module_named_like_a_test_without_tests_is_model_code() {
+        assert_eq!(findings(&[("pkg/layers/test_time_pool.py", REFERENCE)]), ["pkg/layers/test_time_pool.py TCF101"]);
+        // It says nothing of whether tests compile.
+        assert_eq!(
+            findings(&[("pkg/layers/test_time_pool.py", REFERENCE), ("tests/reference.py", REFERENCE)]),
+            ["pkg/layers/test_time_pool.py TCF101"]
+        );
+        let with_test =
+            format!("{REFERENCE}\ndef test_shape():\n    assert Reference()(torch.ones(2)).shape == (2,)\n");
+        assert_eq!(findings(&[("pkg/layers/test_time_pool.py", with_test.as_str())]), Vec::<String>::new());
+    }
+
+    /// A shared test helper that compiles nothing may hold the module another test compiles.
+    #[test]
+    fn a_test_helper_stays_traced_when_some_test_compiles() {
+        let test = "import torch\nfrom tests.helpers import Reference\n\ndef test_compiled():\n    torch.compile(Reference())(torch.ones(2))\n";
+        assert_eq!(
+            findings(&[("tests/helpers.py", REFERENCE), ("tests/test_compiled.py", test)]),
+            ["tests/helpers.py TCF101"]
+        );
     }
 
     #[test]

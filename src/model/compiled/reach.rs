@@ -10,6 +10,8 @@ use ruff_text_size::Ranged;
 
 use ruff_python_ast::{Expr, ExprContext, Stmt};
 
+use crate::discover::{in_tests_folder, is_test_file};
+use crate::model::compiled::compile_calls::compiles_anything;
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::call_graph::CallGraph;
 use crate::model::file::dead_code::{DeadCode, DeadReason, off_unless_passed_elsewhere};
@@ -94,6 +96,9 @@ fn calls_self(model: &FileModel, function: usize) -> bool {
 
 /// Why each of the file's functions starts a compiled region on its own (before reachability).
 pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
+    if is_eager_test(model) {
+        return None;
+    }
     let f = model.function(function);
     if f.compiled {
         return Some(Reason::Compiled);
@@ -106,6 +111,36 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
         class.is_module && !class.forward_replaced && !class.never_built && !class.outside_compile_scope
     });
     (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
+}
+
+/// A test file that compiles nothing: a reference implementation the tests compare against, a
+/// toy module of an eager check. Its code runs eagerly unless another test compiles it, which the
+/// project index decides (`ProjectIndex::root_reason`). Outside a `tests` folder a pytest name is
+/// not enough (timm ships its model code `layers/test_time_pool.py`): the file must hold tests.
+pub fn is_eager_test(model: &FileModel) -> bool {
+    *model.eager_test.get_or_init(|| {
+        let path = &model.source.path;
+        is_test_file(path)
+            && (in_tests_folder(path) || holds_tests(model.source.parsed.suite()))
+            && !compiles_anything(model)
+    })
+}
+
+/// A `test_*` function, a `Test*` class with a `test_*` method, or an import of pytest or unittest.
+fn holds_tests(suite: &[Stmt]) -> bool {
+    let is_test = |stmt: &Stmt| matches!(stmt, Stmt::FunctionDef(def) if def.name.starts_with("test"));
+    suite.iter().any(|stmt| match stmt {
+        Stmt::FunctionDef(_) => is_test(stmt),
+        Stmt::ClassDef(class) => class.name.starts_with("Test") && class.body.iter().any(is_test),
+        Stmt::Import(import) => import.names.iter().any(|alias| is_test_framework(&alias.name)),
+        Stmt::ImportFrom(import) => import.module.as_ref().is_some_and(|module| is_test_framework(module)),
+        _ => false,
+    })
+}
+
+fn is_test_framework(module: &str) -> bool {
+    let top = module.split('.').next().unwrap_or_default();
+    top == "pytest" || top == "unittest"
 }
 
 /// Fill `model.region` from what the project index found reachable, minus the functions the
