@@ -475,6 +475,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
         imported_module_classes,
         state_attributes: _,
         setup_code,
+        eager_test,
         config_defaults,
         imported_submodules,
         project_lengths: _,
@@ -500,7 +501,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
     sorted(imported_submodules.iter()).hash(&mut hasher);
     sorted(passed_from_elsewhere.iter().map(|(name, passed)| format!("{name} {passed:?}"))).hash(&mut hasher);
-    (shared, settings, setup_code).hash(&mut hasher);
+    (shared, settings, setup_code, eager_test).hash(&mut hasher);
     hasher.finish()
 }
 

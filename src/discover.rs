@@ -14,7 +14,7 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
 
@@ -46,20 +46,10 @@ pub fn canonical(path: &Path) -> PathBuf {
 pub fn is_test_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
     let pytest_name = name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"));
-    pytest_name || (is_python(path) && in_tests_folder(path))
-}
-
-/// Whether a folder named `tests` holds the file (`runs_in`: the folder tcfix runs in).
-pub fn in_tests_folder(path: &Path) -> bool {
-    static RUNS_IN: OnceLock<Option<PathBuf>> = OnceLock::new();
-    in_tests_folder_below(path, RUNS_IN.get_or_init(|| std::env::current_dir().ok()).as_deref())
-}
-
-/// Of an absolute path inside `runs_in`, only the folders below it count: a checkout that lives
-/// in `~/tests/` is not all tests.
-fn in_tests_folder_below(path: &Path, runs_in: Option<&Path>) -> bool {
-    let below = runs_in.and_then(|dir| path.strip_prefix(dir).ok()).unwrap_or(path);
-    below.parent().is_some_and(|dir| dir.components().any(|part| part.as_os_str() == "tests"))
+    let under_tests = path
+        .parent()
+        .is_some_and(|dir| dir.components().any(|part| matches!(part.as_os_str().to_str(), Some("tests"))));
+    pytest_name || (under_tests && is_python(path))
 }
 
 pub fn discover(paths: &[PathBuf]) -> Discovered {
@@ -283,15 +273,5 @@ mod tests {
         for not_test in ["attention.py", "testing_utils.py", "contest.py", "tests.py", "latest_test/model.py"] {
             assert!(!is_test_file(Path::new(not_test)), "{not_test}");
         }
-    }
-
-    /// A project checked out inside a folder named `tests`, named by its absolute path: its own
-    /// files are not tests; its own `tests` folder still is.
-    #[test]
-    fn a_tests_folder_above_the_project_does_not_count() {
-        let project = Path::new("/home/me/tests/detector");
-        assert!(!in_tests_folder_below(&project.join("model.py"), Some(project)));
-        assert!(in_tests_folder_below(&project.join("tests/helpers.py"), Some(project)));
-        assert!(in_tests_folder_below(&project.join("model.py"), Some(Path::new("/home/me"))));
     }
 }

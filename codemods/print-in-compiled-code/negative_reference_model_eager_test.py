@@ -1,7 +1,8 @@
-"""A test file (pytest collects `test_*.py` and `*_test.py`) holding a plain reference model that
-the test compares the library's layer against, eagerly: nothing in the project compiles it, so
-its `print` breaks no graph and tcfix says nothing. (Were another test of the project to call
-`torch.compile`, a shared test module could hold what it compiles, and this would be reported.)"""
+"""A test module (pytest collects `*_test.py`, and it holds a `test_*` function) with a plain
+reference model its test checks eagerly: nothing in the project compiles anything, so the model
+runs eagerly, its `print` breaks no graph, and tcfix says nothing. (Were any file of the project to
+compile, or to run `torch._dynamo.explain`, this model could be what it compiles, and it would be
+reported.)"""
 import torch
 from torch import nn
 

@@ -10,12 +10,12 @@ use ruff_text_size::Ranged;
 
 use ruff_python_ast::{Expr, ExprContext, Stmt};
 
-use crate::discover::{in_tests_folder, is_test_file};
-use crate::model::compiled::compile_calls::compiles_anything;
+use crate::discover::is_test_file;
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::call_graph::CallGraph;
 use crate::model::file::dead_code::{DeadCode, DeadReason, off_unless_passed_elsewhere};
 use crate::model::file::facts::Facts;
+use crate::model::file::imports::last_segment;
 use crate::model::file::module::{is_entry_point, is_self};
 use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
 /// What a function refers to in its compiled code, resolved as far as one file allows.
@@ -96,9 +96,6 @@ fn calls_self(model: &FileModel, function: usize) -> bool {
 
 /// Why each of the file's functions starts a compiled region on its own (before reachability).
 pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
-    if is_eager_test(model) {
-        return None;
-    }
     let f = model.function(function);
     if f.compiled {
         return Some(Reason::Compiled);
@@ -113,34 +110,26 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
 }
 
-/// A test file that compiles nothing: a reference implementation the tests compare against, a
-/// toy module of an eager check. Its code runs eagerly unless another test compiles it, which the
-/// project index decides (`ProjectIndex::root_reason`). Outside a `tests` folder a pytest name is
-/// not enough (timm ships its model code `layers/test_time_pool.py`): the file must hold tests.
-pub fn is_eager_test(model: &FileModel) -> bool {
-    *model.eager_test.get_or_init(|| {
-        let path = &model.source.path;
-        is_test_file(path)
-            && (in_tests_folder(path) || holds_tests(model.source.parsed.suite()))
-            && !compiles_anything(model)
-    })
+/// A test module: a file pytest collects (`test_*.py`, `*_test.py`) that holds tests of its own (a
+/// `test_*` function, a `Test*` class or a `unittest.TestCase` with a `test_*` method). A model it defines is a reference the
+/// tests compare against, or the toy of an eager check; whether it runs compiled is the project
+/// index's to say (`ProjectIndex::root_reason`). A pytest name alone is not enough: timm ships model
+/// code as `layers/test_time_pool.py`.
+pub fn is_test_module(model: &FileModel) -> bool {
+    is_test_file(&model.source.path) && holds_tests(model.source.parsed.suite())
 }
 
-/// A `test_*` function, a `Test*` class with a `test_*` method, or an import of pytest or unittest.
 fn holds_tests(suite: &[Stmt]) -> bool {
-    let is_test = |stmt: &Stmt| matches!(stmt, Stmt::FunctionDef(def) if def.name.starts_with("test"));
+    let is_test = |stmt: &Stmt| matches!(stmt, Stmt::FunctionDef(def) if def.name.starts_with("test_"));
     suite.iter().any(|stmt| match stmt {
         Stmt::FunctionDef(_) => is_test(stmt),
-        Stmt::ClassDef(class) => class.name.starts_with("Test") && class.body.iter().any(is_test),
-        Stmt::Import(import) => import.names.iter().any(|alias| is_test_framework(&alias.name)),
-        Stmt::ImportFrom(import) => import.module.as_ref().is_some_and(|module| is_test_framework(module)),
+        Stmt::ClassDef(class) => {
+            let test_case =
+                class.bases().iter().any(|base| last_segment(base).is_some_and(|name| name.ends_with("TestCase")));
+            (class.name.starts_with("Test") || test_case) && class.body.iter().any(is_test)
+        }
         _ => false,
     })
-}
-
-fn is_test_framework(module: &str) -> bool {
-    let top = module.split('.').next().unwrap_or_default();
-    top == "pytest" || top == "unittest"
 }
 
 /// Fill `model.region` from what the project index found reachable, minus the functions the
@@ -192,7 +181,8 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         if function.disabled {
             continue;
         }
-        let reason = facts.reached.get(&function.qualname).cloned().or_else(|| root_reason(model, index));
+        let own_root = || if facts.eager_test { None } else { root_reason(model, index) };
+        let reason = facts.reached.get(&function.qualname).cloned().or_else(own_root);
         if let Some(reason) = reason {
             model.region.insert(index, reason);
         }

@@ -131,8 +131,6 @@ pub struct FileModel<'a> {
     pub(crate) capture_crashes: [OnceCell<Option<TextRange>>; 2],
     /// The file's calls of its own functions (`own_calls`), found when a hook first asks.
     own_calls: OnceCell<OwnCalls>,
-    /// A test file that compiles nothing (`reach::is_eager_test`), asked once per file.
-    pub(crate) eager_test: OnceCell<bool>,
 }
 
 #[derive(Clone, Copy)]
@@ -357,7 +355,6 @@ impl<'a> FileModel<'a> {
             held_classes: RefCell::default(),
             capture_crashes: Default::default(),
             own_calls: OnceCell::new(),
-            eager_test: OnceCell::new(),
         }
     }
 
