@@ -49,7 +49,7 @@ use crate::rules::{RULES, Settings};
 pub const DIRECTORY: &str = ".tcfix_cache";
 
 /// Bumped when what a cache file holds changes shape.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 7;
 
 pub struct Cache {
     /// `.tcfix_cache/<hash of the settings>.json`.
@@ -475,7 +475,6 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
         imported_module_classes,
         state_attributes: _,
         setup_code,
-        eager_test,
         config_defaults,
         imported_submodules,
         project_lengths: _,
@@ -501,7 +500,7 @@ pub fn facts_fingerprint(facts: &Facts, shared: u64, settings: u64) -> u64 {
     sorted(config_defaults.iter().map(|(name, default)| format!("{name} {default:?}"))).hash(&mut hasher);
     sorted(imported_submodules.iter()).hash(&mut hasher);
     sorted(passed_from_elsewhere.iter().map(|(name, passed)| format!("{name} {passed:?}"))).hash(&mut hasher);
-    (shared, settings, setup_code, eager_test).hash(&mut hasher);
+    (shared, settings, setup_code).hash(&mut hasher);
     hasher.finish()
 }
 

@@ -12,12 +12,11 @@ use std::sync::Arc;
 
 use ruff_python_ast::Expr;
 
-use crate::model::compiled::compile_calls::compiles_anything;
 use crate::model::compiled::compile_scope::{
     CompileTarget, Held, Kept, builders_called, classes_named, compile_targets, held_in, kept_given, kept_used,
 };
 use crate::model::compiled::module_builders::{Builds, builds};
-use crate::model::compiled::reach::{Target, is_test_module, root_reason, targets};
+use crate::model::compiled::reach::{Target, root_reason, targets};
 use crate::model::compiled::untraced::{forward_replacing_decorators, untraced_decorators};
 use crate::model::defaults::config_defaults::{ClassDefaults, FieldSet, fields_set};
 use crate::model::file::configured::Captures;
@@ -43,18 +42,6 @@ use compile_map::CompileMap;
 /// on a config object; the literal, `None` for any other value).
 type ValuesGiven<'i> = HashMap<&'i str, Vec<(Option<ClassId>, &'i Option<ConfigDefault>)>>;
 
-/// Whether the file runs a model through Dynamo in any way: compiles it (`compiles_anything`), or
-/// hands it to `torch._dynamo.explain`, `optimize_assert` or `torch.export`. Read from the text, on
-/// the safe side: a mention is enough (not a bare `export(`: ONNX and TorchScript exporters do
-/// not trace with Dynamo).
-fn runs_dynamo(model: &FileModel) -> bool {
-    let text = &model.source.text;
-    let dynamo_call = (text.contains("_dynamo") && (text.contains("explain(") || text.contains("optimize_assert(")))
-        || text.contains("torch.export")
-        || text.contains("_dynamo.export");
-    dynamo_call || compiles_anything(model)
-}
-
 /// What one file contributes to the index.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
@@ -67,11 +54,6 @@ pub struct FileSummary {
     pub functions: Vec<FunctionSummary>,
     /// The file may hold code the setup rules read outside the compiled region (TCF3xx, TCF401).
     pub setup_code: bool,
-    /// A test module (`reach::is_test_module`): its models run eagerly in a project where nothing
-    /// runs Dynamo.
-    pub test_module: bool,
-    /// The file runs a model through Dynamo (`runs_dynamo`).
-    pub runs_dynamo: bool,
     /// Module-level names that keep Dynamo out of what they decorate (`untraced`).
     pub untraced_decorators: Vec<String>,
     /// Module-level class decorators that replace the class's `forward` (`untraced`).
@@ -309,8 +291,6 @@ impl FileSummary {
             classes,
             functions,
             setup_code: crate::model::compiled::compile_calls::mentions_setup_code(&model.source.text),
-            test_module: is_test_module(model),
-            runs_dynamo: runs_dynamo(model),
             untraced_decorators: untraced_decorators(model.source.parsed.suite(), &model.imports),
             forward_replacing_decorators: forward_replacing_decorators(model.source.parsed.suite()),
             reexported: if is_package(model) {
@@ -497,10 +477,6 @@ pub struct ProjectIndex {
     /// What the project's own compile calls trace, when every call names what it compiles
     /// (`compile_scope`); None: every module's `forward`.
     compiled: Option<CompileMap>,
-    /// No file of the run compiles or otherwise runs Dynamo: the tests' own models then run
-    /// eagerly. Where any does (a test, a conftest fixture, a project helper handed a model), a
-    /// test's model may be what it compiles, and stays a root.
-    eager_tests: bool,
 }
 
 impl ProjectIndex {
@@ -511,7 +487,6 @@ impl ProjectIndex {
         }
         // The index is built between the two passes, on one thread: what is per file runs on all.
         let lookups = files.par_iter().map(FileLookups::of).collect();
-        let eager_tests = !files.iter().any(|file| file.runs_dynamo);
         let mut index = Self {
             files,
             lookups,
@@ -520,7 +495,6 @@ impl ProjectIndex {
             forward_replaced: HashSet::default(),
             never_built: HashSet::default(),
             compiled: None,
-            eager_tests,
         };
         index.module_classes = index.find_module_classes();
         index.forward_replaced = index.find_forward_replaced();
@@ -617,7 +591,6 @@ impl ProjectIndex {
         for (file, summary) in self.files.iter().enumerate() {
             facts[file].setup_code = summary.setup_code;
             facts[file].captures = captures.clone();
-            facts[file].eager_test = self.eager_tests && summary.test_module;
         }
         for &ClassId { file, class } in &self.module_classes {
             facts[file].module_classes.insert(self.files[file].classes[class].qualname.clone());
@@ -943,7 +916,7 @@ impl ProjectIndex {
 
     fn root_reason(&self, id: FunctionId, function: &FunctionSummary) -> Option<Reason> {
         let file = id.file;
-        if function.disabled || (self.eager_tests && self.files[file].test_module) {
+        if function.disabled {
             return None;
         }
         if function.root.is_some() {
@@ -1165,49 +1138,6 @@ mod tests {
         let none = HOLDER.replace("self.encoder.forward = torch.compile(self.encoder.forward)", "pass");
         let files = [("pkg/holder.py", none.as_str()), ("pkg/model.py", BLOCKS), ("pkg/layers.py", ATTENTION)];
         assert_eq!(findings(&files).len(), 5);
-    }
-
-    const REFERENCE: &str = "import torch\nfrom torch import nn\n\nclass Reference(nn.Module):\n    def forward(self, x):\n        print(x)\n        return x\n";
-    const EAGER_TEST: &str = "\ndef test_reference():\n    assert Reference()(torch.ones(2)).shape == (2,)\n";
-
-    /// A test module's own reference model runs eagerly where nothing in the project runs Dynamo.
-    #[test]
-    fn a_test_modules_model_runs_eagerly_when_nothing_compiles() {
-        let test = format!("{REFERENCE}{EAGER_TEST}");
-        assert_eq!(
-            findings(&[("tests/test_reference.py", test.as_str()), ("pkg/layers.py", ATTENTION)]),
-            ["pkg/layers.py TCF103"]
-        );
-        // A shared helper without tests of its own stays checked: a test may compile what it holds.
-        assert_eq!(findings(&[("tests/helpers.py", REFERENCE)]), ["tests/helpers.py TCF101"]);
-    }
-
-    /// Once any file runs Dynamo, a test module's model may be what it compiles: the test itself,
-    /// a project helper it hands the model to, or `explain`.
-    #[test]
-    fn a_test_modules_model_stays_checked_when_anything_compiles() {
-        let compiled = format!("{REFERENCE}\ndef test_reference():\n    torch.compile(Reference())(torch.ones(2))\n");
-        assert_eq!(findings(&[("tests/test_reference.py", compiled.as_str())]), ["tests/test_reference.py TCF101"]);
-        let test = format!("{REFERENCE}{EAGER_TEST}");
-        let helper = "import torch\n\ndef compile_model(model):\n    return torch.compile(model)\n";
-        assert_eq!(
-            findings(&[("tests/test_reference.py", test.as_str()), ("pkg/compiling.py", helper)]),
-            ["tests/test_reference.py TCF101"]
-        );
-        let explained = format!("{test}\ndef test_breaks():\n    torch._dynamo.explain(Reference())(torch.ones(2))\n");
-        assert_eq!(findings(&[("tests/test_reference.py", explained.as_str())]), ["tests/test_reference.py TCF101"]);
-    }
-
-    /// Model code that only has a pytest name (timm's `layers/test_time_pool.py`) holds no test.
-    #[test]
-    fn a_module_named_like_a_test_without_tests_is_model_code() {
-        assert_eq!(findings(&[("pkg/layers/test_time_pool.py", REFERENCE)]), ["pkg/layers/test_time_pool.py TCF101"]);
-        let with_test = format!("{REFERENCE}{EAGER_TEST}");
-        assert_eq!(findings(&[("pkg/layers/test_time_pool.py", with_test.as_str())]), Vec::<String>::new());
-        let unittest = format!(
-            "{REFERENCE}\nimport unittest\n\nclass ReferenceCheck(unittest.TestCase):\n    def test_shape(self):\n        Reference()(torch.ones(2))\n"
-        );
-        assert_eq!(findings(&[("tests/reference_test.py", unittest.as_str())]), Vec::<String>::new());
     }
 
     #[test]

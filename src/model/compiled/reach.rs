@@ -10,12 +10,10 @@ use ruff_text_size::Ranged;
 
 use ruff_python_ast::{Expr, ExprContext, Stmt};
 
-use crate::discover::is_test_file;
 use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
 use crate::model::file::call_graph::CallGraph;
 use crate::model::file::dead_code::{DeadCode, DeadReason, off_unless_passed_elsewhere};
 use crate::model::file::facts::Facts;
-use crate::model::file::imports::last_segment;
 use crate::model::file::module::{is_entry_point, is_self};
 use crate::model::file::{Accessor, FileModel, FunctionNode, Reason};
 /// What a function refers to in its compiled code, resolved as far as one file allows.
@@ -110,28 +108,6 @@ pub fn root_reason(model: &FileModel, function: usize) -> Option<Reason> {
     (is_module_method && is_entry_point(&f.name)).then_some(Reason::Forward)
 }
 
-/// A test module: a file pytest collects (`test_*.py`, `*_test.py`) that holds tests of its own (a
-/// `test_*` function, a `Test*` class or a `unittest.TestCase` with a `test_*` method). A model it defines is a reference the
-/// tests compare against, or the toy of an eager check; whether it runs compiled is the project
-/// index's to say (`ProjectIndex::root_reason`). A pytest name alone is not enough: timm ships model
-/// code as `layers/test_time_pool.py`.
-pub fn is_test_module(model: &FileModel) -> bool {
-    is_test_file(&model.source.path) && holds_tests(model.source.parsed.suite())
-}
-
-fn holds_tests(suite: &[Stmt]) -> bool {
-    let is_test = |stmt: &Stmt| matches!(stmt, Stmt::FunctionDef(def) if def.name.starts_with("test_"));
-    suite.iter().any(|stmt| match stmt {
-        Stmt::FunctionDef(_) => is_test(stmt),
-        Stmt::ClassDef(class) => {
-            let test_case =
-                class.bases().iter().any(|base| last_segment(base).is_some_and(|name| name.ends_with("TestCase")));
-            (class.name.starts_with("Test") || test_case) && class.body.iter().any(is_test)
-        }
-        _ => false,
-    })
-}
-
 /// Fill `model.region` from what the project index found reachable, minus the functions the
 /// user disabled (their decorators are re-read from the current text).
 pub fn mark_region(model: &mut FileModel, facts: &Facts) {
@@ -181,8 +157,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
         if function.disabled {
             continue;
         }
-        let own_root = || if facts.eager_test { None } else { root_reason(model, index) };
-        let reason = facts.reached.get(&function.qualname).cloned().or_else(own_root);
+        let reason = facts.reached.get(&function.qualname).cloned().or_else(|| root_reason(model, index));
         if let Some(reason) = reason {
             model.region.insert(index, reason);
         }

@@ -46,9 +46,6 @@ pub struct Facts {
     pub state_attributes: Arc<StateAttributes>,
     /// The file may hold code the setup rules read outside the compiled region.
     pub setup_code: bool,
-    /// A test module in a run where nothing runs Dynamo (`ProjectIndex::root_reason`): none of
-    /// its functions is a root, whatever the file alone would say.
-    pub eager_test: bool,
     /// Defaults of the config classes the file defines or imports (`config_defaults`).
     pub config_defaults: Arc<ConfigDefaults>,
     /// The longest whole-number defaults of every config class of the project (shared by all files).
@@ -154,7 +151,6 @@ impl Facts {
             names.intersection(&dependence.constructed).cloned().collect()
         };
         self.reached == other.reached
-            && self.eager_test == other.eager_test
             && self.disabled == other.disabled
             && self.called_from_other_files == other.called_from_other_files
             && self.named_elsewhere == other.named_elsewhere
