@@ -37,6 +37,7 @@ use crate::model::defaults::constructor_flags::off_unless_built_with;
 use crate::model::defaults::half_precision::off_unless_half_precision;
 use crate::model::defaults::keyword_flags::off_unless_keyword_passed;
 use crate::model::defaults::replaced_submodules::off_unless_replaced;
+use crate::model::defaults::test_models::off_unless_compiled_elsewhere;
 use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
 use crate::model::flow::impossible_calls::never_runs;
@@ -293,8 +294,9 @@ fn drop_findings_no_call_reaches(model: &FileModel, diagnostics: &mut Vec<Diagno
 /// `keyword_flags` through `**kwargs`) only for a caller who sets it, those in a branch for a replaced submodule (`replaced_submodules`)
 /// only for a model where someone replaced it, and those in a branch on a constructor flag left
 /// off (`constructor_flags`) only for a module built with it, those behind a test for a half
-/// precision dtype (`half_precision`) only for a float16 or bfloat16 run: low, and the message
-/// says when. So are those in a function that only such branches call (`call_conditions`).
+/// precision dtype (`half_precision`) only for a float16 or bfloat16 run, those in a test module
+/// that compiles nothing (`test_models`) only if another file compiles its model: low, and the
+/// message says when. So are those in a function that only such branches call (`call_conditions`).
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     if diagnostics.is_empty() {
         return;
@@ -324,9 +326,10 @@ fn conditions_at(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>>
     let replaced = off_unless_replaced(model, ranges);
     let built = off_unless_built_with(model, ranges);
     let half = off_unless_half_precision(model, ranges);
-    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built).zip(half);
-    for (slot, ((((unset, keyword), replaced), built), half)) in conditions.iter_mut().zip(others) {
-        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built).or(half);
+    let test = off_unless_compiled_elsewhere(model, ranges);
+    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built).zip(half).zip(test);
+    for (slot, (((((unset, keyword), replaced), built), half), test)) in conditions.iter_mut().zip(others) {
+        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built).or(half).or(test);
     }
     conditions
 }

@@ -10,4 +10,5 @@ pub mod keyword_flags;
 pub mod layerdrop;
 pub mod none_tests;
 pub mod replaced_submodules;
+pub mod test_models;
 pub mod unset_flags;
