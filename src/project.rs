@@ -720,6 +720,90 @@ class Outer(nn.Module):
         assert!(messages.len() == 1 && !messages[0].contains("use_cache=True"), "{messages:?}");
     }
 
+    /// `resize` is a helper only other files call, with a flag that defaults off: what their
+    /// calls pass decides whether its branch on the flag is dead.
+    const OPS: &str = "from torch import nn
+
+
+def resize(x, warning=False):
+    if warning:
+        print(x)
+    return x
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(x)
+        return x
+";
+
+    /// Reports on `pkg/ops.py` (`OPS`) and a script that calls `resize` with `arguments`: how
+    /// often `ops.py` was read.
+    fn reads_of_helper_called_with(arguments: &str) -> usize {
+        let script = format!(
+            "from pkg.ops import resize
+
+resize({arguments})
+"
+        );
+        let (messages, reads) = messages_and_reads(&["pkg/ops.py", "pkg/script.py"], ("pkg/script.py", &script), OPS);
+        assert_eq!(messages.len(), 1, "the print in `forward`: {messages:?}");
+        reads
+    }
+
+    /// A call that passes the flag leaves no branch dead, as no call at all does: the guess stands.
+    #[test]
+    fn a_helper_whose_callers_pass_its_flags_keeps_the_guess() {
+        assert_eq!(reads_of_helper_called_with("1, warning=True"), 1);
+        assert_eq!(reads_of_helper_called_with("1, True"), 1);
+    }
+
+    #[test]
+    fn a_helper_whose_callers_leave_a_flag_off_is_read_again() {
+        assert_eq!(reads_of_helper_called_with("1"), 2, "the branch on `warning` is dead: ops.py is analysed again");
+    }
+
+    /// `feature.py` builds an attribute by calling `make_table`, imported from a file of the run:
+    /// on its own it takes the name for a module class (`Assumed`); the project says it is none.
+    fn reads_of_table_holder(holder: &str) -> usize {
+        let feature = format!(
+            "from torch import nn
+from pkg.tables import make_table
+
+
+class {holder}:
+    def __init__(self):
+        super().__init__()
+        self.table = make_table(3)
+
+    def forward(self, x):
+        return self.table(x)
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(x)
+        return x
+"
+        );
+        let tables = "def make_table(n):\n    return n\n";
+        let (messages, reads) =
+            messages_and_reads(&["pkg/feature.py", "pkg/tables.py"], ("pkg/tables.py", tables), &feature);
+        assert_eq!(messages.len(), 1, "the print in `Model.forward`: {messages:?}");
+        reads
+    }
+
+    /// Nothing compiled asks what `make_table` is: the guess stands.
+    #[test]
+    fn an_imported_name_the_analysis_never_asks_about_keeps_the_guess() {
+        assert_eq!(reads_of_table_holder("Features"), 1);
+    }
+
+    #[test]
+    fn an_imported_name_the_analysis_asks_about_is_answered_by_the_project() {
+        assert_eq!(reads_of_table_holder("Features(nn.Module)"), 2, "`self.table(x)` in a compiled forward asks");
+    }
+
     /// `a.py`'s forward reaches `b.helper` first, so the project says "called from
     /// `Caller.forward`" where `b.py` on its own says "called from `Local.forward`".
     fn run_reached_twice(helper_body: &str) -> (Vec<String>, usize) {

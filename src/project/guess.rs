@@ -98,6 +98,7 @@ fn guess(
             (fields, classes)
         })
         .unzip();
+    dependence.asked_imported_classes(model.imported_classes_asked.take());
     let text_hash = (!diagnostics.is_empty()).then(|| crate::cache::content_hash(&source.text));
     facts.keep_what_the_file_asks(&dependence);
     keep_what_the_findings_ask(&mut facts, config_fields.as_ref(), imports_asked.as_ref());
@@ -213,8 +214,10 @@ impl Assumed {
         facts.imported_module_classes.extend(self.imported_module_classes.iter().cloned());
     }
 
+    /// The imported names are not checked here: the analysis may never have asked about one
+    /// (`self.mel = mel_filter_bank(...)` in a class nothing compiles), and those it asked about
+    /// are compared with the project's answers (`Facts::same_for`).
     fn hold_in(&self, project: &Facts) -> bool {
         self.module_classes.iter().all(|class| project.module_classes.contains(class))
-            && self.imported_module_classes.iter().all(|name| project.imported_module_classes.contains(name))
     }
 }
