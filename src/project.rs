@@ -291,10 +291,11 @@ fn both_passes(
                         None => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
                     }
                 }
-                First::Looked(Some(guess)) if guess.stands(&facts) => {
-                    isolated(|| finish_guess(path, sources, *guess, &facts, &settings, scope, mode))
-                }
-                First::Looked(_) => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
+                First::Looked(Some(guess)) => match guess.settle(&facts) {
+                    Some(guess) => isolated(|| finish_guess(path, sources, *guess, &facts, &settings, scope, mode)),
+                    None => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
+                },
+                First::Looked(None) => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
             };
             let mut learnt_findings = false;
             if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
@@ -802,6 +803,56 @@ class Model(nn.Module):
     #[test]
     fn an_imported_name_the_analysis_asks_about_is_answered_by_the_project() {
         assert_eq!(reads_of_table_holder("Features(nn.Module)"), 2, "`self.table(x)` in a compiled forward asks");
+    }
+
+    /// `merger.py` builds a check's message from a size; the check is another file's, and takes
+    /// the message as a callable.
+    const MERGER: &str = "import torch
+from torch import nn
+
+from pkg.checks import require
+
+
+class Merger(nn.Module):
+    def forward(self, image):
+        require(image.shape[-1] > 0, f\"{image.shape[0]} features\")
+        return image * 2
+";
+
+    /// The fix titles of `merger.py`'s findings, with `require` defined as `checks`, and how
+    /// often `merger.py` was read.
+    fn merger_fixes(checks: &str) -> (Vec<String>, usize) {
+        let files = [PathBuf::from("pkg/checks.py"), PathBuf::from("pkg/merger.py")];
+        let reads = AtomicUsize::new(0);
+        let texts = |path: &Path| -> Result<String, SourceError> {
+            Ok(if path == Path::new("pkg/checks.py") { checks } else { MERGER }.to_string())
+        };
+        let count_merger = counting(&texts, &reads);
+        let read = |path: &Path| if path == Path::new("pkg/checks.py") { texts(path) } else { count_merger(path) };
+        let reports = run_plain(&files, &Sources { read: &read, again: &texts }, FixMode::Report);
+        let diagnostics = reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter());
+        let fixes = diagnostics.map(|d| d.fix.as_ref().map_or_else(String::new, |fix| fix.title.clone()));
+        (fixes.collect(), reads.load(Ordering::SeqCst))
+    }
+
+    /// On its own `merger.py` cannot tell that `require` takes a callable message; pass one also
+    /// made the findings that answer gives (`guess::Alternative`), and pass two takes them.
+    #[test]
+    fn a_message_check_of_another_file_is_answered_without_a_second_parse() {
+        let callable = "from collections.abc import Callable
+
+
+def require(condition, message: str | Callable[[], str]) -> None:
+    if not condition:
+        raise ValueError(message() if callable(message) else message)
+";
+        let (fixes, reads) = merger_fixes(callable);
+        assert_eq!(reads, 1);
+        assert!(fixes.len() == 1 && fixes[0].starts_with("Pass the message as a lambda"), "{fixes:?}");
+        let plain = callable.replace(" | Callable[[], str]", "");
+        let (fixes, reads) = merger_fixes(&plain);
+        assert_eq!(reads, 1, "the file's own answer stands");
+        assert!(fixes.len() == 1 && fixes[0].starts_with("Build the message only when"), "{fixes:?}");
     }
 
     /// `a.py`'s forward reaches `b.helper` first, so the project says "called from

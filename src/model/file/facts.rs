@@ -142,7 +142,7 @@ fn constructed_on_self(model: &FileModel) -> HashSet<String> {
 }
 
 impl Facts {
-    /// Drops what `same_for` will not compare for a file with this `dependence`: a run holds
+    /// Drops what `same_for_besides_message_checks` and `same_message_checks` will not compare for a file with this `dependence`: a run holds
     /// every file's own facts (its guess's) until the project's are known.
     pub fn keep_what_the_file_asks(&mut self, dependence: &Dependence) {
         self.forward_replaced = HashSet::default();
@@ -164,7 +164,8 @@ impl Facts {
     /// the same region and reasons, and the same answers to the questions the file asks. Which
     /// classes another file imports is left out: only the conditions of findings ask it
     /// (`unset_flags`), and the caller knows which classes they asked about.
-    pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
+    /// The project's message checks are compared apart (`same_message_checks`).
+    pub fn same_for_besides_message_checks(&self, other: &Facts, dependence: &Dependence) -> bool {
         let changed_class_matters = || {
             let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
             if changed.peek().is_none() {
@@ -188,9 +189,13 @@ impl Facts {
             && dependence.imported_classes_asked.iter().all(same_imported_class)
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
             && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
-            && (dependence.checks_asked.iter())
-                .all(|fact| self.message_checks.contains(fact) == other.message_checks.contains(fact))
             && self.same_flags_left_off(other, dependence)
+    }
+
+    /// Whether the project's message checks answer what the file's rules asked as `other` did.
+    pub fn same_message_checks(&self, other: &Facts, dependence: &Dependence) -> bool {
+        (dependence.checks_asked.iter())
+            .all(|fact| self.message_checks.contains(fact) == other.message_checks.contains(fact))
     }
 
     /// Whether what the calls of other files pass leaves the same flags of the file's helpers

@@ -437,11 +437,14 @@ impl<'a> FileModel<'a> {
     }
 
     /// Reads what the index says of an imported name, recording the question
-    /// (`imported_classes_asked`): the answer depends on other files.
+    /// (`imported_classes_asked`): the answer depends on other files. The index answers only
+    /// about the file's imported names: any other name has the same answer everywhere.
     fn asked_of_imported<'m, T>(&'m self, name: &str, answer: impl FnOnce(&'m Self) -> T) -> T {
-        let mut asked = self.imported_classes_asked.borrow_mut();
-        if !asked.contains(name) {
-            asked.insert(name.to_string());
+        if self.imports.get(name).is_some() {
+            let mut asked = self.imported_classes_asked.borrow_mut();
+            if !asked.contains(name) {
+                asked.insert(name.to_string());
+            }
         }
         answer(self)
     }
