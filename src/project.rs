@@ -291,10 +291,11 @@ fn both_passes(
                         None => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
                     }
                 }
-                First::Looked(Some(guess)) if guess.stands(&facts) => {
-                    isolated(|| finish_guess(path, sources, *guess, &facts, &settings, scope, mode))
-                }
-                First::Looked(_) => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
+                First::Looked(Some(guess)) => match guess.settle(&facts) {
+                    Some(guess) => isolated(|| finish_guess(path, sources, *guess, &facts, &settings, scope, mode)),
+                    None => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
+                },
+                First::Looked(None) => isolated(|| check_file(path, sources.read, &facts, &settings, scope, mode)),
             };
             let mut learnt_findings = false;
             if let (Some(cache), Some(content), Ok(checked)) = (cache, content, &outcome) {
@@ -718,6 +719,140 @@ class Outer(nn.Module):
         let (messages, reads) = flagged_print_imported("Inner");
         assert_eq!(reads, 2, "`Inner` may be called with the flag set: blocks.py is analysed again");
         assert!(messages.len() == 1 && !messages[0].contains("use_cache=True"), "{messages:?}");
+    }
+
+    /// `resize` is a helper only other files call, with a flag that defaults off: what their
+    /// calls pass decides whether its branch on the flag is dead.
+    const OPS: &str = "from torch import nn
+
+
+def resize(x, warning=False):
+    if warning:
+        print(x)
+    return x
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(x)
+        return x
+";
+
+    /// Reports on `pkg/ops.py` (`OPS`) and a script that calls `resize` with `arguments`: how
+    /// often `ops.py` was read.
+    fn reads_of_helper_called_with(arguments: &str) -> usize {
+        let script = format!(
+            "from pkg.ops import resize
+
+resize({arguments})
+"
+        );
+        let (messages, reads) = messages_and_reads(&["pkg/ops.py", "pkg/script.py"], ("pkg/script.py", &script), OPS);
+        assert_eq!(messages.len(), 1, "the print in `forward`: {messages:?}");
+        reads
+    }
+
+    /// A call that passes the flag leaves no branch dead, as no call at all does: the guess stands.
+    #[test]
+    fn a_helper_whose_callers_pass_its_flags_keeps_the_guess() {
+        assert_eq!(reads_of_helper_called_with("1, warning=True"), 1);
+        assert_eq!(reads_of_helper_called_with("1, True"), 1);
+    }
+
+    #[test]
+    fn a_helper_whose_callers_leave_a_flag_off_is_read_again() {
+        assert_eq!(reads_of_helper_called_with("1"), 2, "the branch on `warning` is dead: ops.py is analysed again");
+    }
+
+    /// `feature.py` builds an attribute by calling `make_table`, imported from a file of the run:
+    /// on its own it takes the name for a module class (`Assumed`); the project says it is none.
+    fn reads_of_table_holder(holder: &str) -> usize {
+        let feature = format!(
+            "from torch import nn
+from pkg.tables import make_table
+
+
+class {holder}:
+    def __init__(self):
+        super().__init__()
+        self.table = make_table(3)
+
+    def forward(self, x):
+        return self.table(x)
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        print(x)
+        return x
+"
+        );
+        let tables = "def make_table(n):\n    return n\n";
+        let (messages, reads) =
+            messages_and_reads(&["pkg/feature.py", "pkg/tables.py"], ("pkg/tables.py", tables), &feature);
+        assert_eq!(messages.len(), 1, "the print in `Model.forward`: {messages:?}");
+        reads
+    }
+
+    /// Nothing compiled asks what `make_table` is: the guess stands.
+    #[test]
+    fn an_imported_name_the_analysis_never_asks_about_keeps_the_guess() {
+        assert_eq!(reads_of_table_holder("Features"), 1);
+    }
+
+    #[test]
+    fn an_imported_name_the_analysis_asks_about_is_answered_by_the_project() {
+        assert_eq!(reads_of_table_holder("Features(nn.Module)"), 2, "`self.table(x)` in a compiled forward asks");
+    }
+
+    /// `merger.py` builds a check's message from a size; the check is another file's, and takes
+    /// the message as a callable.
+    const MERGER: &str = "import torch
+from torch import nn
+
+from pkg.checks import require
+
+
+class Merger(nn.Module):
+    def forward(self, image):
+        require(image.shape[-1] > 0, f\"{image.shape[0]} features\")
+        return image * 2
+";
+
+    /// The fix titles of `merger.py`'s findings, with `require` defined as `checks`, and how
+    /// often `merger.py` was read.
+    fn merger_fixes(checks: &str) -> (Vec<String>, usize) {
+        let files = [PathBuf::from("pkg/checks.py"), PathBuf::from("pkg/merger.py")];
+        let reads = AtomicUsize::new(0);
+        let texts = |path: &Path| -> Result<String, SourceError> {
+            Ok(if path == Path::new("pkg/checks.py") { checks } else { MERGER }.to_string())
+        };
+        let count_merger = counting(&texts, &reads);
+        let read = |path: &Path| if path == Path::new("pkg/checks.py") { texts(path) } else { count_merger(path) };
+        let reports = run_plain(&files, &Sources { read: &read, again: &texts }, FixMode::Report);
+        let diagnostics = reports.iter().flat_map(|r| r.outcome.as_ref().unwrap().diagnostics.iter());
+        let fixes = diagnostics.map(|d| d.fix.as_ref().map_or_else(String::new, |fix| fix.title.clone()));
+        (fixes.collect(), reads.load(Ordering::SeqCst))
+    }
+
+    /// On its own `merger.py` cannot tell that `require` takes a callable message; pass one also
+    /// made the findings that answer gives (`guess::Alternative`), and pass two takes them.
+    #[test]
+    fn a_message_check_of_another_file_is_answered_without_a_second_parse() {
+        let callable = "from collections.abc import Callable
+
+
+def require(condition, message: str | Callable[[], str]) -> None:
+    if not condition:
+        raise ValueError(message() if callable(message) else message)
+";
+        let (fixes, reads) = merger_fixes(callable);
+        assert_eq!(reads, 1);
+        assert!(fixes.len() == 1 && fixes[0].starts_with("Pass the message as a lambda"), "{fixes:?}");
+        let plain = callable.replace(" | Callable[[], str]", "");
+        let (fixes, reads) = merger_fixes(&plain);
+        assert_eq!(reads, 1, "the file's own answer stands");
+        assert!(fixes.len() == 1 && fixes[0].starts_with("Build the message only when"), "{fixes:?}");
     }
 
     /// `a.py`'s forward reaches `b.helper` first, so the project says "called from

@@ -14,6 +14,7 @@ use crate::model::defaults::call_conditions::through_calls;
 use crate::model::defaults::config_defaults::off_by_default;
 use crate::model::defaults::unset_flags::off_unless_passed;
 use crate::model::file::FileModel;
+use crate::model::file::message_facts::MessageFact;
 use crate::model::index::{Dependence, Facts, FileSummary, ProjectIndex, module_name};
 use crate::rules::Settings;
 use crate::scope::Scope;
@@ -42,6 +43,8 @@ pub(super) struct Guess {
     /// The hash of the text the findings are in (`cache::content_hash`), `None` without
     /// findings: pass two reads the text again to show them, and holds them only to the same text.
     pub text_hash: Option<u64>,
+    /// The findings had the project's message checks answered otherwise.
+    alternative: Option<Alternative>,
 }
 
 /// Pass one for a file. `modules` are the module names of all the files of the run.
@@ -87,7 +90,9 @@ fn guess(
     assumed.add_to(&mut facts);
     mark_region(model, &facts);
     let diagnostics = crate::check_model(model, settings, scope);
-    dependence.asked_message_checks(model.message_checks_asked.take());
+    let checks_asked = model.message_checks_asked.take();
+    let alternative = Alternative::of(model, settings, scope, (&checks_asked, &diagnostics), modules);
+    dependence.asked_message_checks(checks_asked);
     let (config_fields, imports_asked) = (settings.min_severity == Severity::Low)
         .then(|| {
             let ranges: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.range).collect();
@@ -98,10 +103,57 @@ fn guess(
             (fields, classes)
         })
         .unzip();
+    dependence.asked_imported_classes(model.imported_classes_asked.take());
     let text_hash = (!diagnostics.is_empty()).then(|| crate::cache::content_hash(&source.text));
     facts.keep_what_the_file_asks(&dependence);
     keep_what_the_findings_ask(&mut facts, config_fields.as_ref(), imports_asked.as_ref());
-    Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text_hash }
+    Guess { facts, dependence, assumed, config_fields, imports_asked, diagnostics, text_hash, alternative }
+}
+
+/// The findings the file would have if the project said yes where the file alone says no to a
+/// message check of another file (`torch_compilable_check(cond, msg: str | Callable[[], str])`):
+/// TCF209 then offers a lambda for the message. Pass two takes them when the project does say
+/// so, instead of parsing the file again.
+struct Alternative {
+    /// Each message check this analysis asked about, with the answer it had.
+    answers: Vec<(MessageFact, bool)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Alternative {
+    /// The file's checks again with those answers turned: kept only when they find in the same
+    /// places with the same rules (what the guess's other questions were asked about).
+    fn of(
+        model: &mut FileModel,
+        settings: &Settings,
+        scope: Option<&Scope>,
+        (asked, found): (&[MessageFact], &[Diagnostic]),
+        modules: &HashSet<String>,
+    ) -> Option<Self> {
+        let elsewhere = |fact: &MessageFact| {
+            let module = fact.callee().rsplit_once('.').map(|(module, _)| module);
+            module.is_some_and(|module| module != model.module_name && modules.contains(module))
+        };
+        let turned: Vec<MessageFact> =
+            asked.iter().filter(|fact| !model.message_checks.contains(*fact) && elsewhere(fact)).cloned().collect();
+        if turned.is_empty() {
+            return None;
+        }
+        let own = Arc::clone(&model.message_checks);
+        model.message_checks = Arc::new(own.iter().cloned().chain(turned).collect());
+        let diagnostics = crate::check_model(model, settings, scope);
+        let asked = model.message_checks_asked.take();
+        let answers = asked.into_iter().map(|fact| (model.message_checks.contains(&fact), fact));
+        let answers = answers.map(|(answer, fact)| (fact, answer)).collect();
+        model.message_checks = own;
+        let alike = |a: &Diagnostic, b: &Diagnostic| a.range == b.range && a.rule.code == b.rule.code;
+        let same_places = diagnostics.len() == found.len() && diagnostics.iter().zip(found).all(|(a, b)| alike(a, b));
+        same_places.then_some(Alternative { answers, diagnostics })
+    }
+
+    fn holds_in(&self, project: &Facts) -> bool {
+        self.answers.iter().all(|(fact, answer)| project.message_checks.contains(fact) == *answer)
+    }
 }
 
 /// The config fields asked of the calls that reach the findings' functions (`through_calls`): a
@@ -132,8 +184,23 @@ fn keep_what_the_findings_ask(
 }
 
 impl Guess {
-    /// Whether the analysis with the project's facts would find what the guess found.
-    pub fn stands(&self, project: &Facts) -> bool {
+    /// The guess with the findings the analysis with the project's facts would make: its own,
+    /// or its alternative's; `None` when neither is known to be.
+    pub fn settle(mut self: Box<Self>, project: &Facts) -> Option<Box<Self>> {
+        if !self.stands_besides_message_checks(project) {
+            return None;
+        }
+        if project.same_message_checks(&self.facts, &self.dependence) {
+            return Some(self);
+        }
+        let alternative = self.alternative.take().filter(|alternative| alternative.holds_in(project))?;
+        self.diagnostics = alternative.diagnostics;
+        Some(self)
+    }
+
+    /// Whether the analysis with the project's facts would find what the guess found, if the
+    /// project's message checks answer as the file's did.
+    fn stands_besides_message_checks(&self, project: &Facts) -> bool {
         if !self.assumed.hold_in(project) {
             return false;
         }
@@ -143,7 +210,7 @@ impl Guess {
         if project.captures != self.facts.captures && self.diagnostics.iter().any(captured) {
             return false;
         }
-        project.same_for(&self.facts, &self.dependence)
+        project.same_for_besides_message_checks(&self.facts, &self.dependence)
             && self.same_config_defaults(project)
             && self.same_imports_elsewhere(project)
     }
@@ -213,8 +280,10 @@ impl Assumed {
         facts.imported_module_classes.extend(self.imported_module_classes.iter().cloned());
     }
 
+    /// The imported names are not checked here: the analysis may never have asked about one
+    /// (`self.mel = mel_filter_bank(...)` in a class nothing compiles), and those it asked about
+    /// are compared with the project's answers (`Facts::same_for_besides_message_checks`).
     fn hold_in(&self, project: &Facts) -> bool {
         self.module_classes.iter().all(|class| project.module_classes.contains(class))
-            && self.imported_module_classes.iter().all(|name| project.imported_module_classes.contains(name))
     }
 }

@@ -23,7 +23,7 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity, snippet};
-use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::compiled_code::Site;
 use crate::model::file::{FileModel, single_assignment};
 use crate::model::file::imports::Imports;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
@@ -96,8 +96,7 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
     if !imports_math {
         return None;
     }
-    let symbolic = SymbolicValues::of(model, function.id);
-    Some(Box::new(MathCalls { function, symbolic, found: Vec::new() }))
+    Some(Box::new(MathCalls { function, pinning: Vec::new(), type_tests: Vec::new(), steps: Vec::new() }))
 }
 
 /// Where a size passed to a pinning call comes from.
@@ -108,38 +107,69 @@ enum Source {
     Admitted { value: String, parameter: String },
 }
 
+/// What the checker's one walk of a function shows the rule, kept until its end: where sizes may
+/// come from is known only once the whole function is seen (a parameter tested after a call).
 struct MathCalls<'c, 'a> {
     function: &'c Function<'c, 'a>,
-    symbolic: SymbolicValues,
-    found: Vec<(TextRange, String, Source)>,
+    /// Calls of a pinning `math` function, with its name.
+    pinning: Vec<(&'a ast::ExprCall, String)>,
+    /// `isinstance(name, types)` calls.
+    type_tests: Vec<&'a ast::ExprCall>,
+    /// The assignments, loops and calls, in the order of the walk: what symbolic values are
+    /// derived through (`SymbolicValues::derive`).
+    steps: Vec<Step<'a>>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Stmt(&'a Stmt),
+    Call(&'a ast::ExprCall),
 }
 
 impl<'a> FunctionHooks<'a> for MathCalls<'_, 'a> {
+    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
+        if matches!(stmt, Stmt::Assign(_) | Stmt::AnnAssign(_) | Stmt::For(_)) {
+            self.steps.push(Step::Stmt(stmt));
+        }
+    }
+
     fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
         let Expr::Call(call) = expr else { return true };
-        let Some(name) = pinning_math_call(call, &self.function.model().imports) else { return true };
-        let sizes = self.function.sizes();
-        let source = call.arguments.args.iter().find_map(|argument| {
-            if let Some(size) = sizes.read_by(argument).filter(|size| !is_len_call(size)) {
-                return Some(Source::InputSize(snippet(&self.function.model().source.text[size.range()])));
-            }
-            let (value, parameter) = self.symbolic.read_by(argument)?;
-            Some(Source::Admitted { value, parameter })
-        });
-        if let Some(source) = source {
-            self.found.push((call.range(), name, source));
+        self.steps.push(Step::Call(call));
+        if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "isinstance") {
+            self.type_tests.push(call);
+        }
+        if let Some(name) = pinning_math_call(call, &self.function.model().imports) {
+            self.pinning.push((call, name));
         }
         true
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
         let function = self.function;
-        // A frame Dynamo gives up on runs eagerly: nothing in it is compiled, so nothing is pinned.
-        if self.found.is_empty() || function.checker.runs_eagerly(function.id) {
+        if self.pinning.is_empty() {
             return;
         }
         let model = function.model();
-        for (range, name, source) in &self.found {
+        let symbolic = SymbolicValues::of(model, function.id, &self.type_tests, &self.steps);
+        let sizes = function.sizes();
+        let found: Vec<(TextRange, &String, Source)> = (self.pinning.iter())
+            .filter_map(|(call, name)| {
+                let source = call.arguments.args.iter().find_map(|argument| {
+                    if let Some(size) = sizes.read_by(argument).filter(|size| !is_len_call(size)) {
+                        return Some(Source::InputSize(snippet(&model.source.text[size.range()])));
+                    }
+                    let (value, parameter) = symbolic.read_by(argument)?;
+                    Some(Source::Admitted { value, parameter })
+                })?;
+                Some((call.range(), name, source))
+            })
+            .collect();
+        // A frame Dynamo gives up on runs eagerly: nothing in it is compiled, so nothing is pinned.
+        if found.is_empty() || function.checker.runs_eagerly(function.id) {
+            return;
+        }
+        for (range, name, source) in &found {
             let call = snippet(&model.source.text[*range]);
             let message = match source {
                 Source::InputSize(size) => format!(
@@ -187,26 +217,33 @@ struct SymbolicValues {
 }
 
 impl SymbolicValues {
-    fn of(model: &FileModel, function: usize) -> Self {
+    /// From what the walk of `function` kept: its type tests and its steps.
+    fn of(model: &FileModel, function: usize, type_tests: &[&ast::ExprCall], steps: &[Step]) -> Self {
         let node = model.function(function).node;
         let parameters: HashSet<String> = node
             .parameters()
             .map(|p| p.iter_non_variadic_params().map(|p| p.parameter.name.id.to_string()).collect())
             .unwrap_or_default();
-        let mut admitted = AdmittedParameters { imports: &model.imports, parameters: &parameters, found: Vec::new() };
-        visit_function(model, function, &mut admitted);
-        let mut values = SymbolicValues { names: admitted.found.into_iter().map(|p| (p.clone(), p)).collect() };
+        let mut values = SymbolicValues { names: Vec::new() };
+        for call in type_tests {
+            if let [Expr::Name(tested), types] = call.arguments.args.as_ref()
+                && parameters.contains(tested.id.as_str())
+                && names_symbolic_type(&model.imports, types)
+            {
+                values.add(tested.id.as_str(), tested.id.as_str());
+            }
+        }
         if values.names.is_empty() {
             return values;
         }
-        let mut empty = EmptyContainers::default();
-        visit_function(model, function, &mut empty);
+        let containers = empty_containers(steps);
         // Loops carry values backwards (a container filled at the end of a body is read at its
-        // start): walk until nothing new is derived, a few times at most.
+        // start): go through the steps until nothing new is derived, a few times at most.
         for _ in 0..4 {
             let before = values.names.len();
-            let mut derive = Derive { values: &mut values, containers: &empty.names };
-            visit_function(model, function, &mut derive);
+            for &step in steps {
+                values.derive(step, &containers);
+            }
             if values.names.len() == before {
                 break;
             }
@@ -232,49 +269,20 @@ impl SymbolicValues {
     }
 }
 
-/// Parameters the function tests against torch's symbolic number types.
-struct AdmittedParameters<'i> {
-    imports: &'i Imports,
-    parameters: &'i HashSet<String>,
-    found: Vec<String>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for AdmittedParameters<'_> {
-    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        if let Expr::Call(call) = expr
-            && matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "isinstance")
-            && let [Expr::Name(tested), types] = call.arguments.args.as_ref()
-            && self.parameters.contains(tested.id.as_str())
-            && self.names_symbolic_type(types)
-            && !self.found.iter().any(|p| p == tested.id.as_str())
-        {
-            self.found.push(tested.id.to_string());
-        }
-        true
-    }
-}
-
-impl AdmittedParameters<'_> {
-    fn names_symbolic_type(&self, types: &Expr) -> bool {
-        match types {
-            Expr::Tuple(tuple) => tuple.elts.iter().any(|t| self.names_symbolic_type(t)),
-            _ => self
-                .imports
-                .qualified_name(types)
-                .is_some_and(|q| q == "torch.SymInt" || q == "torch.SymFloat"),
-        }
+/// Whether `types` (an `isinstance` test's second argument) names `torch.SymInt` or `torch.SymFloat`.
+fn names_symbolic_type(imports: &Imports, types: &Expr) -> bool {
+    match types {
+        Expr::Tuple(tuple) => tuple.elts.iter().any(|t| names_symbolic_type(imports, t)),
+        _ => imports.qualified_name(types).is_some_and(|q| q == "torch.SymInt" || q == "torch.SymFloat"),
     }
 }
 
 /// Locals bound to an empty list, dict or set literal: containers the function fills.
-#[derive(Default)]
-struct EmptyContainers {
-    names: HashSet<String>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for EmptyContainers {
-    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        let Some((target, value)) = single_assignment(stmt) else { return };
+fn empty_containers(steps: &[Step]) -> HashSet<String> {
+    let mut names = HashSet::default();
+    for step in steps {
+        let Step::Stmt(stmt) = step else { continue };
+        let Some((target, value)) = single_assignment(stmt) else { continue };
         let empty = match value {
             Expr::List(list) => list.elts.is_empty(),
             Expr::Dict(dict) => dict.items.is_empty(),
@@ -282,56 +290,53 @@ impl<'a> CompiledCodeVisitor<'a> for EmptyContainers {
             _ => false,
         };
         if let (Expr::Name(name), true) = (target, empty) {
-            self.names.insert(name.id.to_string());
+            names.insert(name.id.to_string());
         }
     }
+    names
 }
 
-/// One walk deriving symbolic names: assignments and loops over them, containers filled with them.
-struct Derive<'v, 'c> {
-    values: &'v mut SymbolicValues,
-    containers: &'c HashSet<String>,
-}
-
-impl<'a> CompiledCodeVisitor<'a> for Derive<'_, '_> {
-    fn stmt(&mut self, stmt: &'a Stmt, _site: Site) {
-        let (targets, value): (Vec<&Expr>, &Expr) = match stmt {
-            Stmt::Assign(assign) => (assign.targets.iter().collect(), &assign.value),
-            Stmt::AnnAssign(assign) => match assign.value.as_deref() {
-                Some(value) => (vec![assign.target.as_ref()], value),
-                None => return,
-            },
-            Stmt::For(for_loop) => (vec![for_loop.target.as_ref()], &for_loop.iter),
-            _ => return,
-        };
-        if let Some(parameter) = self.values.origin(value) {
-            let mut bound = Vec::new();
-            targets.iter().for_each(|t| bound_names(t, &mut bound));
-            bound.iter().for_each(|name| self.values.add(name, &parameter));
-        }
-    }
-
-    fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
-        // `fill(data, leaves)`: a container the function created empty and hands a call together
-        // with a symbolic value may be filled with it. `leaves.append(v)` alike.
-        if let Expr::Call(call) = expr {
-            let mut arguments: Vec<&Expr> = call.arguments.args.iter().collect();
-            arguments.extend(call.arguments.keywords.iter().map(|k| &k.value));
-            if let Expr::Attribute(method) = call.func.as_ref() {
-                arguments.push(&method.value);
+impl SymbolicValues {
+    /// Derives symbolic names through one step: assignments and loops over them, containers
+    /// filled with them.
+    fn derive(&mut self, step: Step, containers: &HashSet<String>) {
+        match step {
+            Step::Stmt(stmt) => {
+                let (targets, value): (Vec<&Expr>, &Expr) = match stmt {
+                    Stmt::Assign(assign) => (assign.targets.iter().collect(), &assign.value),
+                    Stmt::AnnAssign(assign) => match assign.value.as_deref() {
+                        Some(value) => (vec![assign.target.as_ref()], value),
+                        None => return,
+                    },
+                    Stmt::For(for_loop) => (vec![for_loop.target.as_ref()], &for_loop.iter),
+                    _ => return,
+                };
+                if let Some(parameter) = self.origin(value) {
+                    let mut bound = Vec::new();
+                    targets.iter().for_each(|t| bound_names(t, &mut bound));
+                    bound.iter().for_each(|name| self.add(name, &parameter));
+                }
             }
-            let parameter = arguments.iter().find_map(|a| self.values.origin(a));
-            if let Some(parameter) = parameter {
-                for argument in arguments {
-                    if let Expr::Name(name) = argument
-                        && self.containers.contains(name.id.as_str())
-                    {
-                        self.values.add(name.id.as_str(), &parameter);
+            // `fill(data, leaves)`: a container the function created empty and hands a call
+            // together with a symbolic value may be filled with it. `leaves.append(v)` alike.
+            Step::Call(call) => {
+                let mut arguments: Vec<&Expr> = call.arguments.args.iter().collect();
+                arguments.extend(call.arguments.keywords.iter().map(|k| &k.value));
+                if let Expr::Attribute(method) = call.func.as_ref() {
+                    arguments.push(&method.value);
+                }
+                let parameter = arguments.iter().find_map(|a| self.origin(a));
+                if let Some(parameter) = parameter {
+                    for argument in arguments {
+                        if let Expr::Name(name) = argument
+                            && containers.contains(name.id.as_str())
+                        {
+                            self.add(name.id.as_str(), &parameter);
+                        }
                     }
                 }
             }
         }
-        true
     }
 }
 

@@ -144,7 +144,7 @@ impl DeadCode {
 }
 
 /// A value that is off: what `if x:` and `if x is not None:` make of it.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Off {
     False,
     None,
@@ -389,17 +389,10 @@ fn helpers_called_elsewhere(suite: &[Stmt], references: &References) -> Vec<Stri
 /// the reason: the `warnings.warn` under `if warning:` of `def resize(..., warning=False)` when
 /// none of the calls passes `warning` (or passes it `False`).
 pub fn off_unless_passed_elsewhere<'a>(def: &'a ast::StmtFunctionDef, passed: &Passed) -> Vec<(TextRange, DeadReason)> {
-    let rebound = stored_names(&def.body);
-    let positional =
-        def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate().map(|(at, p)| (Some(at), p));
-    let keyword = def.parameters.kwonlyargs.iter().map(|p| (None, p));
     let mut off: HashMap<&'a str, Off> = HashMap::default();
-    for (position, parameter) in positional.chain(keyword) {
-        let Some(value) = parameter.default.as_deref().and_then(off_literal) else { continue };
-        let name = parameter.parameter.name.id.as_str();
-        if !rebound.contains(name) && !passed.passes(name, position) {
-            // `scale=False` for `scale=None`: still false, but no longer `None`.
-            off.insert(name, if passed.passes_false(name) { Off::False } else { value });
+    for (name, position, default) in flag_parameters(def) {
+        if let Some(value) = left_off(name, position, default, passed) {
+            off.insert(name, value);
         }
     }
     if off.is_empty() {
@@ -416,6 +409,54 @@ pub fn off_unless_passed_elsewhere<'a>(def: &'a ast::StmtFunctionDef, passed: &P
     finder.visit_body(&def.body);
     finder.found.retain(|(_, reason)| matches!(reason, DeadReason::ParameterOff(_)));
     finder.found
+}
+
+/// The parameters of `def` that default off (`warning=False`) and that its body never rebinds,
+/// with their position (`None`: keyword-only): what other files' calls of it decide.
+fn flag_parameters(def: &ast::StmtFunctionDef) -> Vec<(&str, Option<usize>, Off)> {
+    let rebound = stored_names(&def.body);
+    let positional =
+        def.parameters.posonlyargs.iter().chain(&def.parameters.args).enumerate().map(|(at, p)| (Some(at), p));
+    let keyword = def.parameters.kwonlyargs.iter().map(|p| (None, p));
+    positional
+        .chain(keyword)
+        .filter_map(|(position, parameter)| {
+            let value = parameter.default.as_deref().and_then(off_literal)?;
+            let name = parameter.parameter.name.id.as_str();
+            (!rebound.contains(name)).then_some((name, position, value))
+        })
+        .collect()
+}
+
+/// The value a flag parameter keeps when no call passes it (`None`: some call may).
+fn left_off(name: &str, position: Option<usize>, default: Off, passed: &Passed) -> Option<Off> {
+    // `scale=False` for `scale=None`: still false, but no longer `None`.
+    (!passed.passes(name, position)).then(|| if passed.passes_false(name) { Off::False } else { default })
+}
+
+/// The flag parameters of a helper that other files call (`off_unless_passed_elsewhere`), kept
+/// once the syntax tree is gone: pass two asks which of them the project's calls leave off.
+#[derive(Debug, Clone, Default)]
+pub struct HelperFlags(Vec<(String, Option<usize>, Off)>);
+
+impl HelperFlags {
+    pub fn of(def: &ast::StmtFunctionDef) -> Self {
+        HelperFlags(
+            flag_parameters(def).into_iter().map(|(name, at, default)| (name.to_string(), at, default)).collect(),
+        )
+    }
+
+    /// Whether `off_unless_passed_elsewhere` reads the same flags left off, with the same
+    /// values, from what `a` and `b` say the calls pass (`None`: no call, no flag read).
+    pub fn left_off_alike(&self, a: Option<&Passed>, b: Option<&Passed>) -> bool {
+        let left = |passed: Option<&Passed>| -> Vec<(&str, Off)> {
+            let Some(passed) = passed else { return Vec::new() };
+            (self.0.iter())
+                .filter_map(|(name, at, default)| Some((name.as_str(), left_off(name, *at, *default, passed)?)))
+                .collect()
+        };
+        left(a) == left(b)
+    }
 }
 
 /// Every `def` of the file, nested ones included.

@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefaults, ProjectLengths};
+use crate::model::file::dead_code::HelperFlags;
 use crate::model::file::imports::unqualified;
 use crate::model::file::message_facts::MessageFact;
 use crate::model::file::mutation::StateAttributes;
 use crate::model::file::passed::Passed;
 use crate::model::file::self_assignments;
-use crate::model::file::{FileModel, Reason};
+use crate::model::file::{FileModel, FunctionNode, Reason};
 /// What the index tells one file about itself.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
@@ -74,6 +75,12 @@ pub struct Dependence {
     /// What TCF209 asked of the project's message checks (`message_checks`), about qualified
     /// names: known once the file's rules have run.
     checks_asked: Vec<MessageFact>,
+    /// The imported names the analysis asked the index about (`imported_module_classes`,
+    /// `imported_submodules`): known once the file's rules have run.
+    imported_classes_asked: HashSet<String>,
+    /// The flag parameters of the file's helpers that only other files call: what the calls
+    /// elsewhere pass (`passed_from_elsewhere`) matters only through which of them stay off.
+    helper_flags: HashMap<String, HelperFlags>,
 }
 
 impl Dependence {
@@ -83,7 +90,15 @@ impl Dependence {
             constructed: constructed_on_self(model),
             registers_buffers: model.source.text.contains("register_buffer"),
             checks_asked: Vec::new(),
+            imported_classes_asked: HashSet::default(),
+            helper_flags: helper_flags(model),
         }
+    }
+
+    /// Records the imported names the file's analysis asked about
+    /// (`FileModel::imported_classes_asked`).
+    pub fn asked_imported_classes(&mut self, names: HashSet<String>) {
+        self.imported_classes_asked = names;
     }
 
     /// Records what the file's rules asked (`FileModel::message_checks_asked`).
@@ -95,6 +110,20 @@ impl Dependence {
     pub fn constructs(&self, name: &str) -> bool {
         self.constructed.contains(name)
     }
+}
+
+/// The flags of each helper of the file that only other files call, found as `reach` finds the
+/// helper a qualname names (its first function of that name, a `def`).
+fn helper_flags(model: &FileModel) -> HashMap<String, HelperFlags> {
+    let helpers = &model.dead_code.helpers_called_elsewhere;
+    helpers
+        .iter()
+        .filter_map(|qualname| {
+            let function = model.functions.iter().position(|f| &f.qualname == qualname)?;
+            let FunctionNode::Def(def) = model.function(function).node else { return None };
+            Some((qualname.clone(), HelperFlags::of(def)))
+        })
+        .collect()
 }
 
 /// `Encoder` in `self.encoder = Encoder(cfg)` (or `self.encoder: Encoder = Encoder(cfg)`), in any
@@ -113,14 +142,14 @@ fn constructed_on_self(model: &FileModel) -> HashSet<String> {
 }
 
 impl Facts {
-    /// Drops what `same_for` will not compare for a file with this `dependence`: a run holds
+    /// Drops what `same_for_besides_message_checks` and `same_message_checks` will not compare for a file with this `dependence`: a run holds
     /// every file's own facts (its guess's) until the project's are known.
     pub fn keep_what_the_file_asks(&mut self, dependence: &Dependence) {
         self.forward_replaced = HashSet::default();
         self.never_built = HashSet::default();
         self.outside_compile_scope = HashSet::default();
-        self.imported_module_classes.retain(|name| dependence.constructed.contains(name));
-        self.imported_submodules.retain(|name, _| dependence.constructed.contains(name));
+        self.imported_module_classes.retain(|name| dependence.imported_classes_asked.contains(name));
+        self.imported_submodules.retain(|name, _| dependence.imported_classes_asked.contains(name));
         if !dependence.has_hooks {
             self.state_attributes = Arc::default();
         }
@@ -135,7 +164,8 @@ impl Facts {
     /// the same region and reasons, and the same answers to the questions the file asks. Which
     /// classes another file imports is left out: only the conditions of findings ask it
     /// (`unset_flags`), and the caller knows which classes they asked about.
-    pub fn same_for(&self, other: &Facts, dependence: &Dependence) -> bool {
+    /// The project's message checks are compared apart (`same_message_checks`).
+    pub fn same_for_besides_message_checks(&self, other: &Facts, dependence: &Dependence) -> bool {
         let changed_class_matters = || {
             let mut changed = self.module_classes.symmetric_difference(&other.module_classes).peekable();
             if changed.peek().is_none() {
@@ -147,24 +177,36 @@ impl Facts {
                 with_reached_code.contains(class.as_str()) || dependence.constructed.contains(unqualified(class))
             })
         };
-        let asked = |names: &HashSet<String>| -> HashSet<String> {
-            names.intersection(&dependence.constructed).cloned().collect()
+        let same_imported_class = |name: &String| {
+            self.imported_module_classes.contains(name) == other.imported_module_classes.contains(name)
+                && self.imported_submodules.get(name) == other.imported_submodules.get(name)
         };
         self.reached == other.reached
             && self.disabled == other.disabled
             && self.called_from_other_files == other.called_from_other_files
             && self.named_elsewhere == other.named_elsewhere
             && !changed_class_matters()
-            && asked(&self.imported_module_classes) == asked(&other.imported_module_classes)
-            && dependence
-                .constructed
-                .iter()
-                .all(|name| self.imported_submodules.get(name) == other.imported_submodules.get(name))
+            && dependence.imported_classes_asked.iter().all(same_imported_class)
             && (!dependence.has_hooks || self.state_attributes == other.state_attributes)
             && (!dependence.registers_buffers || self.project_lengths == other.project_lengths)
-            && (dependence.checks_asked.iter())
-                .all(|fact| self.message_checks.contains(fact) == other.message_checks.contains(fact))
-            && self.passed_from_elsewhere == other.passed_from_elsewhere
+            && self.same_flags_left_off(other, dependence)
+    }
+
+    /// Whether the project's message checks answer what the file's rules asked as `other` did.
+    pub fn same_message_checks(&self, other: &Facts, dependence: &Dependence) -> bool {
+        (dependence.checks_asked.iter())
+            .all(|fact| self.message_checks.contains(fact) == other.message_checks.contains(fact))
+    }
+
+    /// Whether what the calls of other files pass leaves the same flags of the file's helpers
+    /// off (`reach` marks the branches on them dead): many pass every flag, or hand the helper on
+    /// (anything may be passed), which leaves none off, as no call at all does.
+    fn same_flags_left_off(&self, other: &Facts, dependence: &Dependence) -> bool {
+        let (mine, theirs) = (&self.passed_from_elsewhere, &other.passed_from_elsewhere);
+        mine.keys().chain(theirs.keys()).all(|helper| match dependence.helper_flags.get(helper) {
+            Some(flags) => flags.left_off_alike(mine.get(helper), theirs.get(helper)),
+            None => mine.get(helper) == theirs.get(helper),
+        })
     }
 }
 

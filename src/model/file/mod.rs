@@ -51,11 +51,15 @@ pub struct FileModel<'a> {
     /// Functions that run under torch.compile, and why. Filled by `reach` (which then calls
     /// `index_region`).
     pub region: HashMap<usize, Reason>,
-    /// Imported names that are project `nn.Module` classes. Filled by `reach`.
+    /// Imported names that are project `nn.Module` classes. Filled by `reach`; read through
+    /// `is_project_module_class`.
     pub imported_module_classes: HashSet<String>,
     /// Of those, the ones whose class sets torch.nn submodules, with their attributes
-    /// (`Facts::imported_submodules`). Filled by `reach`.
+    /// (`Facts::imported_submodules`). Filled by `reach`; read through `imported_submodules_of`.
     pub imported_submodules: HashMap<String, Vec<String>>,
+    /// The names whose answer from `imported_module_classes` or `imported_submodules` the
+    /// analysis read: pass two keeps the file's guess when the project answers them alike.
+    pub imported_classes_asked: RefCell<HashSet<String>>,
     /// Qualnames of the file's functions that compiled code of another file calls: what this
     /// file's callers say of them (grad off, a size tested) is not the whole story. Filled by
     /// `reach`.
@@ -326,6 +330,7 @@ impl<'a> FileModel<'a> {
             region: HashMap::default(),
             imported_module_classes: HashSet::default(),
             imported_submodules: HashMap::default(),
+            imported_classes_asked: RefCell::default(),
             called_from_other_files: HashSet::default(),
             dead_code: DeadCode::default(),
             uncalled_setters: Vec::new(),
@@ -422,7 +427,26 @@ impl<'a> FileModel<'a> {
     /// Whether a bare class name is a project `nn.Module` class: one of the file's own, or one
     /// imported from another file (see `module::is_module_class`).
     pub fn is_project_module_class(&self, name: &str) -> bool {
-        self.imported_module_classes.contains(name) || self.module_class_names.contains(name)
+        self.module_class_names.contains(name)
+            || self.asked_of_imported(name, |model| model.imported_module_classes.contains(name))
+    }
+
+    /// The torch.nn submodules that the project class imported as `name` sets, if the index knows any.
+    pub fn imported_submodules_of(&self, name: &str) -> Option<&Vec<String>> {
+        self.asked_of_imported(name, |model| model.imported_submodules.get(name))
+    }
+
+    /// Reads what the index says of an imported name, recording the question
+    /// (`imported_classes_asked`): the answer depends on other files. The index answers only
+    /// about the file's imported names: any other name has the same answer everywhere.
+    fn asked_of_imported<'m, T>(&'m self, name: &str, answer: impl FnOnce(&'m Self) -> T) -> T {
+        if self.imports.get(name).is_some() {
+            let mut asked = self.imported_classes_asked.borrow_mut();
+            if !asked.contains(name) {
+                asked.insert(name.to_string());
+            }
+        }
+        answer(self)
     }
 
     pub fn in_region(&self, function: usize) -> bool {

@@ -919,7 +919,7 @@ fn nested_submodules(model: &FileModel, class: usize) -> HashSet<String> {
     for assignment in self_assignments(model, class) {
         let Some(Expr::Call(call)) = assignment.value() else { continue };
         let Expr::Name(name) = call.func.as_ref() else { continue };
-        if let Some(inner) = model.imported_submodules.get(name.id.as_str()) {
+        if let Some(inner) = model.imported_submodules_of(name.id.as_str()) {
             found.extend(inner.iter().map(|sub| format!("{}.{sub}", assignment.attr)));
         }
     }
