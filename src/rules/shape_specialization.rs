@@ -77,6 +77,8 @@ const ONLY_DECODE_STEPS: &str = "only when decode steps run through the compiled
 enum Found {
     /// An int argument that changes per call sets a slice or an `arange`.
     Offset { name: String, range: TextRange },
+    /// The same argument used as a plain index: Dynamo guards on its value, `dynamic=True` too.
+    Index { name: String, range: TextRange },
     /// A local read from a cache argument's `.shape`, then used.
     CacheLength { name: String, range: TextRange },
 }
@@ -223,20 +225,21 @@ impl<'c, 'a> Finder<'c, 'a> {
         }
     }
 
-    /// A subscript whose slice bounds read a changing position argument.
+    /// A subscript whose slice bounds, or whose plain index (`cache[:, start_pos] = k`), read a
+    /// changing position argument.
     fn slice(&mut self, subscript: &'a ast::ExprSubscript) {
-        let bounds: Vec<&Expr> = match subscript.slice.as_ref() {
-            Expr::Slice(slice) => slice_bounds(slice),
-            Expr::Tuple(tuple) => tuple
-                .elts
-                .iter()
-                .filter_map(|e| if let Expr::Slice(slice) = e { Some(slice_bounds(slice)) } else { None })
-                .flatten()
-                .collect(),
-            _ => return,
+        let parts: Vec<&Expr> = match subscript.slice.as_ref() {
+            Expr::Tuple(tuple) => tuple.elts.iter().collect(),
+            part => vec![part],
         };
-        for bound in bounds {
-            self.offset_read(bound);
+        // An index says nothing of a list or a module list (another guard, another message).
+        let indexes_tensor = self.function.tensors().is_tensor(&subscript.value);
+        for part in parts {
+            match part {
+                Expr::Slice(slice) => slice_bounds(slice).into_iter().for_each(|bound| self.offset_read(bound, false)),
+                index if indexes_tensor => self.offset_read(index, true),
+                _ => {}
+            }
         }
     }
 
@@ -246,11 +249,11 @@ impl<'c, 'a> Finder<'c, 'a> {
             return;
         }
         for arg in call.arguments.args.iter() {
-            self.offset_read(arg);
+            self.offset_read(arg, false);
         }
     }
 
-    fn offset_read(&mut self, expr: &'a Expr) {
+    fn offset_read(&mut self, expr: &'a Expr, index: bool) {
         let offset = self.offsets.iter().find(|name| reads_name(expr, name) && !self.reported.contains(*name));
         let Some(name) = offset.cloned() else { return };
         let in_fallback = self.fallbacks.iter().any(|body| body.contains_range(expr.range()));
@@ -258,7 +261,11 @@ impl<'c, 'a> Finder<'c, 'a> {
             return;
         }
         self.reported.insert(name.clone());
-        self.found.push(Found::Offset { name, range: expr.range() });
+        self.found.push(if index {
+            Found::Index { name, range: expr.range() }
+        } else {
+            Found::Offset { name, range: expr.range() }
+        });
     }
 
     fn name_use(&mut self, name: &ast::ExprName) {
@@ -320,6 +327,19 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
                     "compile with `dynamic=True` to trace the position as a symbolic int from the first call \
                      (measured: 2 graphs for 10 decode positions by default, 1 with `dynamic=True`)"
                         .to_string(),
+                ),
+                Found::Index { name, range } => (
+                    range,
+                    format!(
+                        "`{name}` changes between calls and indexes a tensor in {place}: Dynamo guards on its \
+                         value, `dynamic=True` too, so every new value compiles another graph, and after 8 the \
+                         frame runs eagerly"
+                    ),
+                    Severity::High,
+                    format!(
+                        "index with a slice, `[{name}:{name} + 1]`: a slice bound is made dynamic (measured: \
+                         2 graphs, 1 with `dynamic=True`)"
+                    ),
                 ),
                 Found::CacheLength { name, range } => (
                     range,
