@@ -120,6 +120,23 @@ pub fn run_texts(
     run_with(&paths, &Sources::one(&read), settings, scope, mode, &|| {}, None)
 }
 
+/// Every finding on a project of texts (a test's files, paths as given), with its file's path and
+/// its line: default settings, reports only.
+#[cfg(test)]
+pub(crate) fn findings_of_texts(files: &[(&str, &str)]) -> Vec<(PathBuf, usize, Diagnostic)> {
+    let texts: Vec<(PathBuf, String)> =
+        files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
+    run_texts(&texts, &Settings::default(), None, FixMode::Report)
+        .into_iter()
+        .flat_map(|report| {
+            let (path, checked) = (report.path, report.outcome.expect("parses"));
+            let line = |d: &Diagnostic| checked.text[..d.range.start().to_usize()].lines().count();
+            let lines: Vec<usize> = checked.diagnostics.iter().map(line).collect();
+            checked.diagnostics.into_iter().zip(lines).map(move |(d, line)| (path.clone(), line, d))
+        })
+        .collect()
+}
+
 type Reader<'r> = dyn Fn(&Path) -> Result<String, SourceError> + Sync + 'r;
 
 /// Where a run reads its files: `read` gives the texts it analyses, `again` the text of a file

@@ -1047,8 +1047,6 @@ fn module_matches(file_module: &str, imported: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::module_name;
 
     #[test]
@@ -1079,21 +1077,12 @@ mod tests {
         assert_eq!(module_name(std::path::Path::new("models/vlm.py")), "models.vlm");
     }
 
-    use crate::project::{FixMode, run_texts};
-    use crate::rules::Settings;
+    use crate::project::findings_of_texts;
 
     /// The codes tcfix reports on a project of several files, as `path CODE`.
     fn findings(files: &[(&str, &str)]) -> Vec<String> {
-        let texts: Vec<(PathBuf, String)> =
-            files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
-        let mut found: Vec<String> = reports
-            .iter()
-            .flat_map(|report| {
-                let checked = report.outcome.as_ref().expect("parses");
-                checked.diagnostics.iter().map(move |d| format!("{} {}", report.path.display(), d.rule.code))
-            })
-            .collect();
+        let mut found: Vec<String> =
+            findings_of_texts(files).iter().map(|(path, _, d)| format!("{} {}", path.display(), d.rule.code)).collect();
         found.sort();
         found
     }
@@ -1307,19 +1296,10 @@ mod tests {
 
     /// The findings of a project as `path:line CODE severity | end of message`.
     fn severities(files: &[(&str, &str)]) -> Vec<String> {
-        let texts: Vec<(PathBuf, String)> =
-            files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
-        reports
-            .iter()
-            .flat_map(|report| {
-                let checked = report.outcome.as_ref().expect("parses");
-                checked.diagnostics.iter().map(move |d| {
-                    let line = checked.text[..d.range.start().to_usize()].lines().count();
-                    let tail = d.message.rsplit("; ").next().unwrap_or_default();
-                    format!("{}:{line} {} {} | {tail}", report.path.display(), d.rule.code, d.severity)
-                })
-            })
+        let found = findings_of_texts(files);
+        let tail = |d: &crate::diagnostic::Diagnostic| d.message.rsplit("; ").next().unwrap_or_default().to_string();
+        (found.iter())
+            .map(|(path, line, d)| format!("{}:{line} {} {} | {}", path.display(), d.rule.code, d.severity, tail(d)))
             .collect()
     }
 

@@ -67,27 +67,13 @@ fn runs_dynamo(model: &FileModel) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use crate::project::findings_of_texts;
 
-    use crate::project::{FixMode, run_texts};
-    use crate::rules::Settings;
-
-    /// Each finding as "path:line severity", over files checked together.
+    /// Each finding as "path severity line", over files checked together.
     fn findings(files: &[(&str, &str)]) -> Vec<String> {
-        let texts: Vec<(PathBuf, String)> =
-            files.iter().map(|(path, text)| (PathBuf::from(path), text.to_string())).collect();
-        let reports = run_texts(&texts, &Settings::default(), None, FixMode::Report);
-        let mut found: Vec<String> = reports
-            .iter()
-            .flat_map(|report| {
-                let checked = report.outcome.as_ref().expect("parses");
-                let line = |d: &crate::diagnostic::Diagnostic| texts[0].1[..d.range.start().to_usize()].lines().count();
-                checked
-                    .diagnostics
-                    .iter()
-                    .map(move |d| format!("{} {:?} {}", report.path.display(), d.severity, line(d)))
-            })
-            .collect();
+        let found = findings_of_texts(files);
+        let mut found: Vec<String> =
+            found.iter().map(|(path, line, d)| format!("{} {:?} {line}", path.display(), d.severity)).collect();
         found.sort();
         found
     }
