@@ -39,6 +39,7 @@ use crate::model::defaults::keyword_flags::off_unless_keyword_passed;
 use crate::model::defaults::replaced_submodules::off_unless_replaced;
 use crate::model::defaults::test_models::off_unless_compiled_elsewhere;
 use crate::model::defaults::unset_flags::off_unless_passed;
+use crate::model::defaults::untested_values::off_unless_unlisted_value;
 use crate::model::file::FileModel;
 use crate::model::flow::impossible_calls::never_runs;
 use crate::model::flow::loops::{InLoop, LoopCalls};
@@ -295,7 +296,8 @@ fn drop_findings_no_call_reaches(model: &FileModel, diagnostics: &mut Vec<Diagno
 /// only for a model where someone replaced it, and those in a branch on a constructor flag left
 /// off (`constructor_flags`) only for a module built with it, those behind a test for a half
 /// precision dtype (`half_precision`) only for a float16 or bfloat16 run, those in a test module
-/// that compiles nothing (`test_models`) only if another file compiles its model: low, and the
+/// that compiles nothing (`test_models`) only if another file compiles its model, those behind a
+/// test against a list of values (`untested_values`) only for a value off the list: low, and the
 /// message says when. So are those in a function that only such branches call (`call_conditions`).
 fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     if diagnostics.is_empty() {
@@ -312,24 +314,31 @@ fn mark_off_by_default(model: &FileModel, diagnostics: &mut [Diagnostic]) {
     }
 }
 
-/// The condition the code at each of `ranges` needs under the defaults, as the analyses above say.
+/// The condition the code at each of `ranges` needs under the defaults, as the analyses above say:
+/// the first that gives one wins.
 fn conditions_at(model: &FileModel, ranges: &[TextRange]) -> Vec<Option<String>> {
-    if ranges.is_empty() {
-        return Vec::new();
-    }
-    let mut conditions = match model.config_defaults.is_empty() {
-        true => vec![None; ranges.len()],
-        false => off_by_default(model, ranges, &mut HashSet::default()),
-    };
-    let unset = off_unless_passed(model, ranges, &mut HashSet::default());
-    let keyword = off_unless_keyword_passed(model, ranges);
-    let replaced = off_unless_replaced(model, ranges);
-    let built = off_unless_built_with(model, ranges);
-    let half = off_unless_half_precision(model, ranges);
-    let test = off_unless_compiled_elsewhere(model, ranges);
-    let others = unset.into_iter().zip(keyword).zip(replaced).zip(built).zip(half).zip(test);
-    for (slot, (((((unset, keyword), replaced), built), half), test)) in conditions.iter_mut().zip(others) {
-        *slot = slot.take().or(unset).or(keyword).or(replaced).or(built).or(half).or(test);
+    type Source = fn(&FileModel, &[TextRange]) -> Vec<Option<String>>;
+    const SOURCES: [Source; 8] = [
+        |model, ranges| match model.config_defaults.is_empty() {
+            true => vec![None; ranges.len()],
+            false => off_by_default(model, ranges, &mut HashSet::default()),
+        },
+        |model, ranges| off_unless_passed(model, ranges, &mut HashSet::default()),
+        off_unless_keyword_passed,
+        off_unless_replaced,
+        off_unless_built_with,
+        off_unless_half_precision,
+        off_unless_compiled_elsewhere,
+        off_unless_unlisted_value,
+    ];
+    let mut conditions = vec![None; ranges.len()];
+    for source in SOURCES {
+        if ranges.is_empty() || conditions.iter().all(Option::is_some) {
+            break;
+        }
+        for (slot, condition) in conditions.iter_mut().zip(source(model, ranges)) {
+            *slot = slot.take().or(condition);
+        }
     }
     conditions
 }

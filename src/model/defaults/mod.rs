@@ -12,3 +12,4 @@ pub mod none_tests;
 pub mod replaced_submodules;
 pub mod test_models;
 pub mod unset_flags;
+pub mod untested_values;

@@ -1,6 +1,6 @@
 //! The code of a file that does not run on a normal compiled call, with the reason for each
 //! piece: what runs only after something raised (`except` bodies), only on the way to an error
-//! (a branch that ends in `raise`), only in training in a model that refuses to train, or only
+//! (a branch that ends in `raise`, or one right before an `assert` that then fails), only in training in a model that refuses to train, or only
 //! when a flag is set that is off by default and never set, or only on a path a normal call
 //! never takes (a NaN report, an empty input, a loader's first call: `rare_paths`). The checker
 //! drops findings there and `reach` follows no call from there: a hazard on a path that never
@@ -16,7 +16,7 @@ use ruff_text_size::{Ranged, TextRange};
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
 use crate::model::file::passed::Passed;
-use crate::model::file::rare_paths::{one_shot_global, only_when_empty, only_when_not_finite};
+use crate::model::file::rare_paths::{before_failing_assert, one_shot_global, only_when_empty, only_when_not_finite};
 use crate::source::SourceFile;
 
 /// Why a piece of code does not run on a normal compiled call.
@@ -26,6 +26,8 @@ pub enum DeadReason {
     ExceptHandler,
     /// A branch that ends in `raise`: what runs there runs on the way to an error.
     BeforeRaise,
+    /// A branch right before an `assert` of the opposite test: it runs only when the assert fails.
+    BeforeFailedAssert,
     /// An `if self.training:` branch in a file whose model raises when asked to train.
     TrainingOnly,
     /// A branch taken only when a module flag is set that is off and never set (`_USE_X = False`).
@@ -51,6 +53,7 @@ impl fmt::Display for DeadReason {
         match self {
             DeadReason::ExceptHandler => f.write_str("an `except` handler"),
             DeadReason::BeforeRaise => f.write_str("a branch that ends in `raise`"),
+            DeadReason::BeforeFailedAssert => f.write_str("a branch that runs only when the `assert` after it fails"),
             DeadReason::TrainingOnly => f.write_str("a training-only branch of a model that does not train"),
             DeadReason::FlagOff(name) => write!(f, "a branch on `{name}`, off and never set"),
             DeadReason::ParameterOff(name) => write!(f, "a branch on parameter `{name}`, off and never passed"),
@@ -316,6 +319,20 @@ fn is_plain_method_decorators(def: &ast::StmtFunctionDef) -> bool {
 }
 
 impl<'a> Visitor<'a> for Finder<'a> {
+    /// An `if` with no other clause, right before an `assert` of its opposite (a shape report
+    /// printed just before the assert that fails on it), runs only on the way to that error.
+    fn visit_body(&mut self, body: &'a [Stmt]) {
+        for (at, stmt) in body.iter().enumerate() {
+            if let Stmt::If(if_stmt) = stmt
+                && if_stmt.elif_else_clauses.is_empty()
+                && before_failing_assert(&if_stmt.test, &if_stmt.body, body.get(at + 1))
+            {
+                self.mark_body(&if_stmt.body, DeadReason::BeforeFailedAssert);
+            }
+            self.visit_stmt(stmt);
+        }
+    }
+
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
             Stmt::Try(try_stmt) => {

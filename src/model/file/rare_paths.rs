@@ -1,9 +1,11 @@
 //! Branches a normal compiled call never takes, read from the test alone: a branch taken only
 //! when a tensor holds NaN or inf (an anomaly report, like an `except` handler), one taken only
 //! for an empty tensor (Dynamo specializes sizes 0 and 1, so a non-empty input never traces it),
+//! one right before an `assert` of the opposite test (it runs only when the assert then fails),
 //! and the body of a one-shot loader after its first call (`global K; if K is not None:
 //! return`). `dead_code` marks them; a hazard there costs a normal call nothing.
 
+use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 
 use crate::model::file::imports::last_segment;
@@ -29,6 +31,80 @@ pub fn only_when_empty(test: &Expr) -> bool {
             (is_zero(right) && is_tensor_size(left)) || (is_zero(left) && is_tensor_size(right))
         }
         _ => false,
+    }
+}
+
+/// Whether `body`, the branch of `if test:`, only reports and `next` is an `assert` of the opposite
+/// test: `if x.shape != s: print(...)` then `assert x.shape == s`. The branch runs only when the
+/// assert after it fails, so on a call that works it never runs (Dynamo decides the test while
+/// tracing and does not trace the branch). Not a branch that mends what the assert checks (`if
+/// x.dim() != 3: x = x.unsqueeze(1)`, or `x.unsqueeze_(1)`): that one runs, then the assert holds.
+pub fn before_failing_assert(test: &Expr, body: &[Stmt], next: Option<&Stmt>) -> bool {
+    let Some(Stmt::Assert(assert)) = next else { return false };
+    opposite(test, &assert.test) && body.iter().all(|stmt| only_reports(stmt, test))
+}
+
+/// A call statement that touches nothing the test reads: `print(...)`, `logger.warning(...)`;
+/// not `x.unsqueeze_(1)` when the test reads `x`.
+fn only_reports(stmt: &Stmt, test: &Expr) -> bool {
+    let Stmt::Expr(expr) = stmt else { return false };
+    let Expr::Call(call) = expr.value.as_ref() else { return false };
+    let mut receiver = call.func.as_ref();
+    while let Expr::Attribute(attr) = receiver {
+        receiver = &attr.value;
+    }
+    let Expr::Name(root) = receiver else { return false };
+    !reads_name(test, root.id.as_str())
+}
+
+fn reads_name(expr: &Expr, name: &str) -> bool {
+    use ruff_python_ast::visitor::{Visitor, walk_expr};
+    struct Reads<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'a> Visitor<'a> for Reads<'_> {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            self.found |= matches!(expr, Expr::Name(n) if n.id.as_str() == self.name);
+            walk_expr(self, expr);
+        }
+    }
+    let mut reads = Reads { name, found: false };
+    reads.visit_expr(expr);
+    reads.found
+}
+
+/// `not a` and `a`; `a != b` and `a == b` (and the other comparison pairs), either way round.
+fn opposite(a: &Expr, b: &Expr) -> bool {
+    let negates = |negated: &Expr, plain: &Expr| match negated {
+        Expr::UnaryOp(not) if not.op == UnaryOp::Not => {
+            ComparableExpr::from(&not.operand) == ComparableExpr::from(plain)
+        }
+        _ => false,
+    };
+    if negates(a, b) || negates(b, a) {
+        return true;
+    }
+    let (Expr::Compare(a), Expr::Compare(b)) = (a, b) else { return false };
+    let ([op_a], [op_b]) = (&*a.ops, &*b.ops) else { return false };
+    negated_comparison(*op_a) == *op_b
+        && ComparableExpr::from(&a.left) == ComparableExpr::from(&b.left)
+        && ComparableExpr::from(&a.comparators[0]) == ComparableExpr::from(&b.comparators[0])
+}
+
+/// The comparison that holds exactly when `op` fails.
+fn negated_comparison(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Eq => CmpOp::NotEq,
+        CmpOp::NotEq => CmpOp::Eq,
+        CmpOp::Lt => CmpOp::GtE,
+        CmpOp::GtE => CmpOp::Lt,
+        CmpOp::Gt => CmpOp::LtE,
+        CmpOp::LtE => CmpOp::Gt,
+        CmpOp::Is => CmpOp::IsNot,
+        CmpOp::IsNot => CmpOp::Is,
+        CmpOp::In => CmpOp::NotIn,
+        CmpOp::NotIn => CmpOp::In,
     }
 }
 
@@ -179,6 +255,38 @@ mod tests {
     fn finite_tests_and_mixed_tests_are_not() {
         for text in ["torch.isfinite(x).all()", "not torch.isnan(x).any()", "torch.isnan(x).any() or y", "x.any()"] {
             assert!(!only_when_not_finite(&test(text)), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_branch_before_the_opposite_assert_is_read_as_such() {
+        let statements = |text: &str| ruff_python_parser::parse_module(text).unwrap().into_suite();
+        let report = statements("print(x.shape)\nlogger.warning('bad size')");
+        for (branch, check) in [
+            ("x.shape != (b, h, d)", "assert x.shape == (b, h, d)"),
+            ("not ok", "assert ok"),
+            ("n % g", "assert not n % g, 'divisible'"),
+            ("mask is None", "assert mask is not None"),
+            ("n >= limit", "assert n < limit"),
+        ] {
+            let next = statements(check);
+            assert!(before_failing_assert(&test(branch), &report, next.first()), "{branch} / {check}");
+        }
+        for (branch, check) in [
+            ("x.shape != (b, h, d)", "assert x.shape == (b, h)"),
+            ("x.shape != s", "assert x.shape != s"),
+            ("n > limit", "assert n < limit"),
+            ("a != b != c", "assert a == b == c"),
+            ("not ok", "ok = True"),
+        ] {
+            let next = statements(check);
+            assert!(!before_failing_assert(&test(branch), &report, next.first()), "{branch} / {check}");
+        }
+        assert!(!before_failing_assert(&test("not ok"), &report, None));
+        // A branch that mends what the assert checks runs on a working call.
+        let check = statements("assert x.dim() == 3");
+        for mends in ["x = x.unsqueeze(1)", "x.unsqueeze_(1)", "print(x)\nx = x[None]"] {
+            assert!(!before_failing_assert(&test("x.dim() != 3"), &statements(mends), check.first()), "{mends}");
         }
     }
 
