@@ -11,4 +11,5 @@ pub mod layerdrop;
 pub mod none_tests;
 pub mod replaced_submodules;
 pub mod test_models;
+pub mod turned_on;
 pub mod unset_flags;
