@@ -18,7 +18,7 @@ use crate::model::compiled::compile_scope::{
 use crate::model::compiled::module_builders::{Builds, builds};
 use crate::model::compiled::reach::{Target, root_reason, targets};
 use crate::model::compiled::untraced::{forward_replacing_decorators, untraced_decorators};
-use crate::model::defaults::config_defaults::{ClassDefaults, FieldSet, fields_set};
+use crate::model::defaults::config_defaults::{ClassDefaults, FieldSet, fields_set, flags_turned_on_in_init};
 use crate::model::file::configured::Captures;
 use crate::model::file::configured::{ConfigDefault, ConfigDefaults, ProjectLengths};
 use crate::model::file::dead_code::{classes_named_only_in_dead_code, name_hash};
@@ -300,7 +300,9 @@ impl FileSummary {
             },
             named_only_in_dead_code: classes_named_only_in_dead_code(model.source.parsed.suite(), &model.dead_code),
             names_used: model.names_used.clone(),
-            names_asked: model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string).collect(),
+            names_asked: (model.uncalled_setters.iter().flat_map(|s| s.names()).map(str::to_string))
+                .chain(flags_turned_on_in_init(model))
+                .collect(),
             compile_targets: compile_targets(model),
             held_in: exact(held_in(model)),
             captures: Captures::of(model),
@@ -1488,6 +1490,40 @@ mod tests {
             let found = severities(&files);
             assert_eq!(found.len(), 2, "{path}: {found:?}");
             assert!(found.iter().all(|f| f.contains(" low ")), "{path}: {found:?}");
+        }
+    }
+
+    const LOCAL_CONFIG: &str = "from dataclasses import dataclass\n\n\n@dataclass\nclass LocalConfig:\n    width: int = 4\n    window: int | None = None\n";
+
+    /// A flag `__init__` sets False and turns on only when the config sets a window: a loop
+    /// under it runs only with such a config.
+    const LOCAL_MODEL: &str = "import torch\nfrom torch import nn\n\nfrom .configuration_local import LocalConfig\n\n\nclass Local(nn.Module):\n    def __init__(self, config: LocalConfig):\n        super().__init__()\n        self.proj = nn.Linear(config.width, config.width)\n        self.banded = False\n        if config.window is not None:\n            self.banded = True\n\n    def forward(self, x):\n        if self.banded:\n            for row in range(x.shape[1]):\n                x[:, row] = self.proj(x[:, row])\n        return x\n";
+
+    /// The config class of another file leaves `window` unset: the loop under the flag the
+    /// window turns on is low, with the config test's condition.
+    #[test]
+    fn a_flag_only_a_config_test_turns_on_in_init_takes_its_condition() {
+        let files = [("pkg/configuration_local.py", LOCAL_CONFIG), ("pkg/modeling_local.py", LOCAL_MODEL)];
+        assert_eq!(
+            severities(&files),
+            vec!["pkg/modeling_local.py:17 TCF204 low | only when `config.window is not None` (None by default)"]
+        );
+    }
+
+    /// Another file that names the flag (a script turning it on, a subclass storing it) or sets
+    /// the window (`LocalConfig(window=8)`) may turn the loop on: it stays medium.
+    #[test]
+    fn a_flag_another_file_names_or_whose_field_the_project_sets_keeps_its_finding() {
+        let turns_on = "def band(model):\n    for module in model.modules():\n        module.banded = True\n";
+        let subclass = "from pkg.modeling_local import Local\n\n\nclass Wide(Local):\n    def __init__(self, config):\n        super().__init__(config)\n        self.banded = True\n";
+        let sets_window =
+            "from pkg.configuration_local import LocalConfig\n\n\ndef main():\n    return LocalConfig(window=8)\n";
+        for (path, text) in [("pkg/band.py", turns_on), ("pkg/wide.py", subclass), ("pkg/train.py", sets_window)] {
+            let files =
+                [("pkg/configuration_local.py", LOCAL_CONFIG), ("pkg/modeling_local.py", LOCAL_MODEL), (path, text)];
+            let found = severities(&files);
+            assert_eq!(found.len(), 1, "{path}: {found:?}");
+            assert!(found[0].starts_with("pkg/modeling_local.py:17 TCF204 medium"), "{path}: {found:?}");
         }
     }
 }

@@ -142,6 +142,7 @@ pub fn mark_region(model: &mut FileModel, facts: &Facts) {
     model.imported_module_classes = facts.imported_module_classes.clone();
     model.imported_submodules = facts.imported_submodules.clone();
     model.called_from_other_files = facts.called_from_other_files.clone();
+    model.named_elsewhere = facts.named_elsewhere.clone();
     model.state_attributes = Arc::clone(&facts.state_attributes);
     model.config_defaults = Arc::clone(&facts.config_defaults);
     model.captures = facts.captures.clone();

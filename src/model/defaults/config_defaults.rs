@@ -18,6 +18,17 @@
 //! A default counts only while the project leaves it: a field the file stores, or that any
 //! non-test file of the project sets to another value (`fields_set`, merged by the index), has
 //! none.
+//!
+//! A flag `__init__` sets `False` and turns on only under a config test (`self.windowed = False`,
+//! then `if config.window is not None and ...: self.windowed = config.windowed_layers[i]`) is
+//! `False` under the default config when that test is false, so a branch on it (`if
+//! self.windowed:`) gets the test's condition. Enough evidence, and nothing less: the class's
+//! methods store the flag twice, first `False` directly in `__init__`'s body, then in the first
+//! clause of a later `if` of that body (an `elif` or `else` would need the earlier tests too); no
+//! subclass of the file stores it; nothing else in the file turns it on, on any object, by
+//! `setattr` either (`turned_on`); and no other file names it at all (the index's
+//! `named_elsewhere`: a subclass, a test or a script may turn it on, and a name is all the index
+//! keeps of them). Its truth is all that is read: `self.windowed is None` stays unknown.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -27,11 +38,12 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::discover::is_test_file;
 use crate::model::defaults::finding_conditions::{FindingConditions, body_range, early_exit_test, rest_range};
+use crate::model::defaults::turned_on::{TurnedOn, turns_on};
 use crate::model::file::configured::{ConfigDefault, Value};
 use crate::model::file::imports::unqualified;
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
-use crate::model::file::{FileModel, FunctionNode};
+use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
 use crate::source::identifier_occurrences;
 
 /// What a config class says about its fields: their defaults, and the names whose value it
@@ -206,6 +218,9 @@ struct FileFlags<'m> {
     /// A class's name -> the attributes built from it only when a test holds
     /// (`self.adapter = Adapter(config) if config.add_adapter else None`): (owner, test, built when).
     built_when: HashMap<&'m str, Vec<(usize, &'m Expr, bool)>>,
+    /// Of the flags its classes turn on only under a test in `__init__`
+    /// (`flags_turned_on_under_a_test`), those that nothing else in the file turns on.
+    turned_on_once: HashSet<&'m str>,
 }
 
 impl<'m> FileFlags<'m> {
@@ -226,8 +241,19 @@ impl<'m> FileFlags<'m> {
                 }
             }
         }
-        FileFlags { stored: fields_stored(model), subclasses, built_when }
+        FileFlags { stored: fields_stored(model), subclasses, built_when, turned_on_once: turned_on_once(model) }
     }
+}
+
+/// The flags a test in `__init__` turns on (`flags_turned_on_under_a_test`) whose store there is
+/// the only place of the file that may turn them on.
+fn turned_on_once<'m>(model: &'m FileModel) -> HashSet<&'m str> {
+    let mut flags = (0..model.classes.len()).flat_map(|class| flags_turned_on_under_a_test(model, class)).peekable();
+    if flags.peek().is_none() {
+        return HashSet::default();
+    }
+    let turned_on = TurnedOn::of(model);
+    flags.map(|(attr, _)| attr).filter(|attr| turned_on.times(attr) == Some(1)).collect()
 }
 
 /// What a class's code says about its config-derived attributes, and the defaults it reads them
@@ -246,6 +272,8 @@ enum Attribute<'a> {
     /// Holds `None` unless `when` (a test in `__init__`) is true, or with `built_when` false,
     /// unless it is false.
     Built { when: &'a Expr, built_when: bool },
+    /// Holds `False` unless `when` (the test of an `if` in `__init__` that turns it on) is true.
+    OffUnless { when: &'a Expr },
 }
 
 /// A test's truth under the default config, and what it says in the user's words.
@@ -304,6 +332,8 @@ enum Read<'d> {
     },
     /// An attribute built only when a flag holds: the truth of "it is not `None`".
     Built(Truth),
+    /// A flag turned on only when a test holds: the truth of that test.
+    OffUnless(Truth),
 }
 
 impl<'m, 'a> ClassFlags<'m, 'a> {
@@ -320,6 +350,12 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
             }
             if let Some(source) = assignment.value().and_then(attribute_source) {
                 attributes.insert(attr.to_string(), source);
+            }
+        }
+        for (attr, when) in flags_turned_on_under_a_test(model, class) {
+            if !reassigned.contains(attr) && !model.named_elsewhere.contains(attr) && file.turned_on_once.contains(attr)
+            {
+                attributes.insert(attr.to_string(), Attribute::OffUnless { when });
             }
         }
         ClassFlags { model, attributes, file, asked }
@@ -363,8 +399,9 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                     let text = format!("config.{name}");
                     Some(Truth::leaf(value, text.clone(), format!("not {text}"), name, default))
                 }
-                // `None` is false; a module or list built in its place may be either.
-                Read::Built(built) => (!built.value).then_some(built),
+                // `None` and `False` are false; a module or list built in its place, or the
+                // value the flag is turned on to, may be either.
+                Read::Built(built) | Read::OffUnless(built) => (!built.value).then_some(built),
             },
         }
     }
@@ -380,6 +417,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
             let is_not = matches!(op, CmpOp::IsNot);
             let not_none = match self.read(left, depth)? {
                 Read::Built(built) => built,
+                Read::OffUnless(_) => return None,
                 Read::Field { name, default } => Truth::leaf(
                     default.value != Value::None,
                     format!("config.{name} is not None"),
@@ -515,6 +553,7 @@ impl<'m, 'a> ClassFlags<'m, 'a> {
                     let flag = self.truth(when, depth + 1)?;
                     return Some(Read::Built(if built_when { flag } else { flag.not() }));
                 }
+                &Attribute::OffUnless { when } => return Some(Read::OffUnless(self.truth(when, depth + 1)?)),
             }
         } else if is_config(object) {
             attr.to_string()
@@ -741,6 +780,46 @@ fn attribute_source(value: &Expr) -> Option<Attribute<'_>> {
         }
         _ => None,
     }
+}
+
+/// The attributes `__init__` of `class` sets `False` and turns on only under one of its `if`s,
+/// with that `if`'s test: `self.windowed = False`, then `if config.window is not None:
+/// self.windowed = ...` (see the module's doc). What the class alone says: the file's other
+/// stores and the other files' names are asked apart.
+fn flags_turned_on_under_a_test<'m, 'a>(model: &'m FileModel<'a>, class: usize) -> Vec<(&'m str, &'a Expr)> {
+    let Some(init) = model.method(class, "__init__") else { return Vec::new() };
+    let FunctionNode::Def(def) = model.function(init).node else { return Vec::new() };
+    let assignments = self_assignments(model, class);
+    let mut stores: HashMap<&str, Vec<&SelfAssignment>> = HashMap::default();
+    for assignment in assignments {
+        stores.entry(assignment.attr.as_str()).or_default().push(assignment);
+    }
+    let mut found = Vec::new();
+    for (attr, stores) in stores {
+        let [off, on] = stores.as_slice() else { continue };
+        let set_false = matches!(off.value(), Some(Expr::BooleanLiteral(b)) if !b.value);
+        // The store that turns it on is the one `turned_on` counts (not `self.windowed = None`).
+        if !set_false || off.method != init || !off.top_level || on.method != init || !turns_on(on.stmt) {
+            continue;
+        }
+        let branch = def.body.iter().find(|stmt| stmt.range().contains_range(on.stmt.range()));
+        if let Some(Stmt::If(branch)) = branch
+            && body_range(&branch.body).is_some_and(|body| body.contains_range(on.stmt.range()))
+            && off.stmt.end() <= branch.start()
+        {
+            found.push((attr, &*branch.test));
+        }
+    }
+    // In the file's order of names, not the map's: the index keeps them.
+    found.sort_unstable_by_key(|(attr, _)| *attr);
+    found
+}
+
+/// The names of the flags the file's classes turn on only under a test in `__init__`: the file
+/// asks the index whether another file names them (`FileSummary::names_asked`).
+pub fn flags_turned_on_in_init(model: &FileModel) -> Vec<String> {
+    let flags = (0..model.classes.len()).flat_map(|class| flags_turned_on_under_a_test(model, class));
+    flags.map(|(attr, _)| attr.to_string()).collect()
 }
 
 /// Which side of `a if test else b` builds something while the other is `None`: `true` for `a`.

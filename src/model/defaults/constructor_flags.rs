@@ -19,15 +19,16 @@
 //! and no call in the file passes the parameter (by keyword, or by position to the class or a
 //! `super().__init__`).
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
-use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
+use ruff_python_ast::visitor::{Visitor, walk_expr};
+use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, UnaryOp};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::model::compiled::compiled_code::is_compiling_call;
 use crate::model::defaults::finding_conditions::{BranchTests, BranchWalk, FindingConditions, compares};
 use crate::model::defaults::none_tests::{none_tests, tested_for_none};
+use crate::model::defaults::turned_on::TurnedOn;
 use crate::model::file::module::is_self;
 use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, FunctionNode, SelfAssignment};
@@ -49,7 +50,7 @@ pub fn off_unless_built_with(model: &FileModel, ranges: &[TextRange]) -> Vec<Opt
         // A literal flag that code in the file turns on, on any object (`model.monitor.enabled =
         // on`, a closure's `self.x = True`), is part of the file's own use: no condition.
         if flags.values().any(|flag| flag.parameter.is_none()) {
-            let turned_on_anywhere = turned_on_anywhere.get_or_init(|| TurnedOnAnywhere::of(model));
+            let turned_on_anywhere = turned_on_anywhere.get_or_init(|| TurnedOn::of(model));
             flags.retain(|attr, flag| flag.parameter.is_some() || !turned_on_anywhere.contains(attr.as_str()));
         }
         if flags.is_empty() {
@@ -111,95 +112,6 @@ fn assigned<'m>(model: &'m FileModel) -> Assigned<'m> {
         }
     }
     assigned
-}
-
-/// What the file turns on anywhere, on `self` or any other object, nested functions included:
-/// `module.gradient_checkpointing = True`, `a, m.loud = 1, True`, `self.x |= on`, `setattr(m,
-/// "loud", True)`. A `setattr` with a name it computes may turn on any name of that shape
-/// (`f"{kind}_inv_freq"`: the names ending `_inv_freq`), or anything.
-struct TurnedOnAnywhere<'a> {
-    text: &'a str,
-    names: HashSet<&'a str>,
-    /// The literal start and end of computed names.
-    shapes: Vec<(&'a str, &'a str)>,
-}
-
-impl<'a> TurnedOnAnywhere<'a> {
-    fn of(model: &'a FileModel) -> Self {
-        let text = model.source.text.as_str();
-        let mut walk = TurnedOnAnywhere { text, names: HashSet::default(), shapes: Vec::new() };
-        walk.visit_body(model.source.parsed.suite());
-        walk
-    }
-
-    fn contains(&self, attr: &str) -> bool {
-        self.names.contains(attr)
-            || self.shapes.iter().any(|(start, end)| {
-                attr.len() >= start.len() + end.len() && attr.starts_with(start) && attr.ends_with(end)
-            })
-    }
-
-    /// `f"{kind}_inv_freq"` -> ("", "_inv_freq"): the text before its first and after its last
-    /// replacement field. Anything else computed -> ("", ""), which every name has.
-    fn shape(&self, name: &Expr) -> (&'a str, &'a str) {
-        let written = &self.text[name.range()];
-        let literal = written
-            .strip_prefix("f\"")
-            .and_then(|rest| rest.strip_suffix('"'))
-            .or_else(|| written.strip_prefix("f'").and_then(|rest| rest.strip_suffix('\'')))
-            .filter(|inner| !inner.contains("{{") && !inner.contains("}}") && !inner.contains('\\'));
-        literal.and_then(|inner| Some((inner.split_once('{')?.0, inner.rsplit_once('}')?.1))).unwrap_or_default()
-    }
-
-    fn target(&mut self, target: &'a Expr) {
-        match target {
-            Expr::Attribute(attr) => {
-                self.names.insert(attr.attr.id.as_str());
-            }
-            Expr::Tuple(tuple) => tuple.elts.iter().for_each(|element| self.target(element)),
-            Expr::List(list) => list.elts.iter().for_each(|element| self.target(element)),
-            Expr::Starred(starred) => self.target(&starred.value),
-            _ => {}
-        }
-    }
-}
-
-/// `False` or `None`: a value that leaves a switch off.
-fn is_off(value: &Expr) -> bool {
-    matches!(value, Expr::BooleanLiteral(b) if !b.value) || value.is_none_literal_expr()
-}
-
-impl<'a> Visitor<'a> for TurnedOnAnywhere<'a> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
-        match stmt {
-            Stmt::Assign(assign) if !is_off(&assign.value) => assign.targets.iter().for_each(|t| self.target(t)),
-            Stmt::AnnAssign(assign) if assign.value.as_deref().is_some_and(|value| !is_off(value)) => {
-                self.target(&assign.target);
-            }
-            Stmt::AugAssign(assign) => self.target(&assign.target),
-            _ => {}
-        }
-        walk_stmt(self, stmt);
-    }
-
-    fn visit_expr(&mut self, expr: &'a Expr) {
-        if let Expr::Call(call) = expr
-            && matches!(call.func.as_ref(), Expr::Name(name) if name.id.as_str() == "setattr")
-        {
-            match &*call.arguments.args {
-                [_, Expr::StringLiteral(_), value] if is_off(value) => {}
-                [_, Expr::StringLiteral(name), _] => {
-                    self.names.insert(name.value.to_str());
-                }
-                [_, name, _] => {
-                    let shape = self.shape(name);
-                    self.shapes.push(shape);
-                }
-                _ => self.shapes.push(("", "")),
-            }
-        }
-        walk_expr(self, expr);
-    }
 }
 
 /// The attributes of `class` stored from an off-by-default `__init__` parameter, or as a literal

@@ -11,5 +11,6 @@ pub mod layerdrop;
 pub mod none_tests;
 pub mod replaced_submodules;
 pub mod test_models;
+pub mod turned_on;
 pub mod unset_flags;
 pub mod untested_values;

@@ -70,6 +70,9 @@ pub struct FileModel<'a> {
     /// Attributes only methods nothing calls turn on (`uncalled_setters`): their branches are
     /// dead unless another file names them (`reach::mark_region` decides).
     pub uncalled_setters: Vec<UncalledSetter>,
+    /// Of the names the file asks the index about (`uncalled_setters`, `config_defaults`'s flags
+    /// turned on under a config test), those another file uses. Filled by `reach`.
+    pub named_elsewhere: HashSet<String>,
     /// Every name the file's code uses, sets as an attribute or holds in a string, hashed and
     /// sorted (`dead_code::name_hash`): the index asks whether the file names another file's
     /// method or attribute (`uncalled_setters`).
@@ -334,6 +337,7 @@ impl<'a> FileModel<'a> {
             called_from_other_files: HashSet::default(),
             dead_code: DeadCode::default(),
             uncalled_setters: Vec::new(),
+            named_elsewhere: HashSet::default(),
             names_used: Vec::new(),
             state_attributes: Arc::default(),
             config_defaults: Arc::default(),
