@@ -15,8 +15,11 @@
 //! not reported:
 //! measured, a prefill/decode test (`seq_len > 1`) or a test against the trained resolution adds
 //! no graph to what the size change itself costs with the default settings. Only values that
-//! change between calls cost anything, so the rule stays with names and sources that say they do:
-//! config ints, `len(self.layers)` and the module's own sizes are not reported.
+//! change between calls cost anything, and a name does not say which do (a config int named
+//! `start_pos` compiles once; measured: 1 graph over 10 calls): the code must show it
+//! (`evidence`): the file's own eager loop passes a new value on each call, or, where no call of
+//! the file reaches an entry point, it slices its module's buffer from the value to the value
+//! plus an input's size, the window a decode position opens.
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -26,10 +29,13 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::compiled_code::Site;
-use crate::model::file::Reason;
 use crate::model::file::imports::last_segment;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
+
+mod evidence;
+
+use evidence::{Evidence, Why};
 
 pub static RULE: Rule = Rule {
     code: "TCF208",
@@ -49,19 +55,22 @@ pub static RULE: Rule = Rule {
 pub const HOOKS: Hooks = Hooks::Function(start);
 
 fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks<'a> + 'c>> {
-    let parameters = function.model().function(function.id).node.parameters();
-    // An argument changes between calls only where the caller is the user's loop: the entry
-    // points of the compiled region. A helper's argument may be a constant its caller passes.
-    let is_entry = matches!(function.model().region.get(&function.id), Some(Reason::Forward | Reason::Compiled));
-    let offsets = if is_entry { parameters.map(position_parameters).unwrap_or_default() } else { Vec::new() };
-    let caches = parameters.map(cache_parameters).unwrap_or_default();
+    let model = function.model();
+    let parameters = model.function(function.id).node.parameters();
+    // `self` is the module, not a value a caller passes.
+    let skip = usize::from(model.function(function.id).class.is_some());
+    let passed = |p: &&ast::ParameterWithDefault| p.parameter.name.id.as_str() != "self";
+    let ints = parameters.map(|p| int_parameters(p, skip)).unwrap_or_default();
+    let passed_names = parameters
+        .map(|p| p.iter_non_variadic_params().skip(skip).filter(passed).map(|p| p.parameter.name.id.to_string()).collect())
+        .unwrap_or_default();
     Some(Box::new(Finder {
         function,
-        offsets,
-        caches,
+        ints,
+        passed: passed_names,
         parameters,
         fallbacks: Vec::new(),
-        cache_lengths: Vec::new(),
+        lengths: Vec::new(),
         reported: HashSet::default(),
         found: Vec::new(),
     }))
@@ -73,57 +82,51 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
 const ONLY_DECODE_STEPS: &str = "only when decode steps run through the compiled code without a prefill first: \
     after a prefill, the first decode step recompiles anyway (for its length of 1) and makes the value dynamic then";
 
-/// What the rule found, with where it points.
+/// What the rule found, with where it points; reported only where the code shows the value
+/// changes between calls (`evidence`).
 enum Found {
-    /// An int argument that changes per call sets a slice or an `arange`.
-    Offset { name: String, range: TextRange },
+    /// An int argument sets a slice or an `arange` (`presumed_tensor`: the tensors model takes
+    /// the argument for a tensor, so only a caller passing an int counts).
+    Offset { name: String, range: TextRange, presumed_tensor: bool },
     /// The same argument used as a plain index: Dynamo guards on its value, `dynamic=True` too.
     Index { name: String, range: TextRange },
-    /// A local read from a cache argument's `.shape`, then used.
-    CacheLength { name: String, range: TextRange },
+    /// A local read from an argument's `.shape`, then used as a slice bound or an `arange`.
+    Length { name: String, argument: String, range: TextRange },
 }
 
-/// A local assigned a length read off a cache argument, reported once it is used.
-struct CacheLength {
+/// A local assigned a length read off an argument, reported once it sets a slice or a size.
+struct Length {
     name: String,
+    argument: String,
     assignment: TextRange,
 }
 
 struct Finder<'c, 'a> {
     function: &'c Function<'c, 'a>,
-    /// Int arguments named as a position in a sequence (`start_pos`, `past_key_values_length`).
-    offsets: Vec<String>,
-    /// Arguments named as a cache of past keys and values (`past_key_values`, `layer_past`).
-    caches: Vec<String>,
+    /// The arguments that may be Python ints (not typed as tensors, lists or floats).
+    ints: Vec<String>,
+    /// Every argument a caller passes (not `self`): a length may be read off any.
+    passed: Vec<String>,
     parameters: Option<&'a ast::Parameters>,
     /// Bodies of `if position_ids is None:`-style tests on an argument, met so far in the walk
     /// (those around a node are met before it): what runs when the caller does not pass it. Models pass positions they computed, so a position argument used
     /// only there does not reach the graph from a model's forward (transformers' positional
     /// embeddings slice with `past_key_values_length` only when `position_ids` is missing).
     fallbacks: Vec<TextRange>,
-    cache_lengths: Vec<CacheLength>,
-    /// Names already reported (one finding per changing value).
+    lengths: Vec<Length>,
+    /// Names already reported (one finding per value).
     reported: HashSet<String>,
     found: Vec<Found>,
 }
 
-/// Parameters named as a position that advances from call to call, and not typed as tensors.
-fn position_parameters(parameters: &ast::Parameters) -> Vec<String> {
+/// The arguments that may be Python ints, past `self`.
+fn int_parameters(parameters: &ast::Parameters, skip: usize) -> Vec<String> {
     parameters
         .iter_non_variadic_params()
-        .filter(|p| names_position(&p.parameter.name) && may_be_int(p))
+        .skip(skip)
+        .filter(|p| may_be_int(p))
         .map(|p| p.parameter.name.id.to_string())
         .collect()
-}
-
-/// `start_pos`, `cur_pos`, `offset`, `past_length`, `past_key_values_length`, `start_position`.
-fn names_position(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    name == "pos"
-        || name.ends_with("_pos")
-        || name.ends_with("offset")
-        || name.ends_with("start_position")
-        || (name.starts_with("past") && name.contains("len"))
 }
 
 /// An int by its annotation (`int`, `Optional[int]`, `int | None`) or its default (`= 0`), or
@@ -171,28 +174,6 @@ impl<'a> Visitor<'a> for NameRead<'_> {
     }
 }
 
-/// Parameters named as a cache of past keys and values, whose length grows with each decode step.
-fn cache_parameters(parameters: &ast::Parameters) -> Vec<String> {
-    parameters
-        .iter_non_variadic_params()
-        .map(|p| p.parameter.name.id.as_str())
-        .filter(|name| {
-            let name = name.to_ascii_lowercase();
-            // `past_key_values`, `layer_past`, `kv_cache`; not `past_values` (a time series'
-            // history, timesfm), `cache_position` (a tensor of positions) or `use_cache`.
-            (name.contains("past_key")
-                || name.contains("layer_past")
-                || name.contains("cache")
-                || name.starts_with("kv"))
-                && !name.contains("position")
-                && !name.contains("mask")
-                && !name.contains("params")
-                && !name.starts_with("use_")
-        })
-        .map(str::to_string)
-        .collect()
-}
-
 /// The name an expression starts from: `past_key_values` in `past_key_values[0][0].shape[2]`.
 fn root_name(expr: &Expr) -> Option<&str> {
     match expr {
@@ -204,24 +185,16 @@ fn root_name(expr: &Expr) -> Option<&str> {
     }
 }
 
-/// `bsz`, `batch_size`: how many sequences, not how long the cache is.
-fn names_batch(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    name.contains("batch") || name.contains("bsz") || name.contains("bsize") || name == "b" || name == "bs"
-}
-
 impl<'c, 'a> Finder<'c, 'a> {
     fn assignment(&mut self, stmt: &'a Stmt) {
         let Stmt::Assign(assign) = stmt else { return };
         let [Expr::Name(target)] = assign.targets.as_slice() else { return };
-        let name = target.id.to_string();
         let value = assign.value.as_ref();
-        let sizes = self.function.sizes();
-        if let Some(read) = sizes.read_by(value) {
-            let from_cache = root_name(read).is_some_and(|root| self.caches.iter().any(|cache| cache == root));
-            if from_cache && !names_batch(&name) && !self.function.tensors().is_tensor(value) {
-                self.cache_lengths.push(CacheLength { name, assignment: stmt.range() });
-            }
+        let Some(read) = self.function.sizes().read_by(value) else { return };
+        let Some(argument) = root_name(read).filter(|root| self.passed.iter().any(|p| p == root)) else { return };
+        if !self.function.tensors().is_tensor(value) {
+            let (name, argument) = (target.id.to_string(), argument.to_string());
+            self.lengths.push(Length { name, argument, assignment: stmt.range() });
         }
     }
 
@@ -253,28 +226,39 @@ impl<'c, 'a> Finder<'c, 'a> {
         }
     }
 
+    /// A slice bound, an index or an `arange` argument that reads an int argument or a length.
     fn offset_read(&mut self, expr: &'a Expr, index: bool) {
-        let offset = self.offsets.iter().find(|name| reads_name(expr, name) && !self.reported.contains(*name));
-        let Some(name) = offset.cloned() else { return };
         let in_fallback = self.fallbacks.iter().any(|body| body.contains_range(expr.range()));
-        if in_fallback || self.function.tensors().is_tensor(expr) {
+        // An input without annotation or default is presumed a tensor (`arange` takes either):
+        // only a caller's loop that passes it an int says otherwise.
+        let presumed_tensor = self.function.tensors().is_tensor(expr);
+        if in_fallback {
             return;
         }
-        self.reported.insert(name.clone());
-        self.found.push(if index {
-            Found::Index { name, range: expr.range() }
-        } else {
-            Found::Offset { name, range: expr.range() }
-        });
-    }
-
-    fn name_use(&mut self, name: &ast::ExprName) {
-        if name.ctx != ast::ExprContext::Load || self.reported.contains(name.id.as_str()) {
+        let reported = &self.reported;
+        let unreported = |name: &String| reads_name(expr, name) && !reported.contains(name);
+        let int = self.ints.iter().find(|name| unreported(name)).cloned();
+        if presumed_tensor {
+            if let Some(name) = int {
+                self.reported.insert(name.clone());
+                self.found.push(Found::Offset { name, range: expr.range(), presumed_tensor });
+            }
             return;
         }
-        let Some(length) = self.cache_lengths.iter().find(|length| length.name == name.id.as_str()) else { return };
-        self.reported.insert(length.name.clone());
-        self.found.push(Found::CacheLength { name: length.name.clone(), range: length.assignment });
+        let length = self.lengths.iter().find(|length| unreported(&length.name));
+        let length = length.map(|length| (length.name.clone(), length.argument.clone(), length.assignment));
+        if let Some(name) = int {
+            self.reported.insert(name.clone());
+            self.found.push(if index {
+                Found::Index { name, range: expr.range() }
+            } else {
+                Found::Offset { name, range: expr.range(), presumed_tensor }
+            });
+        }
+        if let Some((name, argument, range)) = length {
+            self.reported.insert(name.clone());
+            self.found.push(Found::Length { name, argument, range });
+        }
     }
 }
 
@@ -305,21 +289,45 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
         match expr {
             Expr::Subscript(subscript) => self.slice(subscript),
             Expr::Call(call) => self.sized_call(call),
-            Expr::Name(name) => self.name_use(name),
             _ => {}
         }
         true
     }
 
     fn finish(self: Box<Self>, diagnostics: &mut Vec<Diagnostic>) {
+        if self.found.is_empty() {
+            return;
+        }
         let function = self.function;
+        let model = function.model();
         let place = function.describe();
+        let evidence = Evidence::find(model);
+        let line = |range: TextRange| model.source.line_column(range.start()).0;
+        let because = |why: Why| match why {
+            Why::Loop { call, grown: false } => {
+                format!("the call at line {} passes a new value on each turn of its loop", line(call))
+            }
+            Why::Loop { call, grown: true } => {
+                format!("the call at line {} passes what its loop made longer on the turn before", line(call))
+            }
+            Why::Window { slice } => {
+                format!("line {} slices a module's buffer from it to it plus an input's length", line(slice))
+            }
+        };
         for found in self.found {
+            let why = match &found {
+                Found::Offset { name, presumed_tensor: true, .. } => {
+                    evidence.int_changes(function.id, name).filter(|why| matches!(why, Why::Loop { .. }))
+                }
+                Found::Offset { name, .. } | Found::Index { name, .. } => evidence.int_changes(function.id, name),
+                Found::Length { name, argument, .. } => evidence.grows(function.id, argument, name),
+            };
+            let Some(why) = why.map(because) else { continue };
             let (range, message, severity, advice) = match found {
-                Found::Offset { name, range } => (
+                Found::Offset { name, range, .. } => (
                     range,
                     format!(
-                        "`{name}` changes between calls and sets a slice or a size in {place}: Dynamo compiles its \
+                        "`{name}` changes between calls ({why}) and sets a slice or a size in {place}: Dynamo compiles its \
                          first value into the graph, so the first new value compiles a second graph before `{name}` \
                          is made dynamic; {ONLY_DECODE_STEPS}"
                     ),
@@ -331,7 +339,7 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
                 Found::Index { name, range } => (
                     range,
                     format!(
-                        "`{name}` changes between calls and indexes a tensor in {place}: Dynamo guards on its \
+                        "`{name}` changes between calls ({why}) and indexes a tensor in {place}: Dynamo guards on its \
                          value, `dynamic=True` too, so every new value compiles another graph, and after 8 the \
                          frame runs eagerly"
                     ),
@@ -341,10 +349,10 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
                          2 graphs, 1 with `dynamic=True`)"
                     ),
                 ),
-                Found::CacheLength { name, range } => (
+                Found::Length { name, argument, range } => (
                     range,
                     format!(
-                        "`{name}` is read from the cache's shape in {place} and grows with each decode step: \
+                        "`{name}` is read from `{argument}`'s shape in {place} and grows with each call ({why}): \
                          Dynamo compiles the first length into the graph, so the next length compiles a second \
                          graph before it is made dynamic"
                     ),
