@@ -40,7 +40,7 @@ impl<'a> FileModel<'a> {
             hooks::resolve(&mut model, call);
         }
         model.self_assignments = collect_self_assignments(&model);
-        (model.dead_code, model.names_used) = DeadCode::find(source);
+        (model.dead_code, model.names_used) = DeadCode::find(source, &model.imports);
         model.uncalled_setters = uncalled_setters::find(&model);
         model
     }

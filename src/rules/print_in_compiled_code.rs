@@ -15,7 +15,8 @@ use crate::fix::torch_api::is_compiling_call;
 use crate::fix::{Fix, Safety};
 use crate::model::compiled::compiled_code::Site;
 use crate::model::file::FunctionNode;
-use crate::model::file::imports::{Imports, dotted_name, last_segment};
+use crate::model::file::imports::Imports;
+use crate::model::file::output_calls::output_call;
 use crate::rules::bool_mask_index_put;
 use crate::rules::check::{Checker, Function, Hooks, RegionHooks};
 use crate::rules::rule::{Category, Rule};
@@ -36,23 +37,6 @@ pub static RULE: Rule = Rule {
 };
 
 pub const HOOKS: Hooks = Hooks::Region(start);
-
-/// Logger methods, including transformers' `warning_once` / `info_once`: Dynamo breaks on any
-/// logger method it is not told to ignore.
-const LOG_METHODS: [&str; 12] = [
-    "debug",
-    "info",
-    "warning",
-    "warn",
-    "error",
-    "exception",
-    "critical",
-    "fatal",
-    "log",
-    "warning_once",
-    "warn_once",
-    "info_once",
-];
 
 struct Output {
     name: String,
@@ -203,40 +187,3 @@ fn is_output_statement(stmt: &Stmt, imports: &Imports) -> bool {
     matches!(stmt, Stmt::Expr(ast::StmtExpr { value, .. }) if matches!(value.as_ref(), Expr::Call(call) if output_call(call, imports).is_some()))
 }
 
-/// Whether a call writes output (`print()`, `logger.info()`): this rule's business, and what its
-/// guard keeps from running under compile, arguments included.
-pub fn writes_output(call: &ast::ExprCall, imports: &Imports) -> bool {
-    output_call(call, imports).is_some()
-}
-
-/// How to name a call that writes output (`print()`, `logger.info()`), if it is one.
-fn output_call(call: &ast::ExprCall, imports: &Imports) -> Option<String> {
-    let qualified = imports.qualified_name(&call.func);
-    match qualified.as_deref() {
-        Some("print" | "warnings.warn" | "rich.print") => return Some(format!("{}()", dotted_name(&call.func)?)),
-        Some(name) if name.starts_with("logging.") && is_log_method(last_segment(&call.func)) => {
-            return Some(format!("{}()", dotted_name(&call.func)?));
-        }
-        _ => {}
-    }
-    let Expr::Attribute(method) = call.func.as_ref() else {
-        return None;
-    };
-    (is_log_method(Some(method.attr.id.as_str())) && is_logger(&method.value))
-        .then(|| format!("{}()", dotted_name(&call.func).unwrap_or_else(|| format!("….{}", method.attr.id))))
-}
-
-fn is_log_method(name: Option<&str>) -> bool {
-    name.is_some_and(|name| LOG_METHODS.contains(&name))
-}
-
-/// `logger`, `log`, `_LOGGER`, `self.logger`, `logging.getLogger(__name__)`.
-fn is_logger(expr: &Expr) -> bool {
-    match expr {
-        Expr::Call(call) => last_segment(&call.func) == Some("getLogger"),
-        _ => last_segment(expr).is_some_and(|name| {
-            let name = name.trim_start_matches('_').to_ascii_lowercase();
-            name == "log" || name == "logger" || name.ends_with("_logger")
-        }),
-    }
-}

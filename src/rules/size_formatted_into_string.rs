@@ -34,7 +34,7 @@ use crate::model::flow::message_checks::{Slot, is_message_check, takes_callable_
 use crate::model::flow::shapes::InputSizes;
 use crate::model::tensors::tensor::Tensors;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
-use crate::rules::print_in_compiled_code::writes_output;
+use crate::model::file::output_calls::writes_output;
 use crate::rules::rule::{Category, Rule};
 
 pub static RULE: Rule = Rule {

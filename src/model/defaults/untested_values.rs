@@ -8,8 +8,11 @@
 //! value off it, so it stays, low, and says so ("only when `head_dim` is not one of 16, 32, 64,
 //! 128").
 //!
-//! Only lists of two or more number literals: `not in (1,)` is a plain `!= 1` (a decode step
-//! against a prefill: both normal), and a list of names or strings says nothing of what is usual.
+//! Only the body of `not in`, and only lists of two or more number literals none of which is 0, 1
+//! or -1: `not in (1,)` is a plain `!= 1` (a decode step against a prefill: both normal), `not
+//! in (0, 1)` lists the degenerate sizes and leaves out the usual ones (`if x.dim() not in (0,
+//! 1): print(...)` runs on every batch), a list of names or strings says nothing of what is
+//! usual, and what follows `if n in (16, 32): return` is the other sizes' normal path.
 
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, UnaryOp};
@@ -41,22 +44,22 @@ impl BranchTests for ListedValues<'_> {
     fn needs(&self, test: &Expr) -> Option<String> {
         match test {
             Expr::BoolOp(op) if op.op == BoolOp::And => op.values.iter().find_map(|value| self.needs(value)),
-            Expr::UnaryOp(not) if not.op == UnaryOp::Not => self.needs_false(&not.operand),
+            // `not v in [...]` is `v not in [...]`.
+            Expr::UnaryOp(not) if not.op == UnaryOp::Not => self.unlisted(&not.operand, CmpOp::In),
             _ => self.unlisted(test, CmpOp::NotIn),
         }
     }
 
-    fn needs_false(&self, test: &Expr) -> Option<String> {
-        match test {
-            Expr::UnaryOp(not) if not.op == UnaryOp::Not => self.needs(&not.operand),
-            _ => self.unlisted(test, CmpOp::In),
-        }
+    /// What runs when a test fails (an `else`, the code after `if n in (16, 32): return`) is the
+    /// other values' normal path.
+    fn needs_false(&self, _test: &Expr) -> Option<String> {
+        None
     }
 }
 
 impl ListedValues<'_> {
-    /// `value <op> [n, m, ...]` with `op` the test that leaves the listed values out (`not in` for
-    /// a branch taken, `in` for one skipped): "only when `value` is not one of n, m".
+    /// `value <op> [n, m, ...]`, `op` being what leaves the listed values out (`not in`, or `in`
+    /// under a `not`): "only when `value` is not one of n, m".
     fn unlisted(&self, test: &Expr, op: CmpOp) -> Option<String> {
         let Expr::Compare(compare) = test else { return None };
         let ([found], [listed]) = (&*compare.ops, &*compare.comparators) else { return None };
@@ -66,11 +69,11 @@ impl ListedValues<'_> {
             | Expr::Set(ast::ExprSet { elts, .. }) => elts,
             _ => return None,
         };
-        let numbers = values.iter().all(|value| value.is_number_literal_expr());
-        if *found != op || values.len() < 2 || !numbers {
+        let text = |expr: &Expr| &self.model.source.text[expr.range()];
+        let tried_size = |value: &Expr| value.is_number_literal_expr() && !matches!(text(value), "0" | "1" | "-1");
+        if *found != op || values.len() < 2 || !values.iter().all(tried_size) {
             return None;
         }
-        let text = |expr: &Expr| &self.model.source.text[expr.range()];
         let listed: Vec<&str> = values.iter().map(text).collect();
         Some(format!("only when `{}` is not one of {}", text(&compare.left), listed.join(", ")))
     }
@@ -80,53 +83,46 @@ impl ListedValues<'_> {
 mod tests {
     use crate::project::findings_of_texts;
 
-    /// Each finding as "line severity message".
-    fn findings(text: &str) -> Vec<String> {
-        let found = findings_of_texts(&[("scan.py", text)]);
+    /// Each finding of `scan.py` as "line severity message".
+    fn findings(body: &[&str]) -> Vec<String> {
+        let text = format!(
+            "import torch\ndef scan(q):\n    n = q.shape[-1]\n{}\n    return q\nscan_compiled = torch.compile(scan)\n",
+            body.join("\n")
+        );
+        let found = findings_of_texts(&[("scan.py", &text)]);
         found.iter().map(|(_, line, d)| format!("{line} {:?} {}", d.severity, d.message)).collect()
     }
 
     #[test]
     fn a_message_behind_an_unlisted_size_is_low_and_says_which_values() {
-        let found = findings(
-            "import torch\n\
-             def scan(q):\n\
-            \x20   _, d = q.shape\n\
-            \x20   if d not in [16, 32, 64]:\n\
-            \x20       print(f'untested head size {d}')\n\
-            \x20   if d in (16, 32):\n\
-            \x20       return q\n\
-            \x20   print('slow path')\n\
-            \x20   return q * 2\n\
-             scan_compiled = torch.compile(scan)\n",
-        );
+        let found = findings(&[
+            "    if n not in [16, 32, 64]:",
+            "        print(f'untested head size {n}')",
+            "    if not n in (16, 32):",
+            "        print('slow path')",
+        ]);
         assert_eq!(found.len(), 2, "{found:#?}");
-        assert!(
-            found[0].starts_with("5 Low") && found[0].ends_with("; only when `d` is not one of 16, 32, 64"),
-            "{found:#?}"
-        );
-        assert!(
-            found[1].starts_with("8 Low") && found[1].ends_with("; only when `d` is not one of 16, 32"),
-            "{found:#?}"
-        );
+        let [first, second] = &found[..] else { unreachable!() };
+        assert!(first.starts_with("5 Low") && first.ends_with("; only when `n` is not one of 16, 32, 64"), "{first}");
+        assert!(second.starts_with("7 Low") && second.ends_with("; only when `n` is not one of 16, 32"), "{second}");
     }
 
     #[test]
-    fn a_single_value_or_strings_or_an_or_say_nothing() {
-        let found = findings(
-            "import torch\n\
-             def scan(q, mode):\n\
-            \x20   n = q.shape[1]\n\
-            \x20   if n not in (1,):\n\
-            \x20       print('prefill')\n\
-            \x20   if mode not in ['a', 'b']:\n\
-            \x20       print('unknown mode')\n\
-            \x20   if n not in [16, 32] or q.is_cuda:\n\
-            \x20       print('fallback')\n\
-            \x20   return q\n\
-             scan_compiled = torch.compile(scan)\n",
-        );
-        assert_eq!(found.len(), 3, "{found:#?}");
+    fn other_lists_and_tests_say_nothing() {
+        let found = findings(&[
+            "    if n not in (1,):",
+            "        print('prefill')",
+            "    if q.dtype not in ['a', 'b']:",
+            "        print('unknown mode')",
+            "    if n not in [16, 32] or q.is_cuda:",
+            "        print('fallback')",
+            "    if q.dim() not in (0, 1):",
+            "        print('a batch')",
+            "    if n in (16, 32):",
+            "        return q",
+            "    print('the other sizes')",
+        ]);
+        assert_eq!(found.len(), 5, "{found:#?}");
         assert!(found.iter().all(|f| f.contains(" High ")), "{found:#?}");
     }
 }

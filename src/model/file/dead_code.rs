@@ -13,6 +13,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
 use ruff_text_size::{Ranged, TextRange};
 
+use crate::model::file::imports::Imports;
 use crate::model::file::module::is_entry_point;
 use crate::model::file::module::is_self;
 use crate::model::file::passed::Passed;
@@ -84,11 +85,12 @@ pub struct DeadCode {
 impl DeadCode {
     /// The dead code of a file, from its text alone (`add` adds what the project index knows),
     /// and the names the file uses (`FileModel::names_used`), which the same walk collects.
-    pub fn find(source: &SourceFile) -> (Self, Vec<u64>) {
+    pub fn find(source: &SourceFile, imports: &Imports) -> (Self, Vec<u64>) {
         let suite = source.parsed.suite();
         let training_refused_by = refuses_training(suite, source);
         let mut finder = Finder {
             found: Vec::new(),
+            imports: Some(imports),
             training_refused: training_refused_by.is_some(),
             flags: module_flags_off(suite),
             references: References::of(suite),
@@ -163,6 +165,9 @@ fn off_literal(expr: &Expr) -> Option<Off> {
 
 struct Finder<'a> {
     found: Vec<(TextRange, DeadReason)>,
+    /// The file's imports, to tell output calls (`before_failing_assert`); `None` where only the
+    /// parameters are asked about.
+    imports: Option<&'a Imports>,
     /// A model of the file raises when asked to train: `if self.training:` bodies do not run.
     training_refused: bool,
     /// Module flags that are off and never set.
@@ -324,8 +329,9 @@ impl<'a> Visitor<'a> for Finder<'a> {
     fn visit_body(&mut self, body: &'a [Stmt]) {
         for (at, stmt) in body.iter().enumerate() {
             if let Stmt::If(if_stmt) = stmt
+                && let Some(imports) = self.imports
                 && if_stmt.elif_else_clauses.is_empty()
-                && before_failing_assert(&if_stmt.test, &if_stmt.body, body.get(at + 1))
+                && before_failing_assert(&if_stmt.test, &if_stmt.body, body.get(at + 1), imports)
             {
                 self.mark_body(&if_stmt.body, DeadReason::BeforeFailedAssert);
             }
@@ -417,6 +423,7 @@ pub fn off_unless_passed_elsewhere<'a>(def: &'a ast::StmtFunctionDef, passed: &P
     }
     let mut finder = Finder {
         found: Vec::new(),
+        imports: None,
         training_refused: false,
         flags: HashMap::default(),
         references: References::default(),

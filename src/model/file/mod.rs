@@ -12,6 +12,7 @@ pub mod imports;
 pub mod message_facts;
 pub mod module;
 pub mod mutation;
+pub mod output_calls;
 pub mod own_calls;
 pub mod passed;
 pub mod rare_paths;
@@ -214,7 +215,7 @@ pub struct Class<'a> {
     /// The project's compile calls do not trace it (`compile_scope`): its `forward` is no root.
     /// Filled by `reach::mark_region`.
     pub outside_compile_scope: bool,
-    /// Another project file imports it (and may build it and call it). Filled by
+    /// Another project file, not a test, imports it (and may build it and call it). Filled by
     /// `reach::mark_region`. Whoever reads it records the class as asked (`unset_flags`): pass
     /// one's guess stands when the project differs only on classes nobody asked about.
     pub imported_elsewhere: bool,

@@ -8,7 +8,8 @@
 use ruff_python_ast::comparable::ComparableExpr;
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, Stmt, UnaryOp};
 
-use crate::model::file::imports::last_segment;
+use crate::model::file::imports::{Imports, last_segment};
+use crate::model::file::output_calls::writes_output;
 /// `torch.isnan(x).any()`, `x.isinf().any().item()`, `not torch.isfinite(x).all()`, and `and` of
 /// anything with one of those (or `or` of those only): true only when a value is NaN or inf.
 pub fn only_when_not_finite(test: &Expr) -> bool {
@@ -34,44 +35,16 @@ pub fn only_when_empty(test: &Expr) -> bool {
     }
 }
 
-/// Whether `body`, the branch of `if test:`, only reports and `next` is an `assert` of the opposite
-/// test: `if x.shape != s: print(...)` then `assert x.shape == s`. The branch runs only when the
-/// assert after it fails, so on a call that works it never runs (Dynamo decides the test while
-/// tracing and does not trace the branch). Not a branch that mends what the assert checks (`if
-/// x.dim() != 3: x = x.unsqueeze(1)`, or `x.unsqueeze_(1)`): that one runs, then the assert holds.
-pub fn before_failing_assert(test: &Expr, body: &[Stmt], next: Option<&Stmt>) -> bool {
+/// Whether `body`, the branch of `if test:`, only writes output and `next` is an `assert` of the
+/// opposite test: `if x.shape != s: print(...)` then `assert x.shape == s`. The branch runs only
+/// when the assert after it fails, so on a call that works it never runs (Dynamo decides the test
+/// while tracing and does not trace the branch). Not a branch that does anything else (`if
+/// x.dim() != 3: x = x.unsqueeze(1)`, `fix(x)`): that may mend what the assert checks, and then
+/// the assert holds.
+pub fn before_failing_assert(test: &Expr, body: &[Stmt], next: Option<&Stmt>, imports: &Imports) -> bool {
     let Some(Stmt::Assert(assert)) = next else { return false };
-    opposite(test, &assert.test) && body.iter().all(|stmt| only_reports(stmt, test))
-}
-
-/// A call statement that touches nothing the test reads: `print(...)`, `logger.warning(...)`;
-/// not `x.unsqueeze_(1)` when the test reads `x`.
-fn only_reports(stmt: &Stmt, test: &Expr) -> bool {
-    let Stmt::Expr(expr) = stmt else { return false };
-    let Expr::Call(call) = expr.value.as_ref() else { return false };
-    let mut receiver = call.func.as_ref();
-    while let Expr::Attribute(attr) = receiver {
-        receiver = &attr.value;
-    }
-    let Expr::Name(root) = receiver else { return false };
-    !reads_name(test, root.id.as_str())
-}
-
-fn reads_name(expr: &Expr, name: &str) -> bool {
-    use ruff_python_ast::visitor::{Visitor, walk_expr};
-    struct Reads<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'a> Visitor<'a> for Reads<'_> {
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            self.found |= matches!(expr, Expr::Name(n) if n.id.as_str() == self.name);
-            walk_expr(self, expr);
-        }
-    }
-    let mut reads = Reads { name, found: false };
-    reads.visit_expr(expr);
-    reads.found
+    let writes_output = |stmt: &Stmt| matches!(stmt, Stmt::Expr(expr) if matches!(expr.value.as_ref(), Expr::Call(call) if writes_output(call, imports)));
+    opposite(test, &assert.test) && body.iter().all(writes_output)
 }
 
 /// `not a` and `a`; `a != b` and `a == b` (and the other comparison pairs), either way round.
@@ -261,7 +234,8 @@ mod tests {
     #[test]
     fn a_branch_before_the_opposite_assert_is_read_as_such() {
         let statements = |text: &str| ruff_python_parser::parse_module(text).unwrap().into_suite();
-        let report = statements("print(x.shape)\nlogger.warning('bad size')");
+        let imports = Imports::default();
+        let report = statements("print(x.shape)\nlogger.warning('bad size')\nwarnings.warn('odd')");
         for (branch, check) in [
             ("x.shape != (b, h, d)", "assert x.shape == (b, h, d)"),
             ("not ok", "assert ok"),
@@ -270,7 +244,7 @@ mod tests {
             ("n >= limit", "assert n < limit"),
         ] {
             let next = statements(check);
-            assert!(before_failing_assert(&test(branch), &report, next.first()), "{branch} / {check}");
+            assert!(before_failing_assert(&test(branch), &report, next.first(), &imports), "{branch} / {check}");
         }
         for (branch, check) in [
             ("x.shape != (b, h, d)", "assert x.shape == (b, h)"),
@@ -280,13 +254,14 @@ mod tests {
             ("not ok", "ok = True"),
         ] {
             let next = statements(check);
-            assert!(!before_failing_assert(&test(branch), &report, next.first()), "{branch} / {check}");
+            assert!(!before_failing_assert(&test(branch), &report, next.first(), &imports), "{branch} / {check}");
         }
-        assert!(!before_failing_assert(&test("not ok"), &report, None));
-        // A branch that mends what the assert checks runs on a working call.
+        assert!(!before_failing_assert(&test("not ok"), &report, None, &imports));
+        // A branch that may mend what the assert checks runs on a working call.
         let check = statements("assert x.dim() == 3");
-        for mends in ["x = x.unsqueeze(1)", "x.unsqueeze_(1)", "print(x)\nx = x[None]"] {
-            assert!(!before_failing_assert(&test("x.dim() != 3"), &statements(mends), check.first()), "{mends}");
+        for mends in ["x = x.unsqueeze(1)", "x.unsqueeze_(1)", "print(x)\nx = x[None]", "fix(x)", "make_ready(self)"] {
+            let body = statements(mends);
+            assert!(!before_failing_assert(&test("x.dim() != 3"), &body, check.first(), &imports), "{mends}");
         }
     }
 
