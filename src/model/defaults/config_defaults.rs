@@ -633,6 +633,11 @@ pub struct FieldSet {
     pub field: String,
     /// The literal given; `None` for anything else (a name, a call: any value).
     pub value: Option<ConfigDefault>,
+    /// For a preset (`dict(name="small", window=4096)`, read as `Config(**preset)`), every key it
+    /// gives: it sets the field only if one config class has them all (a data loader's
+    /// `dict(is_training=True)` is no config's preset). Empty for the other sets.
+    #[serde(default)]
+    pub preset: Vec<String>,
 }
 
 /// What the file gives config fields, anywhere in it (a training script, a model). Not a test
@@ -650,7 +655,7 @@ pub fn fields_set(model: &FileModel) -> Vec<FieldSet> {
     impl Sets<'_, '_> {
         fn store(&mut self, field: &str, value: Option<&Expr>) {
             let value = value.and_then(|value| literal(self.model, value));
-            self.found.push(FieldSet { class: None, field: field.to_string(), value });
+            self.found.push(FieldSet { class: None, field: field.to_string(), value, preset: Vec::new() });
         }
     }
     impl<'b> Visitor<'b> for Sets<'_, '_> {
@@ -664,7 +669,7 @@ pub fn fields_set(model: &FileModel) -> Vec<FieldSet> {
             };
             for target in targets {
                 if let Expr::Attribute(attribute) = target
-                    && is_config(&attribute.value)
+                    && may_hold_config(&attribute.value)
                 {
                     self.store(attribute.attr.id.as_str(), value);
                 }
@@ -675,15 +680,42 @@ pub fn fields_set(model: &FileModel) -> Vec<FieldSet> {
             if let Expr::Call(call) = expr {
                 if builtin_call(call, "setattr")
                     && let [object, Expr::StringLiteral(field), value] = &*call.arguments.args
-                    && is_config(object)
+                    && may_hold_config(object)
                 {
                     self.store(field.value.to_str(), Some(value));
+                }
+                // `dataclasses.replace(config, window=64)` gives fields values, and so may a
+                // preset (`dict(name="small", window=4096)`, read as `Config(**preset)`).
+                if self.model.imports.refers_to(&call.func, "dataclasses.replace") {
+                    for keyword in &call.arguments.keywords {
+                        let Some(field) = &keyword.arg else { continue };
+                        self.store(field.as_str(), Some(&keyword.value));
+                    }
+                }
+                if builtin_call(call, "dict") {
+                    let keys: Vec<String> =
+                        call.arguments.keywords.iter().filter_map(|k| Some(k.arg.as_ref()?.to_string())).collect();
+                    for keyword in &call.arguments.keywords {
+                        let Some(field) = &keyword.arg else { continue };
+                        let value = literal(self.model, &keyword.value);
+                        self.found.push(FieldSet {
+                            class: None,
+                            field: field.to_string(),
+                            value,
+                            preset: keys.clone(),
+                        });
+                    }
                 }
                 if let Some(class) = class_called(self.model, call) {
                     for keyword in &call.arguments.keywords {
                         let Some(field) = &keyword.arg else { continue };
                         let value = literal(self.model, &keyword.value);
-                        self.found.push(FieldSet { class: Some(class.clone()), field: field.to_string(), value });
+                        self.found.push(FieldSet {
+                            class: Some(class.clone()),
+                            field: field.to_string(),
+                            value,
+                            preset: Vec::new(),
+                        });
                     }
                 }
             }
@@ -765,6 +797,19 @@ fn is_config(expr: &Expr) -> bool {
         Expr::Attribute(attribute) => is_self(&attribute.value) && attribute.attr.id.as_str() == "config",
         _ => false,
     }
+}
+
+/// Where a store may change a config field: a config as the model code reads it (`is_config`), or
+/// as scripts and subclasses name theirs (`cfg.window = 64`). Wider than a read on purpose: a
+/// store missed leaves a default that does not hold.
+fn may_hold_config(expr: &Expr) -> bool {
+    let cfg = |name: &str| matches!(name, "cfg" | "conf") || name.ends_with("_cfg");
+    is_config(expr)
+        || match expr {
+            Expr::Name(name) => cfg(name.id.as_str()),
+            Expr::Attribute(attribute) => is_self(&attribute.value) && cfg(attribute.attr.id.as_str()),
+            _ => false,
+        }
 }
 
 /// What an assignment in `__init__` makes of an attribute, when it is read from the config.

@@ -15,7 +15,9 @@
 //! - its decorators are ones known to leave the arguments alone (docstring decorators,
 //!   `can_return_tuple`, grad modes): transformers' `@merge_with_config_defaults` fills
 //!   `use_cache` from the config;
-//! - no other file imports the class, no compiled code of another file calls the function, and
+//! - no other file imports the class (a test file may: its calls exercise the flag, they are no
+//!   normal use, and the finding still says when it bites), no compiled code of another file
+//!   calls the function, and
 //!   in this file the class is only built as a submodule (`self.text_model = TextModel(config)`)
 //!   whose calls pass the flag as `None` or `False`, or not at all, or pass on their own
 //!   `forward`'s flag of the same name, itself unset.
@@ -458,5 +460,36 @@ impl BranchTests for FlagTests<'_> {
             }
             _ => self.comparison(test, true),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::project::findings_of_texts;
+
+    const WRAPPER: &str = "import torch\nfrom torch import nn\n\nclass Rollout(nn.Module):\n    def forward(self, x, steps=1):\n        if steps > 1:\n            return x[: int(x.max().item())]\n        return x\n";
+
+    /// The severity of the one finding in `pkg/rollout.py`, with `other` beside it.
+    fn severity_beside(other: (&str, &str)) -> String {
+        let found = findings_of_texts(&[("pkg/rollout.py", WRAPPER), other]);
+        let [(_, _, finding)] = found.as_slice() else { panic!("{found:#?}") };
+        format!("{:?}", finding.severity)
+    }
+
+    #[test]
+    fn a_test_or_a_package_init_importing_the_class_leaves_its_flag_unset() {
+        let test = "from pkg.rollout import Rollout\n\ndef test_rollout():\n    Rollout()(torch.ones(3), steps=4)\n";
+        assert_eq!(severity_beside(("tests/test_rollout.py", test)), "Low");
+        let script = "from pkg.rollout import Rollout\n\nRollout()(torch.ones(3), steps=4)\n";
+        assert_eq!(severity_beside(("pkg/train.py", script)), "High");
+        // A package's `__init__` hands the class on; a script that imports it from there may pass it.
+        let init = "from pkg.rollout import Rollout\n";
+        assert_eq!(severity_beside(("pkg/__init__.py", init)), "Low");
+        let found = findings_of_texts(&[
+            ("pkg/rollout.py", WRAPPER),
+            ("pkg/__init__.py", init),
+            ("train.py", "from pkg import Rollout\n\nRollout()(torch.ones(3), steps=4)\n"),
+        ]);
+        assert_eq!(found.iter().map(|(_, _, d)| format!("{:?}", d.severity)).collect::<Vec<_>>(), ["High"]);
     }
 }

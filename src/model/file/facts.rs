@@ -33,7 +33,8 @@ pub struct Facts {
     pub disabled: HashSet<String>,
     /// Qualnames of the file's functions that compiled code of another file calls.
     pub called_from_other_files: HashSet<String>,
-    /// Qualnames of the file's classes that another project file imports (and may build and call).
+    /// Qualnames of the file's classes that another project file imports (and may build and call),
+    /// tests aside: a test that passes `rollout_steps=4` exercises an option, it is no normal use.
     pub imported_elsewhere: HashSet<String>,
     /// Of the names the file asks about (`FileSummary::names_asked`), those another file uses.
     pub named_elsewhere: HashSet<String>,
