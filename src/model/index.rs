@@ -35,6 +35,7 @@ use crate::model::file::self_assignments;
 use crate::model::file::{FileModel, Reason};
 use crate::model::flow::imported_calls::imported_calls;
 use crate::model::flow::message_checks::own_message_checks;
+use crate::model::flow::submodules::held_method_targets;
 
 mod compile_map;
 use compile_map::CompileMap;
@@ -46,6 +47,9 @@ type ValuesGiven<'i> = HashMap<&'i str, Vec<(Option<ClassId>, &'i Option<ConfigD
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileSummary {
     pub module_name: String,
+    /// A test file (`discover::is_test_file`): its calls exercise options, they do not say how the
+    /// project is used (`may_call_imports`).
+    pub test_file: bool,
     /// Class-like names the file imports (`Block` -> `models.base.Block`).
     pub imported_classes: Vec<(String, String)>,
     /// Attribute names that hold changing state (see `mutation`).
@@ -257,7 +261,10 @@ impl FileSummary {
             .collect();
         let first_function = first_of_each(model.functions.iter().map(|f| f.qualname.as_str()));
         let first_class = first_of_each(model.classes.iter().map(|c| c.qualname.as_str()));
-        let callees = |index| targets(model, index).into_iter().map(|t| Callee::of(t, &first_function, &first_class));
+        let callees = |index| {
+            let targets = targets(model, index).into_iter().chain(held_method_targets(model, index));
+            targets.map(|t| Callee::of(t, &first_function, &first_class))
+        };
         let functions = (0..model.functions.len())
             .map(|index| {
                 let f = model.function(index);
@@ -286,6 +293,7 @@ impl FileSummary {
         imported_classes.shrink_to_fit();
         Self {
             module_name: model.module_name.clone(),
+            test_file: crate::discover::is_test_file(&model.source.path),
             imported_classes,
             state_attributes: model.local_state.clone(),
             classes,
@@ -315,6 +323,13 @@ impl FileSummary {
 }
 
 impl FileSummary {
+    /// Whether the file's imports of project classes say how the project uses them
+    /// (`imported_elsewhere`): not in a test, whose calls exercise every option, nor in a
+    /// package's `__init__`, which hands the names on to the files that do.
+    fn may_call_imports(&self) -> bool {
+        !self.test_file && self.reexported.is_empty()
+    }
+
     /// The qualname of the class `function` (one of the file's) is a method of.
     fn class_of(&self, function: &FunctionSummary) -> Option<&str> {
         function.class.map(|class| self.classes[class].qualname.as_str())
@@ -618,7 +633,7 @@ impl ProjectIndex {
                         facts[file].imported_submodules.insert(local.clone(), inner.clone());
                     }
                 }
-                if class.file != file {
+                if class.file != file && summary.may_call_imports() {
                     facts[class.file].imported_elsewhere.insert(self.class(class).qualname.clone());
                 }
             }
@@ -755,8 +770,25 @@ impl ProjectIndex {
     /// (`TinyConfig(mode="joint")`), in any file.
     fn config_values_given(&self) -> ValuesGiven<'_> {
         let mut given: ValuesGiven = HashMap::default();
+        let config_fields: Vec<HashSet<&str>> = (self.files.iter())
+            .flat_map(|summary| &summary.classes)
+            .filter_map(|class| class.config.as_ref())
+            .map(|config| {
+                config
+                    .defaults
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .chain(config.unknown.iter().map(String::as_str))
+                    .collect()
+            })
+            .collect();
+        let a_config_preset =
+            |keys: &[String]| config_fields.iter().any(|fields| keys.iter().all(|key| fields.contains(key.as_str())));
         for (file, summary) in self.files.iter().enumerate() {
             for set in &summary.config_fields_set {
+                if !set.preset.is_empty() && !a_config_preset(&set.preset) {
+                    continue;
+                }
                 let class = match &set.class {
                     None => None,
                     Some(class) => match self.find_class(file, class) {
@@ -1503,22 +1535,45 @@ mod tests {
     /// window turns on is low, with the config test's condition.
     #[test]
     fn a_flag_only_a_config_test_turns_on_in_init_takes_its_condition() {
-        let files = [("pkg/configuration_local.py", LOCAL_CONFIG), ("pkg/modeling_local.py", LOCAL_MODEL)];
-        assert_eq!(
-            severities(&files),
-            vec!["pkg/modeling_local.py:17 TCF204 low | only when `config.window is not None` (None by default)"]
-        );
+        // A data loader's keywords (`batch`) are no preset of `LocalConfig`: they set nothing of it.
+        let loader = "LOADER = dict(batch=8, window=64)\n";
+        for files in [
+            &[("pkg/configuration_local.py", LOCAL_CONFIG), ("pkg/modeling_local.py", LOCAL_MODEL)][..],
+            &[
+                ("pkg/configuration_local.py", LOCAL_CONFIG),
+                ("pkg/modeling_local.py", LOCAL_MODEL),
+                ("pkg/data.py", loader),
+            ],
+        ] {
+            assert_eq!(
+                severities(files),
+                vec!["pkg/modeling_local.py:17 TCF204 low | only when `config.window is not None` (None by default)"]
+            );
+        }
     }
 
     /// Another file that names the flag (a script turning it on, a subclass storing it) or sets
-    /// the window (`LocalConfig(window=8)`) may turn the loop on: it stays medium.
+    /// the window (`LocalConfig(window=8)`, a preset `dict(window=64)`, `dataclasses.replace`,
+    /// `cfg.window = 64`) may turn the loop on: it stays medium.
     #[test]
     fn a_flag_another_file_names_or_whose_field_the_project_sets_keeps_its_finding() {
         let turns_on = "def band(model):\n    for module in model.modules():\n        module.banded = True\n";
         let subclass = "from pkg.modeling_local import Local\n\n\nclass Wide(Local):\n    def __init__(self, config):\n        super().__init__(config)\n        self.banded = True\n";
         let sets_window =
             "from pkg.configuration_local import LocalConfig\n\n\ndef main():\n    return LocalConfig(window=8)\n";
-        for (path, text) in [("pkg/band.py", turns_on), ("pkg/wide.py", subclass), ("pkg/train.py", sets_window)] {
+        // Presets read as `LocalConfig(**preset)`, a replaced copy, a script's `cfg`.
+        let preset = "PRESETS = [dict(width=8, window=64)]\n";
+        let replaced = "import dataclasses\n\n\ndef wide(config):\n    return dataclasses.replace(config, window=64)\n";
+        let script = "def main(cfg):\n    cfg.window = 64\n";
+        let others = [
+            ("pkg/band.py", turns_on),
+            ("pkg/wide.py", subclass),
+            ("pkg/train.py", sets_window),
+            ("pkg/presets.py", preset),
+            ("pkg/variants.py", replaced),
+            ("scripts/run.py", script),
+        ];
+        for (path, text) in others {
             let files =
                 [("pkg/configuration_local.py", LOCAL_CONFIG), ("pkg/modeling_local.py", LOCAL_MODEL), (path, text)];
             let found = severities(&files);

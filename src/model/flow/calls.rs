@@ -14,6 +14,7 @@ use crate::model::file::call_graph::{CallGraph, CallSite};
 use crate::model::file::module::is_self;
 use crate::model::file::{FileModel, FunctionNode};
 use crate::model::flow::shapes::single_step_bodies;
+use crate::model::flow::submodules;
 impl<'a> CallGraph<'a> {
     pub fn build(model: &FileModel<'a>) -> Self {
         let count = model.functions.len();
@@ -49,8 +50,15 @@ impl<'a> CallGraph<'a> {
 }
 
 /// The function of the file a call in `caller`'s code runs: `self.method(...)` of the caller's
-/// class or of a base class the file defines, or a function visible by name (`helper(...)`).
+/// class or of a base class the file defines, `self.pe.encode(...)` of the one class of the file
+/// the submodule holds, or a function visible by name (`helper(...)`).
 pub fn callee(model: &FileModel, caller: usize, call: &ast::ExprCall) -> Option<usize> {
+    if let Some((attr, method)) = submodules::held_method_call(call)
+        && method != "forward"
+    {
+        let [held] = submodules::held_methods(model, model.self_class(caller)?, attr, method)[..] else { return None };
+        return Some(held);
+    }
     match call.func.as_ref() {
         Expr::Attribute(method) if is_self(&method.value) => {
             model.method_or_inherited(model.self_class(caller)?, &method.attr.id)

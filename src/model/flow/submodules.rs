@@ -12,6 +12,10 @@ use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use std::sync::Arc;
 
+use ruff_text_size::Ranged;
+
+use crate::model::compiled::compiled_code::{CompiledCodeVisitor, Site, visit_function};
+use crate::model::compiled::reach::Target;
 use crate::model::file::FileModel;
 use crate::model::file::call_graph::HeldClasses;
 use crate::model::file::module::is_self;
@@ -31,6 +35,78 @@ pub fn classes(model: &FileModel, class: usize, attr: &str) -> Vec<usize> {
     let mut classes: Vec<usize> = held.get(attr).into_iter().flatten().copied().collect();
     classes.sort_unstable();
     classes
+}
+
+/// The methods named `method` of the file's classes that `self.<attr>` of `class` holds:
+/// what `self.pe.encode(x)` runs when `self.pe = Encoding(...)` (Dynamo inlines it as it does
+/// the submodule's `forward`).
+pub fn held_methods(model: &FileModel, class: usize, attr: &str, method: &str) -> Vec<usize> {
+    let held = held_by(model, class);
+    let mut methods: Vec<usize> =
+        held.get(attr).into_iter().flatten().filter_map(|&held| model.method_or_inherited(held, method)).collect();
+    methods.sort_unstable();
+    methods.dedup();
+    methods
+}
+
+/// What the compiled code of `function` (a method) calls on its submodules besides their
+/// `forward`: `self.pe.encode(x)` -> the file's `Encoding.encode`, where `__init__` (or another
+/// method) stores `self.pe = Encoding(...)`. Read before the index says which classes are
+/// modules (it asks this to know what is reached), so from the constructor calls alone. Code
+/// that does not run on a normal compiled call calls nothing (as `reach::targets` reads it).
+pub fn held_method_targets(model: &FileModel, function: usize) -> Vec<Target> {
+    let Some(class) = model.self_class(function) else { return Vec::new() };
+    struct HeldCalls<'m, 'a> {
+        model: &'m FileModel<'a>,
+        found: Vec<(&'a str, &'a str)>,
+    }
+    impl<'a> CompiledCodeVisitor<'a> for HeldCalls<'_, 'a> {
+        fn expr(&mut self, expr: &'a Expr, _site: Site) -> bool {
+            if self.model.dead_code.covering(expr.range()).is_some() {
+                return false;
+            }
+            if let Expr::Call(call) = expr
+                && let Some((attr, method)) = held_method_call(call)
+                && method != "forward"
+            {
+                self.found.push((attr, method));
+            }
+            true
+        }
+    }
+    let mut calls = HeldCalls { model, found: Vec::new() };
+    visit_function(model, function, &mut calls);
+    if calls.found.is_empty() {
+        return Vec::new();
+    }
+    let assignments = self_assignments(model, class);
+    let built = |attr: &str| {
+        (assignments.iter().filter(|assignment| assignment.attr == attr))
+            .filter_map(|assignment| match assignment.value()? {
+                Expr::Call(call) => match call.func.as_ref() {
+                    Expr::Name(name) => model.class_named(name.id.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect::<Vec<usize>>()
+    };
+    let mut targets: Vec<Target> = (calls.found.into_iter())
+        .flat_map(|(attr, method)| {
+            built(attr).into_iter().filter_map(move |held| model.method_or_inherited(held, method))
+        })
+        .map(|method| Target::Local(model.function(method).qualname.clone()))
+        .collect();
+    targets.sort();
+    targets.dedup();
+    targets
+}
+
+/// `self.<attr>.<method>(...)`: the attribute and the method.
+pub fn held_method_call(call: &ast::ExprCall) -> Option<(&str, &str)> {
+    let Expr::Attribute(method) = call.func.as_ref() else { return None };
+    let Expr::Attribute(held) = method.value.as_ref() else { return None };
+    is_self(&held.value).then(|| (held.attr.id.as_str(), method.attr.id.as_str()))
 }
 
 /// What each attribute of `class` holds, worked out once per class for the file
