@@ -1,7 +1,6 @@
 //! TCF208 shape-specialization: a Python int that changes between calls and sets a size in
-//! compiled code: an int argument of `forward` named as a position (`start_pos`,
-//! `past_key_values_length`) that sets a slice or an `arange`, or an offset read from a cache
-//! argument's `.shape`.
+//! compiled code: an int argument that sets a slice, an `arange` or an index, or a length read
+//! off an argument's `.shape` that does.
 //!
 //! Dynamo compiles the first value into the graph as a constant; the first call with another
 //! value compiles a second graph in which the value is dynamic (measured under torch 2.15: 2
@@ -9,7 +8,7 @@
 //! own: a prefill through the same compiled code recompiles at the first decode step anyway (the
 //! length drops to 1, which Dynamo specializes), and that recompile makes the position dynamic too
 //! (measured: 2 graphs for a prefill and 5 steps, 3 for three prompts, with or without
-//! `dynamic=True`). So those findings are low and say so. Not a length read off a cache argument:
+//! `dynamic=True`). So those findings are low, and say so where a prefill may come first. Not a length read off a cache argument:
 //! the prefill passes no cache, so the first decode step compiles its length as a constant and
 //! the second recompiles (3 graphs for one prompt, 2 with `dynamic=True`). Branches on a size are
 //! not reported:
@@ -29,6 +28,7 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::compiled::compiled_code::Site;
+use crate::model::file::FileModel;
 use crate::model::file::imports::last_segment;
 use crate::rules::check::{Function, FunctionHooks, Hooks};
 use crate::rules::rule::{Category, Rule};
@@ -78,7 +78,9 @@ fn start<'c, 'a>(function: &'c Function<'c, 'a>) -> Option<Box<dyn FunctionHooks
 
 /// When an int position argument costs a graph: measured under torch 2.15, a prefill then decode
 /// steps through one compiled function make 2 graphs whether the position is a Python int or
-/// dynamic from the start; decode steps alone make 2 against 1.
+/// dynamic from the start; decode steps alone make 2 against 1. Said where a prefill may come
+/// first: the file calls the function before its loop, or the evidence is the entry point's own
+/// window (its callers are not in the file); not for a plain loop (a sampler's steps).
 const ONLY_DECODE_STEPS: &str = "only when decode steps run through the compiled code without a prefill first: \
     after a prefill, the first decode step recompiles anyway (for its length of 1) and makes the value dynamic then";
 
@@ -88,8 +90,9 @@ enum Found {
     /// An int argument sets a slice or an `arange` (`presumed_tensor`: the tensors model takes
     /// the argument for a tensor, so only a caller passing an int counts).
     Offset { name: String, range: TextRange, presumed_tensor: bool },
-    /// The same argument used as a plain index: Dynamo guards on its value, `dynamic=True` too.
-    Index { name: String, range: TextRange },
+    /// The same argument as a plain index: alone (`self.sigmas[t]`), traced as a size is; in a
+    /// tuple (`self.keys[:, i]`, `rows[i, :]`), guarded on its value, `dynamic=True` too.
+    Index { name: String, range: TextRange, in_tuple: bool, presumed_tensor: bool },
     /// A local read from an argument's `.shape`, then used as a slice bound or an `arange`.
     Length { name: String, argument: String, range: TextRange },
 }
@@ -207,10 +210,13 @@ impl<'c, 'a> Finder<'c, 'a> {
         };
         // An index says nothing of a list or a module list (another guard, another message).
         let indexes_tensor = self.function.tensors().is_tensor(&subscript.value);
+        let in_tuple = matches!(subscript.slice.as_ref(), Expr::Tuple(_));
         for part in parts {
             match part {
-                Expr::Slice(slice) => slice_bounds(slice).into_iter().for_each(|bound| self.offset_read(bound, false)),
-                index if indexes_tensor => self.offset_read(index, true),
+                Expr::Slice(slice) => {
+                    slice_bounds(slice).into_iter().for_each(|bound| self.offset_read(bound, Read::Bound));
+                }
+                index if indexes_tensor => self.offset_read(index, Read::Index { in_tuple }),
                 _ => {}
             }
         }
@@ -222,12 +228,12 @@ impl<'c, 'a> Finder<'c, 'a> {
             return;
         }
         for arg in call.arguments.args.iter() {
-            self.offset_read(arg, false);
+            self.offset_read(arg, Read::Bound);
         }
     }
 
     /// A slice bound, an index or an `arange` argument that reads an int argument or a length.
-    fn offset_read(&mut self, expr: &'a Expr, index: bool) {
+    fn offset_read(&mut self, expr: &'a Expr, read: Read) {
         let in_fallback = self.fallbacks.iter().any(|body| body.contains_range(expr.range()));
         // An input without annotation or default is presumed a tensor (`arange` takes either):
         // only a caller's loop that passes it an int says otherwise.
@@ -238,28 +244,30 @@ impl<'c, 'a> Finder<'c, 'a> {
         let reported = &self.reported;
         let unreported = |name: &String| reads_name(expr, name) && !reported.contains(name);
         let int = self.ints.iter().find(|name| unreported(name)).cloned();
-        if presumed_tensor {
-            if let Some(name) = int {
-                self.reported.insert(name.clone());
-                self.found.push(Found::Offset { name, range: expr.range(), presumed_tensor });
-            }
-            return;
-        }
         let length = self.lengths.iter().find(|length| unreported(&length.name));
         let length = length.map(|length| (length.name.clone(), length.argument.clone(), length.assignment));
         if let Some(name) = int {
             self.reported.insert(name.clone());
-            self.found.push(if index {
-                Found::Index { name, range: expr.range() }
-            } else {
-                Found::Offset { name, range: expr.range(), presumed_tensor }
+            self.found.push(match read {
+                Read::Index { in_tuple } => Found::Index { name, range: expr.range(), in_tuple, presumed_tensor },
+                Read::Bound => Found::Offset { name, range: expr.range(), presumed_tensor },
             });
+        }
+        if presumed_tensor {
+            return;
         }
         if let Some((name, argument, range)) = length {
             self.reported.insert(name.clone());
             self.found.push(Found::Length { name, argument, range });
         }
     }
+}
+
+/// How an int is read: as a slice bound or an `arange`/`narrow` argument, or as a plain index.
+#[derive(Clone, Copy)]
+enum Read {
+    Bound,
+    Index { in_tuple: bool },
 }
 
 /// `position_ids is None`, for an argument of the function.
@@ -302,67 +310,101 @@ impl<'a> FunctionHooks<'a> for Finder<'_, 'a> {
         let model = function.model();
         let place = function.describe();
         let evidence = Evidence::find(model);
-        let line = |range: TextRange| model.source.line_column(range.start()).0;
-        let because = |why: Why| match why {
-            Why::Loop { call, grown: false } => {
-                format!("the call at line {} passes a new value on each turn of its loop", line(call))
-            }
-            Why::Loop { call, grown: true } => {
-                format!("the call at line {} passes what its loop made longer on the turn before", line(call))
-            }
-            Why::Window { slice } => {
-                format!("line {} slices a module's buffer from it to it plus an input's length", line(slice))
-            }
-        };
         for found in self.found {
             let why = match &found {
-                Found::Offset { name, presumed_tensor: true, .. } => {
+                Found::Offset { name, presumed_tensor: true, .. } | Found::Index { name, presumed_tensor: true, .. } => {
                     evidence.int_changes(function.id, name).filter(|why| matches!(why, Why::Loop { .. }))
                 }
                 Found::Offset { name, .. } | Found::Index { name, .. } => evidence.int_changes(function.id, name),
                 Found::Length { name, argument, .. } => evidence.grows(function.id, argument, name),
             };
-            let Some(why) = why.map(because) else { continue };
-            let (range, message, severity, advice) = match found {
-                Found::Offset { name, range, .. } => (
-                    range,
-                    format!(
-                        "`{name}` changes between calls ({why}) and sets a slice or a size in {place}: Dynamo compiles its \
-                         first value into the graph, so the first new value compiles a second graph before `{name}` \
-                         is made dynamic; {ONLY_DECODE_STEPS}"
-                    ),
-                    Severity::Low,
-                    "compile with `dynamic=True` to trace the position as a symbolic int from the first call \
-                     (measured: 2 graphs for 10 decode positions by default, 1 with `dynamic=True`)"
-                        .to_string(),
-                ),
-                Found::Index { name, range } => (
-                    range,
-                    format!(
-                        "`{name}` changes between calls ({why}) and indexes a tensor in {place}: Dynamo guards on its \
-                         value, `dynamic=True` too, so every new value compiles another graph, and after 8 the \
-                         frame runs eagerly"
-                    ),
-                    Severity::High,
-                    format!(
-                        "index with a slice, `[{name}:{name} + 1]`: a slice bound is made dynamic (measured: \
-                         2 graphs, 1 with `dynamic=True`)"
-                    ),
-                ),
-                Found::Length { name, argument, range } => (
-                    range,
-                    format!(
-                        "`{name}` is read from `{argument}`'s shape in {place} and grows with each call ({why}): \
-                         Dynamo compiles the first length into the graph, so the next length compiles a second \
-                         graph before it is made dynamic"
-                    ),
-                    Severity::Medium,
-                    "mark the cache's length dynamic before the first call \
-                     (`torch._dynamo.mark_dynamic(cache_tensor, dim)`) or compile with `dynamic=True`"
-                        .to_string(),
-                ),
-            };
+            let Some(why) = why else { continue };
+            let (range, message, severity, advice) = report(found, &because(model, why), after_prefill(why), &place);
             diagnostics.push(Diagnostic::new(&RULE, range, message).with_severity(severity).without_fix(advice));
         }
+    }
+}
+
+/// The evidence, for the message.
+fn because(model: &FileModel, why: Why) -> String {
+    let line = |range: TextRange| model.source.line_column(range.start()).0;
+    match why {
+        Why::Loop { call, grown: false, .. } => {
+            format!("the call at line {} passes a new value on each turn of its loop", line(call))
+        }
+        Why::Loop { call, grown: true, .. } => {
+            format!("the call at line {} passes what its loop made longer on the turn before", line(call))
+        }
+        Why::Window { slice } => {
+            format!("line {} slices a module's buffer from it to it plus an input's length", line(slice))
+        }
+    }
+}
+
+/// Whether a prefill may run through the compiled code before the changing calls.
+fn after_prefill(why: Why) -> bool {
+    match why {
+        Why::Loop { prefill, .. } => prefill,
+        Why::Window { .. } => true,
+    }
+}
+
+/// Where, what, how bad and what to do, for one finding with its evidence.
+fn report(found: Found, why: &str, after_prefill: bool, place: &str) -> (TextRange, String, Severity, String) {
+    let caveat = |name: &str| match after_prefill {
+        true => format!("`{name}` is made dynamic; {ONLY_DECODE_STEPS}"),
+        false => format!("`{name}` is made dynamic"),
+    };
+    let dynamic_advice = "compile with `dynamic=True` to trace the position as a symbolic int from the first call";
+    match found {
+        Found::Offset { name, range, .. } => (
+            range,
+            format!(
+                "`{name}` changes between calls ({why}) and sets a slice or a size in {place}: Dynamo compiles its \
+                 first value into the graph, so the first new value compiles a second graph before {}",
+                caveat(&name)
+            ),
+            Severity::Low,
+            format!("{dynamic_advice} (measured: 2 graphs for 10 decode positions by default, 1 with `dynamic=True`)"),
+        ),
+        // Measured under torch 2.15: `self.sigmas[t]`, `self.rows[t]`, `self.keys[0][t]` over 12
+        // values of `t`: 2 graphs, 1 with `dynamic=True`, read or stored.
+        Found::Index { name, range, in_tuple: false, .. } => (
+            range,
+            format!(
+                "`{name}` changes between calls ({why}) and indexes a tensor in {place}: Dynamo compiles its first \
+                 value into the graph, so the first new value compiles a second graph before {}",
+                caveat(&name)
+            ),
+            Severity::Low,
+            format!("{dynamic_advice} (measured: 2 graphs for 12 values of a lone index by default, 1 with `dynamic=True`)"),
+        ),
+        // Measured: `self.keys[:, i]`, `self.keys[0, i]`, `self.rows[i, :]` over 12 values of
+        // `i`: 8 graphs, then eager, `dynamic=True` too, read or stored.
+        Found::Index { name, range, in_tuple: true, .. } => (
+            range,
+            format!(
+                "`{name}` changes between calls ({why}) and indexes a tensor in {place} beside other indexes: \
+                 Dynamo guards on its value, `dynamic=True` too, so every new value compiles another graph, and \
+                 after 8 the frame runs eagerly"
+            ),
+            Severity::High,
+            format!(
+                "index with a slice, `[{name}:{name} + 1]`: a slice bound is made dynamic (measured: \
+                 2 graphs, 1 with `dynamic=True`)"
+            ),
+        ),
+        Found::Length { name, argument, range } => (
+            range,
+            format!(
+                "`{name}` is read from `{argument}`'s shape in {place} and grows with each call ({why}): \
+                 Dynamo compiles the first length into the graph, so the next length compiles a second \
+                 graph before it is made dynamic"
+            ),
+            Severity::Medium,
+            "mark the cache's length dynamic before the first call \
+             (`torch._dynamo.mark_dynamic(cache_tensor, dim)`) or compile with `dynamic=True`"
+                .to_string(),
+        ),
     }
 }
