@@ -14,6 +14,7 @@ use ruff_python_ast::Expr;
 
 use crate::model::compiled::compile_scope::{
     CompileTarget, Held, Kept, builders_called, classes_named, compile_targets, held_in, kept_given, kept_used,
+    methods_building,
 };
 use crate::model::compiled::module_builders::{Builds, builds};
 use crate::model::compiled::reach::{Target, root_reason, targets};
@@ -244,29 +245,38 @@ fn dotted(path: &Path) -> String {
 
 impl FileSummary {
     pub fn of(model: &FileModel) -> Self {
+        // Each function's calls, walked once: its summary and the methods that build its class's
+        // submodules (`methods_building`, asked twice per class) read them.
+        let targets: Vec<Vec<Target>> = (0..model.functions.len()).map(|index| targets(model, index)).collect();
         let classes: Vec<ClassSummary> = model
             .classes
             .iter()
             .enumerate()
-            .map(|(class, c)| ClassSummary {
-                qualname: c.qualname.clone(),
-                bases: c.bases.clone(),
-                decorators: c.decorators.clone(),
-                config: ClassDefaults::of(model, class),
-                torch_submodules: exact(torch_submodules(model, class)),
-                classes_named: exact(classes_named(model, class)),
-                builders_called: exact(builders_called(model, class)),
-                kept_given: kept_given(model, class),
+            .map(|(class, c)| {
+                let building = methods_building(model, class, &targets);
+                ClassSummary {
+                    qualname: c.qualname.clone(),
+                    bases: c.bases.clone(),
+                    decorators: c.decorators.clone(),
+                    config: ClassDefaults::of(model, class),
+                    torch_submodules: exact(torch_submodules(model, class)),
+                    classes_named: exact(classes_named(model, class)),
+                    builders_called: exact(builders_called(model, class, &building)),
+                    kept_given: kept_given(model, class, &building),
+                }
             })
             .collect();
         let first_function = first_of_each(model.functions.iter().map(|f| f.qualname.as_str()));
         let first_class = first_of_each(model.classes.iter().map(|c| c.qualname.as_str()));
-        let callees = |index| {
-            let targets = targets(model, index).into_iter().chain(held_method_targets(model, index));
+        // What reach follows: the calls `targets` found, and the methods of held submodules.
+        let callees = |index: usize, targets: Vec<Target>| {
+            let targets = targets.into_iter().chain(held_method_targets(model, index));
             targets.map(|t| Callee::of(t, &first_function, &first_class))
         };
-        let functions = (0..model.functions.len())
-            .map(|index| {
+        let functions = targets
+            .into_iter()
+            .enumerate()
+            .map(|(index, targets)| {
                 let f = model.function(index);
                 FunctionSummary {
                     qualname: f.qualname.clone(),
@@ -279,7 +289,7 @@ impl FileSummary {
                     kept_used: f
                         .class
                         .map_or_else(Vec::new, |class| kept_used(model, index, &classes[class].kept_given)),
-                    targets: if f.disabled { Vec::new() } else { exact(callees(index).collect()) },
+                    targets: if f.disabled { Vec::new() } else { exact(callees(index, targets).collect()) },
                 }
             })
             .collect();

@@ -17,7 +17,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{self as ast, Expr, Stmt};
 
 use crate::discover::is_test_file;
-use crate::model::compiled::reach::{Target, targets};
+use crate::model::compiled::reach::Target;
 use crate::model::compiled::yielded_modules::{Yielded, generators, loop_item};
 use crate::model::file::imports::Imports;
 use crate::model::file::module::is_self;
@@ -115,9 +115,8 @@ pub fn held_in(model: &FileModel) -> Vec<Held> {
 /// `__init__` and the methods it calls (`self._init_layers()`): the modules they return are
 /// submodules the compile map cannot see into, where they may build a project module
 /// (`module_builders`). Other methods set state (`self.stats = aggregate(...)` in `update`).
-pub fn builders_called(model: &FileModel, class: usize) -> Vec<String> {
+pub fn builders_called(model: &FileModel, class: usize, building: &[usize]) -> Vec<String> {
     let mut calls = Calls { imports: &model.imports, classes: Vec::new(), functions: Vec::new() };
-    let building = methods_building(model, class);
     for assignment in self_assignments(model, class) {
         if building.contains(&assignment.method)
             && let Some(value) = assignment.value()
@@ -140,8 +139,7 @@ pub struct Kept {
     pub class: Option<String>,
 }
 
-pub fn kept_given(model: &FileModel, class: usize) -> Vec<Kept> {
-    let building = methods_building(model, class);
+pub fn kept_given(model: &FileModel, class: usize, building: &[usize]) -> Vec<Kept> {
     let mut kept = Vec::new();
     for assignment in self_assignments(model, class) {
         let Some(Expr::Name(value)) = assignment.value() else { continue };
@@ -196,18 +194,19 @@ impl<'a> Visitor<'a> for SelfAttributes<'a> {
     }
 }
 
-/// `__init__` and the class's methods it calls, transitively.
-fn methods_building(model: &FileModel, class: usize) -> Vec<usize> {
+/// `__init__` and the class's methods it calls, transitively, given each function's `targets`
+/// (by index: worked out once for the file's summary, which needs them for every function).
+pub fn methods_building(model: &FileModel, class: usize, targets: &[Vec<Target>]) -> Vec<usize> {
     let Some(init) = model.method(class, "__init__") else { return Vec::new() };
     let mut building = vec![init];
     let mut next = 0;
     while let Some(&method) = building.get(next) {
         next += 1;
-        for target in targets(model, method) {
+        for target in &targets[method] {
             let Target::Local(qualname) = target else { continue };
             // A method of the class is `Class.name`: looked up by name, not by a walk of every function.
-            let name = qualname.rsplit('.').next().unwrap_or(&qualname);
-            let called = model.method(class, name).filter(|&called| model.function(called).qualname == qualname);
+            let name = qualname.rsplit('.').next().unwrap_or(qualname);
+            let called = model.method(class, name).filter(|&called| model.function(called).qualname == *qualname);
             if let Some(called) = called.filter(|called| !building.contains(called)) {
                 building.push(called);
             }

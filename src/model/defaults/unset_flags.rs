@@ -105,12 +105,12 @@ struct Unset<'m, 'a> {
     known: HashMap<(usize, String), bool>,
     asked: &'m mut HashSet<String>,
     /// How the file names its classes, read when a flag first asks.
-    class_names: OnceCell<ClassNames>,
+    class_names: OnceCell<ClassNames<'a>>,
     /// The functions of each class (`methods_by_class`), read when a flag first asks.
     methods: OnceCell<HashMap<usize, Vec<usize>>>,
 }
 
-impl Unset<'_, '_> {
+impl<'a> Unset<'_, 'a> {
     fn holds(&mut self, function: usize, flag: &str, depth: usize) -> bool {
         let key = (function, flag.to_string());
         if let Some(&known) = self.known.get(&key) {
@@ -214,23 +214,30 @@ fn parameter_position(def: &ast::StmtFunctionDef, flag: &str) -> Option<usize> {
 /// How the file names its classes, read in one walk for all of them (a walk per class made a file
 /// of many modules quadratic): how often each name appears, how often as `isinstance(x, Class)`'s
 /// class, and the attributes that hold a call of it (`self.text_model = TextModel(config)`).
+/// Only the names of the file's classes are counted, borrowed from the tree: the walk visits every
+/// name of the file.
 #[derive(Default)]
-struct ClassNames {
-    all: HashMap<String, usize>,
-    isinstance: HashMap<String, usize>,
-    held: HashMap<String, Vec<String>>,
+struct ClassNames<'a> {
+    all: HashMap<&'a str, usize>,
+    isinstance: HashMap<&'a str, usize>,
+    held: HashMap<&'a str, Vec<String>>,
 }
 
-impl ClassNames {
-    fn of(model: &FileModel) -> Self {
+impl<'a> ClassNames<'a> {
+    fn of(model: &FileModel<'a>) -> Self {
         let mut names = ClassNames::default();
+        for class in &model.classes {
+            let name = class.node.name.id.as_str();
+            names.all.insert(name, 0);
+            names.isinstance.insert(name, 0);
+        }
         names.visit_body(model.source.parsed.suite());
         for owner in 0..model.classes.len() {
             for assignment in self_assignments(model, owner) {
                 if let Some(Expr::Call(call)) = assignment.value()
                     && let Expr::Name(name) = call.func.as_ref()
                 {
-                    names.held.entry(name.id.to_string()).or_default().push(assignment.attr.clone());
+                    names.held.entry(name.id.as_str()).or_default().push(assignment.attr.clone());
                 }
             }
         }
@@ -241,19 +248,25 @@ impl ClassNames {
     /// ways the file names it; `None` when the file names it another way (a subclass, a factory,
     /// a local) whose calls are not known.
     fn holders(&self, class_name: &str) -> Option<Vec<String>> {
-        let count = |counts: &HashMap<String, usize>| counts.get(class_name).copied().unwrap_or(0);
+        let count = |counts: &HashMap<&str, usize>| counts.get(class_name).copied().unwrap_or(0);
         let held = self.held.get(class_name).cloned().unwrap_or_default();
         (count(&self.all) == count(&self.isinstance) + held.len()).then_some(held)
     }
 }
 
-impl<'a> Visitor<'a> for ClassNames {
+impl<'a> Visitor<'a> for ClassNames<'a> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
-            Expr::Name(name) => *self.all.entry(name.id.to_string()).or_default() += 1,
+            Expr::Name(name) => {
+                if let Some(count) = self.all.get_mut(name.id.as_str()) {
+                    *count += 1;
+                }
+            }
             Expr::Call(call) if matches!(call.func.as_ref(), Expr::Name(f) if f.id.as_str() == "isinstance") => {
-                if let Some(Expr::Name(class)) = call.arguments.args.get(1) {
-                    *self.isinstance.entry(class.id.to_string()).or_default() += 1;
+                if let Some(Expr::Name(class)) = call.arguments.args.get(1)
+                    && let Some(count) = self.isinstance.get_mut(class.id.as_str())
+                {
+                    *count += 1;
                 }
             }
             _ => {}
