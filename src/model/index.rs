@@ -775,22 +775,33 @@ impl ProjectIndex {
             .collect()
     }
 
+    /// The fields a config class takes, its bases' included (a preset gives both).
+    fn config_fields(&self, id: ClassId) -> HashSet<&str> {
+        let mut fields = HashSet::default();
+        let mut classes = vec![(id, 0)];
+        while let Some((id, depth)) = classes.pop() {
+            let class = self.class(id);
+            if let Some(config) = &class.config {
+                fields.extend(config.defaults.iter().map(|(name, _)| name.as_str()));
+                fields.extend(config.unknown.iter().map(String::as_str));
+            }
+            if depth < 8 {
+                classes
+                    .extend(class.bases.iter().filter_map(|base| Some((self.find_class(id.file, base)?, depth + 1))));
+            }
+        }
+        fields
+    }
+
     /// Each config field the project gives a value, with the values: stores on config objects
     /// (`config.seeded = True`) and keywords of calls of its config classes
     /// (`TinyConfig(mode="joint")`), in any file.
     fn config_values_given(&self) -> ValuesGiven<'_> {
         let mut given: ValuesGiven = HashMap::default();
-        let config_fields: Vec<HashSet<&str>> = (self.files.iter())
-            .flat_map(|summary| &summary.classes)
-            .filter_map(|class| class.config.as_ref())
-            .map(|config| {
-                config
-                    .defaults
-                    .iter()
-                    .map(|(name, _)| name.as_str())
-                    .chain(config.unknown.iter().map(String::as_str))
-                    .collect()
-            })
+        let config_fields: Vec<HashSet<&str>> = (self.files.iter().enumerate())
+            .flat_map(|(file, summary)| (0..summary.classes.len()).map(move |class| ClassId { file, class }))
+            .filter(|&id| self.class(id).config.is_some())
+            .map(|id| self.config_fields(id))
             .collect();
         let a_config_preset =
             |keys: &[String]| config_fields.iter().any(|fields| keys.iter().all(|key| fields.contains(key.as_str())));

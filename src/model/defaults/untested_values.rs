@@ -8,11 +8,12 @@
 //! value off it, so it stays, low, and says so ("only when `head_dim` is not one of 16, 32, 64,
 //! 128").
 //!
-//! Only the body of `not in`, and only lists of two or more number literals none of which is 0, 1
-//! or -1: `not in (1,)` is a plain `!= 1` (a decode step against a prefill: both normal), `not
-//! in (0, 1)` lists the degenerate sizes and leaves out the usual ones (`if x.dim() not in (0,
-//! 1): print(...)` runs on every batch), a list of names or strings says nothing of what is
-//! usual, and what follows `if n in (16, 32): return` is the other sizes' normal path.
+//! The body of `not in`, and the `else` of `in` (or what follows `if n in (...): return`). Only
+//! lists of two or more number literals, none of them 0, 1 or negative: `not in (1,)` is a plain
+//! `!= 1` (a decode step against a prefill: both normal), and `not in (0, 1)` lists the degenerate
+//! sizes and leaves out the usual ones (`if x.dim() not in (0, 1): print(...)` runs on every
+//! batch; after `if n in (0, 1): return` runs every normal call); a list of names or strings
+//! says nothing of what is usual.
 
 use ruff_python_ast::visitor::Visitor;
 use ruff_python_ast::{self as ast, BoolOp, CmpOp, Expr, UnaryOp};
@@ -50,10 +51,12 @@ impl BranchTests for ListedValues<'_> {
         }
     }
 
-    /// What runs when a test fails (an `else`, the code after `if n in (16, 32): return`) is the
-    /// other values' normal path.
-    fn needs_false(&self, _test: &Expr) -> Option<String> {
-        None
+    /// The `else` of `if n in (16, 32):`, or what follows `if n in (16, 32): return`.
+    fn needs_false(&self, test: &Expr) -> Option<String> {
+        match test {
+            Expr::UnaryOp(not) if not.op == UnaryOp::Not => self.needs(&not.operand),
+            _ => self.unlisted(test, CmpOp::In),
+        }
     }
 }
 
@@ -70,7 +73,15 @@ impl ListedValues<'_> {
             _ => return None,
         };
         let text = |expr: &Expr| &self.model.source.text[expr.range()];
-        let tried_size = |value: &Expr| value.is_number_literal_expr() && !matches!(text(value), "0" | "1" | "-1");
+        let tried_size = |value: &Expr| match value {
+            Expr::NumberLiteral(number) => match &number.value {
+                ast::Number::Int(int) => int.as_u64().is_some_and(|n| n > 1),
+                ast::Number::Float(float) => *float != 0.0 && *float != 1.0,
+                ast::Number::Complex { .. } => false,
+            },
+            // `-1` is a negation, no literal: not a tried size either.
+            _ => false,
+        };
         if *found != op || values.len() < 2 || !values.iter().all(tried_size) {
             return None;
         }
@@ -100,11 +111,16 @@ mod tests {
             "        print(f'untested head size {n}')",
             "    if not n in (16, 32):",
             "        print('slow path')",
+            "    if n in (16, 32, 64):",
+            "        q = q * 2",
+            "    else:",
+            "        print('untested')",
         ]);
-        assert_eq!(found.len(), 2, "{found:#?}");
-        let [first, second] = &found[..] else { unreachable!() };
+        assert_eq!(found.len(), 3, "{found:#?}");
+        let [first, second, third] = &found[..] else { unreachable!() };
         assert!(first.starts_with("5 Low") && first.ends_with("; only when `n` is not one of 16, 32, 64"), "{first}");
         assert!(second.starts_with("7 Low") && second.ends_with("; only when `n` is not one of 16, 32"), "{second}");
+        assert!(third.starts_with("11 Low") && third.ends_with("; only when `n` is not one of 16, 32, 64"), "{third}");
     }
 
     #[test]
@@ -118,11 +134,13 @@ mod tests {
             "        print('fallback')",
             "    if q.dim() not in (0, 1):",
             "        print('a batch')",
-            "    if n in (16, 32):",
+            "    if n in (0, 1):",
             "        return q",
-            "    print('the other sizes')",
+            "    print('every normal call')",
+            "    if n not in (0.0, 2.5):",
+            "        print('a float list with a degenerate value')",
         ]);
-        assert_eq!(found.len(), 5, "{found:#?}");
+        assert_eq!(found.len(), 6, "{found:#?}");
         assert!(found.iter().all(|f| f.contains(" High ")), "{found:#?}");
     }
 }

@@ -98,8 +98,11 @@ pub fn argument<'a>(
     if let Some(keyword) = call.arguments.find_keyword(name) {
         return Some(&keyword.value);
     }
-    // `self.method(a)` binds `a` to the parameter after `self`.
-    let bound = usize::from(matches!(call.func.as_ref(), Expr::Attribute(method) if is_self(&method.value)));
+    // `self.method(a)` and `self.pe.encode(a)` bind `a` to the parameter after `self`.
+    let bound = usize::from(
+        matches!(call.func.as_ref(), Expr::Attribute(method) if is_self(&method.value))
+            || submodules::held_method_call(call).is_some(),
+    );
     let f = model.function(function);
     let bound = if f.class.is_some() && !is_static_method(f.node) { bound } else { 0 };
     let position = index.checked_sub(bound)?;
